@@ -1,0 +1,45 @@
+"""What the context is made of: characters per kind of content, for the stacked plot."""
+
+from __future__ import annotations
+
+import json
+
+from .budget import PERSISTED_OPEN
+from .history import parse_compacted
+from .messages import block_type, plain_text, result_text, to_plain
+from .snip import snipped_count
+
+KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted previews",
+         "placeholders", "summaries", "markers")
+
+
+def composition(messages: list) -> dict[str, int]:
+    counts = dict.fromkeys(KINDS, 0)
+    for message in to_plain(messages):
+        content = message.get("content")
+        if isinstance(content, str) or message.get("role") == "user" and not any(
+                block_type(b) == "tool_result" for b in content or []):
+            text = plain_text(message)
+            if snipped_count(message) is not None:
+                counts["markers"] += len(text)
+            elif parse_compacted(text):
+                counts["summaries"] += len(text)
+            else:
+                counts[f"{message['role']} text"] += len(text)
+            continue
+        for block in content:
+            kind = block_type(block)
+            if kind == "text":
+                counts[f"{message['role']} text"] += len(block.get("text", ""))
+            elif kind == "tool_use":
+                counts["tool calls"] += len(json.dumps(block.get("input", {}),
+                                                       ensure_ascii=False)) + len(block["name"])
+            elif kind == "tool_result":
+                text = result_text(block)
+                if text.startswith(PERSISTED_OPEN):
+                    counts["persisted previews"] += len(text)
+                elif text.startswith("[Earlier tool result compacted."):
+                    counts["placeholders"] += len(text)
+                else:
+                    counts["tool results"] += len(text)
+    return counts

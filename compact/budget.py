@@ -1,0 +1,75 @@
+"""Stage 1, tool_result_budget: the newest batch of results may not exceed the budget.
+
+Largest results go to disk first; the context keeps the path and a preview, so nothing is
+lost and the model can read the rest back. Runs before micro_compact so a huge result is
+on disk before it could ever become a placeholder.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+from .events import StageEvent
+from .limits import Limits
+from .messages import block_type, estimate_size, is_tool_result_message, result_text
+from .storage import persist_tool_result
+
+PERSISTED_OPEN = "<persisted-output>"
+_PROBE_PATH = ".task_outputs/tool-results/" + "x" * 90 + ".txt"    # longest name safe_id makes
+
+
+def preview_of(text: str, chars: int) -> str:
+    """The first ``chars`` characters, never ending inside a character + combining mark."""
+    cut = min(chars, len(text))
+    while 0 < cut < len(text) and unicodedata.combining(text[cut]):
+        cut -= 1
+    return text[:cut]
+
+
+def persisted_text(path: Path | str, text: str, preview_chars: int) -> str:
+    """What stays in context for a persisted result: where it is, and how it begins."""
+    return (f"{PERSISTED_OPEN}\n"
+            f"Output too large ({len(text)} chars). Full output saved to: {Path(path).as_posix()}\n"
+            f"Preview (first {preview_chars} chars):\n"
+            f"{preview_of(text, preview_chars)}\n"
+            "</persisted-output>")
+
+
+def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits()
+                       ) -> tuple[list, StageEvent]:
+    size = estimate_size(messages)
+    nothing = StageEvent("tool_result_budget", False, len(messages), len(messages), size, size)
+    if not messages or not is_tool_result_message(messages[-1]):
+        return list(messages), nothing
+    last = messages[-1]
+    blocks = [(j, b) for j, b in enumerate(last["content"]) if block_type(b) == "tool_result"]
+    texts = {j: result_text(b) for j, b in blocks}
+    total = sum(len(t) for t in texts.values())
+    if total <= limits.tool_result_budget:
+        return list(messages), nothing
+
+    content = list(last["content"])
+    written: list[str] = []
+    ranked = sorted(blocks, key=lambda jb: len(texts[jb[0]]), reverse=True)
+    for j, block in ranked:
+        if total <= limits.tool_result_budget:
+            break
+        text = texts[j]
+        if len(text) <= limits.persist_threshold:
+            continue
+        if len(persisted_text(_PROBE_PATH, text, limits.preview_chars)) >= len(text):
+            continue                          # a preview as long as the result saves nothing
+        rel = persist_tool_result(workdir, block.get("tool_use_id"), text)
+        replacement = persisted_text(rel, text, limits.preview_chars)
+        content[j] = {**block, "content": replacement}
+        total += len(replacement) - len(text)
+        written.append(rel.as_posix())
+    if not written:
+        return list(messages), nothing
+    result = [*messages[:-1], {**last, "content": content}]
+    return result, StageEvent(
+        "tool_result_budget", True, len(messages), len(result), size, estimate_size(result),
+        files_written=tuple(written), placeholders=len(written),
+        detail=f"persisted {len(written)} result(s) to disk, kept a {limits.preview_chars:,}-char "
+               "preview of each")

@@ -1,0 +1,184 @@
+"""Message helpers: what a history is, how big it is, where its tool results are.
+
+A history is a list of Messages-API messages: ``{"role": "user"|"assistant", "content": ...}``
+where content is a string or a list of blocks. Blocks may be plain dicts or the SDK's typed
+objects (``response.content``); everything here accepts both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from .errors import HistoryError
+
+ROLES = ("user", "assistant")
+
+
+def to_plain(value: Any) -> Any:
+    """Turn SDK objects (pydantic models) into the plain JSON the API receives."""
+    if hasattr(value, "model_dump"):
+        return to_plain(value.model_dump(mode="json", exclude_none=True))
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item) for item in value]
+    return value
+
+
+def assistant_message(content: Any) -> dict:
+    """An assistant message from ``response.content``, keeping only the fields the API takes back."""
+    blocks = []
+    for block in to_plain(list(content)):
+        if block.get("type") == "text":
+            blocks.append({"type": "text", "text": block["text"]})
+        elif block.get("type") == "tool_use":
+            blocks.append({"type": "tool_use", "id": block["id"], "name": block["name"],
+                           "input": block.get("input", {})})
+        else:
+            blocks.append(block)
+    return {"role": "assistant", "content": blocks}
+
+
+def wire_json(value: Any) -> str:
+    """The JSON text that goes over the wire (compact separators, UTF-8 kept as characters)."""
+    return json.dumps(to_plain(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def estimate_size(messages: Any) -> int:
+    """Characters of the serialised messages: the lesson's measure, taken on the wire JSON.
+
+    The lesson uses ``len(str(messages))``, which measures Python's repr (quotes, escapes and
+    ``True``/``None`` differ from what is sent). Same character-count spirit, honest input.
+    """
+    return len(wire_json(messages))
+
+
+def blocks_of(message: Any) -> list:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def block_type(block: Any) -> str | None:
+    if isinstance(block, dict):
+        return block.get("type")
+    return getattr(block, "type", None)
+
+
+def is_tool_result_message(message: Any) -> bool:
+    return (isinstance(message, dict) and message.get("role") == "user"
+            and any(block_type(b) == "tool_result" for b in blocks_of(message)))
+
+
+def has_tool_use(message: Any) -> bool:
+    return (isinstance(message, dict) and message.get("role") == "assistant"
+            and any(block_type(b) == "tool_use" for b in blocks_of(message)))
+
+
+def tool_use_ids(message: Any) -> list[str]:
+    return [to_plain(b)["id"] for b in blocks_of(message) if block_type(b) == "tool_use"]
+
+
+def tool_result_ids(message: Any) -> list[str]:
+    return [b.get("tool_use_id") for b in blocks_of(message) if block_type(b) == "tool_result"]
+
+
+def iter_tool_results(messages: list) -> Iterator[tuple[int, int, dict]]:
+    """Every tool_result block, oldest first, as (message index, block index, block)."""
+    for i, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            for j, block in enumerate(blocks_of(message)):
+                if block_type(block) == "tool_result":
+                    yield i, j, block
+
+
+def result_text(block: dict) -> str:
+    """The text of a tool_result: a string, or the joined text of a list of text blocks."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        for b in content
+    ):
+        return "".join(b["text"] for b in content)
+    raise HistoryError(
+        f"tool_result {block.get('tool_use_id')!r} has content of type "
+        f"{type(content).__name__}; expected a string or a list of text blocks. "
+        "Decode bytes to str (or wrap them as text) before adding the result."
+    )
+
+
+def plain_text(message: Any) -> str:
+    """The user-visible text of a message (text blocks only), for markers and requests."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    return "".join(to_plain(b).get("text", "") for b in blocks_of(message)
+                   if block_type(b) == "text")
+
+
+def validate_history(messages: Any) -> None:
+    """Raise HistoryError naming the first problem; a valid history passes silently.
+
+    Checks shape (list of role/content messages, typed blocks, string tool_result content)
+    and pairing: each tool_result answers a tool_use of the assistant message right before
+    it, and each tool_use is answered by the next message (a trailing one may still wait).
+    """
+    if not isinstance(messages, list):
+        raise HistoryError(
+            f"a history must be a list of messages, got {type(messages).__name__}; "
+            "pass e.g. [{'role': 'user', 'content': 'hi'}]"
+        )
+    for index, message in enumerate(messages):
+        where = f"message {index}"
+        if not isinstance(message, dict):
+            raise HistoryError(f"{where} is a {type(message).__name__}, expected a dict "
+                               "with 'role' and 'content'")
+        if message.get("role") not in ROLES:
+            raise HistoryError(f"{where} has role {message.get('role')!r}; "
+                               "only 'user' and 'assistant' are allowed (put system text in "
+                               "the system prompt)")
+        content = message.get("content")
+        if isinstance(content, str):
+            continue
+        if not isinstance(content, list):
+            raise HistoryError(f"{where} has content of type {type(content).__name__}; "
+                               "expected a string or a list of blocks")
+        for j, block in enumerate(content):
+            kind = block_type(block)
+            if not isinstance(kind, str):
+                raise HistoryError(f"{where}, block {j} has no 'type'")
+            if kind == "tool_result":
+                if message["role"] != "user":
+                    raise HistoryError(f"{where}: tool_result blocks belong in user messages")
+                if not isinstance(block.get("tool_use_id"), str):
+                    raise HistoryError(f"{where}, block {j}: tool_result needs a string "
+                                       "tool_use_id")
+                result_text(block)
+            if kind == "tool_use" and message["role"] != "assistant":
+                raise HistoryError(f"{where}: tool_use blocks belong in assistant messages")
+    for problem in pairing_problems(messages):
+        raise HistoryError(problem + "; every tool_result must answer a tool_use of the "
+                           "message right before it")
+
+
+def pairing_problems(messages: list) -> list[str]:
+    """What the API would reject about tool_use/tool_result pairing (empty when fine)."""
+    problems = []
+    for index, message in enumerate(messages):
+        answered = set(tool_result_ids(message))
+        if answered:
+            before = messages[index - 1] if index else {}
+            asked = set(tool_use_ids(before)) if has_tool_use(before) else set()
+            orphans = sorted(answered - asked)
+            if orphans:
+                problems.append(f"message {index} holds tool_result(s) {orphans} with no "
+                                "matching tool_use in the message before")
+        if has_tool_use(message) and index + 1 < len(messages):
+            missing = sorted(set(tool_use_ids(message)) - set(tool_result_ids(messages[index + 1])))
+            if missing:
+                problems.append(f"message {index} has tool_use(s) {missing} not answered by "
+                                "the next message")
+    return problems

@@ -1,0 +1,118 @@
+"""The offline model behind the Messages API: validation, errors and replies as the real API.
+
+``OfflineModel.respond(method, path, body)`` is the whole server; it is mounted in-process
+through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port (``serve``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+
+import anthropic
+import httpx2
+
+from ..messages import pairing_problems, wire_json
+from .skills import decide
+from .summarizer import offline_summary
+from .view import read_view
+
+MODEL_NAME = "offline-compact-1"
+DEFAULT_WINDOW_TOKENS = 20_000
+
+
+def count_tokens(payload: dict) -> int:
+    """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
+    relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
+    return math.ceil(len(wire_json(relevant).encode("utf-8")) / 4)
+
+
+def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
+
+
+@dataclass
+class OfflineModel:
+    """A deterministic model that decides from what it is sent.
+
+    window_tokens: requests over this many (offline) tokens are refused with the API's
+        "prompt is too long" error; 20,000 tokens ≈ 80,000 chars, above the lesson's
+        50,000-char compaction limit, below what an uncompacted long task sends.
+    take_notes: write facts about each result in its own text (so they survive
+        micro_compact). Off, it must re-read whatever was compacted away.
+    """
+
+    window_tokens: int = DEFAULT_WINDOW_TOKENS
+    take_notes: bool = True
+    calls: int = 0
+
+    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+        if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            return _error(404, "not_found_error", f"{method} {path} is not served here")
+        try:
+            payload = json.loads(body or b"{}")
+        except ValueError:
+            return _error(400, "invalid_request_error", "the request body is not valid JSON")
+        messages = payload.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return _error(400, "invalid_request_error", "messages: at least one message is required")
+        if messages[0].get("role") != "user":
+            return _error(400, "invalid_request_error",
+                          "messages: first message must use the \"user\" role")
+        problems = pairing_problems(messages)
+        if problems:
+            return _error(400, "invalid_request_error", f"messages: {problems[0]}. Each "
+                          "`tool_result` block must have a corresponding `tool_use` block in "
+                          "the previous message, and each `tool_use` its `tool_result` next.")
+        tokens = count_tokens(payload)
+        if path.endswith("count_tokens"):
+            return 200, {"input_tokens": tokens}
+        if tokens > self.window_tokens:
+            return _error(400, "invalid_request_error",
+                          f"prompt is too long: {tokens} tokens > {self.window_tokens} maximum")
+        self.calls += 1
+        return 200, self._reply(payload, tokens)
+
+    def _reply(self, payload: dict, tokens: int) -> dict:
+        system = payload.get("system") or ""
+        if not isinstance(system, str):
+            system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+        tool_names = {t.get("name") for t in payload.get("tools") or []}
+        digest = hashlib.sha256(wire_json(payload).encode()).hexdigest()[:16]
+        if "Remaining work" in system and "Goal" in system:     # asked for a summary
+            last = payload["messages"][-1].get("content")
+            text = last if isinstance(last, str) else json.dumps(last, ensure_ascii=False)
+            content, stop = [{"type": "text", "text": offline_summary(text)}], "end_turn"
+        else:
+            step = decide(read_view(payload["messages"]), take_notes=self.take_notes)
+            calls = [(n, i) for n, i in step.calls if n in tool_names]
+            content = [{"type": "text", "text": step.text}] if step.text else []
+            content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
+                         "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
+            if not calls and step.calls:
+                content = [{"type": "text", "text": "(offline model) I need tools "
+                            f"{sorted({n for n, _ in step.calls})} for this, and none were offered."}]
+            stop = "tool_use" if calls else "end_turn"
+        output = math.ceil(len(wire_json(content).encode()) / 4)
+        return {"id": f"msg_off_{digest}", "type": "message", "role": "assistant",
+                "model": MODEL_NAME, "content": content, "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": tokens, "output_tokens": output}}
+
+    # ---- transports ---------------------------------------------------------------------
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        status, body = self.respond(request.method, request.url.path, request.read())
+        headers = {"request-id": f"req_offline_{self.calls}"}
+        return httpx2.Response(status, json=body, headers=headers)
+
+    def client(self) -> anthropic.Anthropic:
+        """A real ``anthropic.Anthropic`` whose requests are answered in-process."""
+        client = anthropic.Anthropic(
+            api_key="offline", base_url="http://offline.invalid", max_retries=0,
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+        client._compact_offline = True      # read by compact.client.banner/default_model
+        client._compact_model = self
+        return client

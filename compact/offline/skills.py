@@ -1,0 +1,196 @@
+"""The offline model's policy: from what it sees, choose the next tool calls or answer.
+
+Each skill recognises a kind of request, works out what it still needs to know (from raw
+tool results, its own notes, or a summary's notes), and either asks for tools or answers.
+First reads go one file per turn with a note after each, the way a careful agent works;
+anything it has lost to compaction and must re-read is fetched in one batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .notes import describe, note_line, one_line
+from .view import View
+
+PREFIX = "(offline model) "
+CODE = r"[\w./-]+\.(?:py|js|ts|go|rs|java|rb|c|cpp|h)"
+ANY_FILE = r"[\w./-]*[\w-]\.(?:md|py|json|txt|toml|ya?ml|js|ts|cfg|ini|log|csv|go|rs|sh)"
+
+
+@dataclass
+class Step:
+    text: str = ""
+    calls: list[tuple[str, dict]] = field(default_factory=list)
+
+
+def facts(view: View, path: str) -> str | None:
+    """What the model knows about ``path``: its notes, else the visible result."""
+    noted = view.note(path)
+    if noted:
+        return noted[-1]
+    raw = view.read_result(path)
+    return describe(path, raw) if raw is not None else None
+
+
+def new_notes(view: View) -> list[str]:
+    """Notes for results that arrived since the model last wrote (and are not noted yet)."""
+    lines = []
+    for call in view.calls:
+        if call.result is None:
+            continue
+        key = _note_key(call.name, call.input)
+        if key is None or view.note(key):
+            continue
+        if call.name == "read_file" and call.result and not _is_ph(call.result):
+            fact = describe(key, call.result)
+        elif call.name == "glob" and not _is_ph(call.result):
+            fact = "files: " + ", ".join(call.result.split())
+        elif call.name in ("write_file", "edit_file"):
+            fact = one_line(call.result, 200)
+        else:
+            continue
+        view.notes[key] = [fact]
+        lines.append(note_line(key, fact))
+    return lines
+
+
+def _is_ph(text: str) -> bool:
+    from .view import is_placeholder
+    return is_placeholder(text)
+
+
+def _note_key(name: str, tool_input: dict) -> str | None:
+    if name == "read_file":
+        return tool_input.get("path")
+    if name == "glob":
+        return f"glob {tool_input.get('pattern')}"
+    if name in ("write_file", "edit_file"):
+        return f"{name} {tool_input.get('path')}"
+    return None
+
+
+def _reads(paths: list[str]) -> list[tuple[str, dict]]:
+    return [("read_file", {"path": p}) for p in paths]
+
+
+def _fetch(view: View, needed: list[str]) -> Step | None:
+    """Tool calls for what is still unknown, or None when everything is known."""
+    missing = [p for p in needed if facts(view, p) is None]
+    if not missing:
+        return None
+    if any(view.was_read(p) for p in missing):
+        # Lost to compaction: fetch everything needed at once, so it is all visible together.
+        lost = [p for p in needed if not view.note(p)]   # known only while visible
+        return Step(f"Re-reading {len(lost)} file(s) whose results were compacted away.",
+                    _reads(lost))
+    return Step(f"Next: read {missing[0]}.", _reads(missing[:1]))
+
+
+# ---- skills -----------------------------------------------------------------------------
+
+def titles(view: View) -> Step:
+    request = view.request
+    numbers = [int(n) for n in re.findall(r"\bs(\d{2})(?:_\w+)?", request)]
+    wanted = set(range(min(numbers), max(numbers) + 1)) if len(numbers) >= 2 else set(numbers)
+    pattern = "s*/README.md"
+    listing = facts_of_glob(view, pattern)
+    if listing is None:
+        return Step("Next: list the lessons' README files.", [("glob", {"pattern": pattern})])
+    targets = [p for p in listing
+               if (m := re.match(r"s(\d{2})", p)) and (not wanted or int(m.group(1)) in wanted)]
+    step = _fetch(view, targets)
+    if step:
+        return step
+    found = {p: re.search(r'H1 "(.*)"', facts(view, p) or "") for p in targets}
+    heads = {p: m.group(1) for p, m in found.items() if m}
+    lines = [f"{i}. {p.split('/')[0]}: {h}" for i, (p, h) in enumerate(heads.items(), 1)]
+    values = list(heads.values())
+    if values and all(re.fullmatch(r"s\d{2}: .+ — .+", h) for h in values):
+        rule = ("every title is `sNN: <Topic> — <tagline>`: the lesson code, a colon, "
+                "a short topic name, an em dash, then a one-line tagline")
+    elif values and all(re.match(r"s\d{2}: ", h) for h in values):
+        rule = "every title starts with the lesson code `sNN` and a colon, then the topic"
+    else:
+        rule = "the titles share no single pattern"
+    return Step(PREFIX + f"The {len(heads)} H1 titles:\n" + "\n".join(lines)
+                + f"\n\nNaming pattern: {rule}.")
+
+
+def facts_of_glob(view: View, pattern: str) -> list[str] | None:
+    noted = view.note(f"glob {pattern}")
+    if noted:
+        return noted[-1].removeprefix("files: ").split(", ")
+    for call in reversed(view.results_of("glob")):
+        if call.input.get("pattern") == pattern and not _is_ph(call.result):
+            return call.result.split()
+    return None
+
+
+def json_structure(view: View) -> Step:
+    path = re.findall(r"[\w./-]+\.json", view.request)[0]
+    step = _fetch(view, [path])
+    if step:
+        return step
+    return Step(PREFIX + f"Structure of {path}: {facts(view, path)}.")
+
+
+def compare(view: View) -> Step:
+    paths = list(dict.fromkeys(re.findall(CODE, view.request)))
+    step = _fetch(view, paths)
+    if step:
+        return step
+    lines = [f"- {p}: {facts(view, p)}" for p in paths]
+    docs = [re.search(r'docstring "([^"]*)"', facts(view, p) or "") for p in paths]
+    gist = "; ".join(f"{p} — {d.group(1)}" for p, d in zip(paths, docs, strict=True) if d)
+    source = " (from the summary's notes)" if view.compacted_before else ""
+    return Step(PREFIX + f"Comparison{source}:\n" + "\n".join(lines)
+                + f"\n\nHow each manages its context: {gist}")
+
+
+def write_then_compact(view: View) -> Step:
+    match = re.search(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
+                      r"(?:containing|saying|with)\s+['\"](.+?)['\"]", view.request, re.I | re.S)
+    path, text = match.group(1), match.group(2)
+    written = bool(view.note(f"write_file {path}")) or any(
+        c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(
+        f"write_file {path}" in ref for ref in view.reference)
+    if not written:
+        return Step(f"Writing {path}, then asking for compaction.",
+                    [("write_file", {"path": path, "content": text}), ("compact", {})])
+    return Step(PREFIX + f"Done: {path} is written (once) and the finished turn was compacted.")
+
+
+def read_files(view: View) -> Step:
+    paths = list(dict.fromkeys(re.findall(ANY_FILE, view.request)))
+    missing = [p for p in paths if facts(view, p) is None]
+    if missing:
+        return Step(f"Reading {len(missing)} file(s).", _reads(missing))
+    return Step(PREFIX + "\n".join(f"- {p}: {facts(view, p)}" for p in paths))
+
+
+def plain(view: View) -> Step:
+    return Step(PREFIX + "I am the offline teaching model. I can list, read, compare and "
+                "summarise files in the workspace; I received: " + one_line(view.request, 200))
+
+
+SKILLS: list[tuple[Callable[[str], bool], Callable[[View], Step]]] = [
+    (lambda r: bool(re.search(r"\bwrite\b", r, re.I)) and "compact" in r.lower(),
+     write_then_compact),
+    (lambda r: "readme" in r.lower() and bool(re.search(r"title|h1|heading|标题", r, re.I)),
+     titles),
+    (lambda r: bool(re.search(r"[\w./-]+\.json", r)), json_structure),
+    (lambda r: len(set(re.findall(CODE, r))) >= 2
+     and bool(re.search(r"compar|比较|differ", r, re.I)), compare),
+    (lambda r: bool(re.search(ANY_FILE, r)), read_files),
+]
+
+
+def decide(view: View, take_notes: bool = True) -> Step:
+    skill = next((s for test, s in SKILLS if test(view.request)), plain)
+    notes = new_notes(view) if take_notes else []
+    step = skill(view)
+    text = "\n".join([*notes, step.text]) if notes else step.text
+    return Step(text, step.calls)

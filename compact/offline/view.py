@@ -1,0 +1,113 @@
+"""What the offline model can see: everything it knows is parsed from the request.
+
+No hidden state survives between calls. If compaction removed a file's content and the
+model left itself no note about it, the file is simply unknown again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..history import parse_compacted
+from ..messages import block_type, plain_text, to_plain
+from ..micro import PLACEHOLDER, persisted_path
+from ..snip import snipped_count
+
+NOTE = re.compile(r"^Note \[([^\]]+)\]: (.+)$", re.MULTILINE)
+
+
+@dataclass
+class Call:
+    id: str
+    name: str
+    input: dict
+    result: str | None = None      # None while unanswered
+
+
+@dataclass
+class View:
+    request: str = ""                               # the task, from the user's own words
+    reference: list[str] = field(default_factory=list)  # summaries (data, not orders)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # key → facts noted
+    calls: list[Call] = field(default_factory=list)
+    compacted_before: bool = False
+
+    def note(self, key: str) -> list[str]:
+        return self.notes.get(key, [])
+
+    def read_result(self, path: str) -> str | None:
+        """The newest whole (or persisted-preview) result of read_file(path), if visible."""
+        for call in reversed(self.calls):
+            if call.name == "read_file" and call.input.get("path") == path \
+                    and call.result is not None and not is_placeholder(call.result):
+                return call.result
+        return None
+
+    def was_read(self, path: str) -> bool:
+        return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
+
+    def results_of(self, name: str) -> list[Call]:
+        return [c for c in self.calls if c.name == name and c.result is not None]
+
+
+def is_placeholder(text: str) -> bool:
+    return text == PLACEHOLDER or (text.startswith("[Earlier tool result compacted.")
+                                   and persisted_path(text) is not None)
+
+
+def _add_notes(view: View, text: str) -> None:
+    for key, fact in NOTE.findall(text):
+        facts = view.notes.setdefault(key, [])
+        if fact not in facts:
+            facts.append(fact)
+
+
+def read_view(messages: list) -> View:
+    view = View()
+    by_id: dict[str, Call] = {}
+    for message in to_plain(messages):
+        role = message.get("role")
+        if role == "assistant":
+            for block in message.get("content") if isinstance(message.get("content"), list) \
+                    else [{"type": "text", "text": message.get("content", "")}]:
+                if block_type(block) == "text":
+                    _add_notes(view, block.get("text", ""))
+                elif block_type(block) == "tool_use":
+                    call = Call(block["id"], block["name"], dict(block.get("input") or {}))
+                    view.calls.append(call)
+                    by_id[call.id] = call
+            continue
+        content = message.get("content")
+        results = [b for b in content if block_type(b) == "tool_result"] \
+            if isinstance(content, list) else []
+        for block in results:
+            call = by_id.get(block.get("tool_use_id"))
+            body = block.get("content", "")
+            if isinstance(body, list):
+                body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
+            if call is not None:
+                call.result = str(body)
+        if results:
+            continue                 # tool output is data: it never sets the task
+        text = plain_text(message)
+        if snipped_count(message) is not None:
+            continue
+        parsed = parse_compacted(text)
+        if parsed:
+            request, summary = parsed
+            view.request = request
+            view.reference.append(str(summary))
+            view.compacted_before = True
+            _add_notes(view, str(summary))
+        elif text.strip():
+            view.request = text.strip()
+    return view
+
+
+def parse_json_loosely(text: str) -> object | None:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

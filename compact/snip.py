@@ -1,0 +1,62 @@
+"""Stage 2, snip_compact: too many messages → keep the head and the tail, mark the gap.
+
+The head holds the original task, the tail the current work. A cut never separates an
+assistant tool_use from the user message holding its tool_result (the API would reject
+the orphan): the head grows forward and the tail start moves back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .events import StageEvent
+from .limits import Limits
+from .messages import estimate_size, has_tool_use, is_tool_result_message
+
+_MARKER = re.compile(r"\[snipped (\d+) messages\]")
+
+
+def snip_marker(count: int) -> dict:
+    return {"role": "user", "content": f"[snipped {count} messages]"}
+
+
+def snipped_count(message: object) -> int | None:
+    """N if the message is a snip marker, else None."""
+    if isinstance(message, dict) and message.get("role") == "user" \
+            and isinstance(message.get("content"), str):
+        match = _MARKER.fullmatch(message["content"])
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def snip_compact(messages: list, limits: Limits = Limits()) -> tuple[list, StageEvent]:
+    # Markers do not count as messages, and an old marker in the gap adds its count to the
+    # new one: snipping twice reports the true total, and a snipped list is left alone.
+    size = estimate_size(messages)
+    nothing = StageEvent("snip_compact", False, len(messages), len(messages), size, size)
+    real = sum(1 for m in messages if snipped_count(m) is None)
+    if real <= limits.max_messages:
+        return list(messages), nothing
+
+    keep_tail = limits.max_messages - limits.keep_head
+    head_end = limits.keep_head
+    tail_start = len(messages) - keep_tail
+    if head_end > 0 and has_tool_use(messages[head_end - 1]):
+        while head_end < len(messages) and is_tool_result_message(messages[head_end]):
+            head_end += 1
+    if (tail_start > 0 and is_tool_result_message(messages[tail_start])
+            and has_tool_use(messages[tail_start - 1])):
+        tail_start -= 1
+    if head_end >= tail_start:
+        return list(messages), nothing
+
+    gap = messages[head_end:tail_start]
+    count = sum(1 if (n := snipped_count(m)) is None else n for m in gap)
+    result = [*messages[:head_end], snip_marker(count), *messages[tail_start:]]
+    if result == messages or estimate_size(result) > size:
+        return list(messages), nothing      # (a marker bigger than the gap saves nothing)
+    return result, StageEvent(
+        "snip_compact", True, len(messages), len(result), size, estimate_size(result),
+        detail=f"kept the first {head_end} and last {len(messages) - tail_start} messages, "
+               f"snipped {count}", extra={"head_end": head_end, "tail_start": tail_start})

@@ -1,0 +1,114 @@
+"""Where compaction puts what leaves the context: transcripts and persisted tool results.
+
+Layout, as in the lesson::
+
+    <workdir>/.transcripts/transcript-0001.jsonl        one message per line
+    <workdir>/.task_outputs/tool-results/<id>.txt       a tool result, byte for byte
+
+Writes are atomic (temp file, then a hard link that fails rather than overwrite), so a
+crash or a full disk never leaves half a file, and nothing already on disk is replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from .errors import StorageError
+from .messages import to_plain
+
+TRANSCRIPT_DIR = ".transcripts"
+TOOL_RESULTS_DIR = ".task_outputs/tool-results"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+MAX_ID_CHARS = 64
+
+
+def safe_id(tool_use_id: object) -> str:
+    """A file-name-safe form of a tool_use_id: no '/', '..', NUL, and at most 64 + 9 chars.
+
+    Distinct unsafe ids map to distinct names (a hash suffix is added whenever the id was
+    changed), so ``../../x`` can never write outside the folder nor collide with ``x``.
+    """
+    raw = str(tool_use_id) if tool_use_id is not None else ""
+    clean = _UNSAFE.sub("_", raw)[:MAX_ID_CHARS].strip("_") or "unknown"
+    if clean != raw:
+        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        clean = f"{clean}-{digest}"
+    return clean
+
+
+def _ensure_dir(folder: Path, what: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StorageError(
+            f"cannot create the {what} folder {folder}: {error.strerror or error}. "
+            "Make the workdir writable (or pass another workdir); the history was left unchanged."
+        ) from error
+
+
+def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Path:
+    """Write ``data`` atomically under the first of ``names`` that is free; return its path.
+
+    If a candidate already holds exactly these bytes, that file is reused (persisting the
+    same result twice is not an error). Nothing that exists is ever overwritten.
+    """
+    _ensure_dir(folder, what)
+    tmp_path = None
+    try:
+        fd, tmp_path = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        for name in names:
+            target = folder / name
+            try:
+                os.link(tmp_path, target)
+                return target
+            except FileExistsError:
+                if target.is_file() and target.read_bytes() == data:
+                    return target
+        raise StorageError(f"no free file name for the {what} in {folder}")
+    except StorageError:
+        raise
+    except OSError as error:
+        raise StorageError(
+            f"cannot write the {what} in {folder}: {error.strerror or error}. Free some disk "
+            "space or make the folder writable; the history was left unchanged."
+        ) from error
+    finally:
+        if tmp_path is not None:
+            try:
+                os.unlink(tmp_path)
+            except OSError:
+                pass
+
+
+def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
+    """Save a tool result whole; return its path relative to ``workdir``."""
+    base = safe_id(tool_use_id)
+    names = [f"{base}.txt"] + [f"{base}.{n}.txt" for n in range(2, 1000)]
+    path = write_new_file(Path(workdir) / TOOL_RESULTS_DIR, names,
+                          text.encode("utf-8", "surrogatepass"), "tool-results")
+    return path.relative_to(workdir)
+
+
+def write_transcript(workdir: Path, messages: list) -> Path:
+    """Save the whole history as JSONL (one message a line); return the path relative to workdir."""
+    lines = [json.dumps(to_plain(m), ensure_ascii=False) for m in messages]
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+    folder = Path(workdir) / TRANSCRIPT_DIR
+    existing = len(list(folder.glob("transcript-*.jsonl"))) if folder.is_dir() else 0
+    names = [f"transcript-{n:04d}.jsonl" for n in range(existing + 1, existing + 10_000)]
+    return write_new_file(folder, names, data, "transcript").relative_to(workdir)
+
+
+def read_transcript(path: Path) -> list[dict]:
+    """Reload a transcript: the exact messages that were saved."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]

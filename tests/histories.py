@@ -1,0 +1,59 @@
+"""Builders for hand-made histories, and hypothesis strategies for generated ones."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from compact import Limits
+
+
+def user(text: str = "do the task") -> dict:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str = "ok") -> dict:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def tool_turn(results: list[str], prefix: str = "t", name: str = "read_file") -> list[dict]:
+    """An assistant message calling len(results) tools and the user message answering them."""
+    ids = [f"{prefix}{k}" for k in range(len(results))]
+    return [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": i, "name": name, "input": {"path": f"{i}.txt"}}
+            for i in ids]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": i, "content": r} for i, r in zip(ids, results, strict=True)]},
+    ]
+
+
+def session(results_per_turn: list[list[str]], request: str = "do the task") -> list[dict]:
+    messages = [user(request)]
+    for n, results in enumerate(results_per_turn):
+        messages += tool_turn(results, prefix=f"t{n}_")
+    return messages
+
+
+SMALL = Limits(context_limit=6_000, tool_result_budget=3_000, persist_threshold=1_000,
+               preview_chars=200, max_messages=12, keep_head=3, keep_recent_results=3,
+               min_compact_chars=120)
+
+
+@st.composite
+def histories(draw, max_turns: int = 40) -> list[dict]:
+    """Valid histories: a request, then text turns and tool turns of mixed sizes."""
+    messages = [user(draw(st.sampled_from(["fix the bug", "compare files", "读取文件 😀"])))]
+    turns = draw(st.integers(0, max_turns))
+    for n in range(turns):
+        if draw(st.integers(0, 3)) == 0:
+            messages.append(assistant(draw(st.sampled_from(["ok", "thinking " * 30, "é" * 5]))))
+            messages.append(user(draw(st.sampled_from(["go on", "x" * 300]))))
+            continue
+        k = draw(st.integers(1, 4))
+        sizes = draw(st.lists(st.sampled_from([0, 10, 121, 400, 1_500, 2_500, 40_000]),
+                              min_size=k, max_size=k))
+        chars = draw(st.sampled_from(["a", "ü", "字", '"', "\n"]))
+        messages += tool_turn([chars * s for s in sizes], prefix=f"h{n}_")
+    if draw(st.booleans()) and messages[-1]["role"] == "user":
+        messages.append(assistant("done"))
+    return messages

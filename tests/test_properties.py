@@ -1,0 +1,66 @@
+"""Invariants of prepare() over generated histories (hypothesis, 2,000 examples each in CI)."""
+
+import tempfile
+
+import pytest
+from conftest import fake_summary
+from histories import SMALL, histories
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compact import Compactor, Limits, estimate_size
+from compact.budget import tool_result_budget
+from compact.messages import pairing_problems, validate_history
+from compact.micro import micro_compact
+from compact.snip import snip_compact
+
+EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+LIMITS = st.sampled_from([SMALL, Limits()])
+
+
+@EXAMPLES
+@given(histories(), LIMITS)
+def test_prepare_keeps_pairs_whole_and_starts_with_user(history, limits):
+    with tempfile.TemporaryDirectory() as workdir:
+        result = Compactor(workdir, limits, summarize=fake_summary).prepare(history, "task")
+    assert pairing_problems(result) == []
+    validate_history(result)
+    assert result[0]["role"] == "user"
+
+
+@EXAMPLES
+@given(histories(), LIMITS)
+def test_prepare_twice_changes_nothing_the_second_time(history, limits):
+    with tempfile.TemporaryDirectory() as workdir:
+        compactor = Compactor(workdir, limits, summarize=fake_summary)
+        once = compactor.prepare(history, "task")
+        written = len(compactor.events)
+        twice = compactor.prepare(once, "task")
+        assert twice == once
+        assert not any(e.fired for e in compactor.events[written:])
+
+
+@EXAMPLES
+@given(histories(), LIMITS)
+def test_stages_one_to_three_never_grow_the_context(history, limits):
+    with tempfile.TemporaryDirectory() as workdir:
+        messages = history
+        for stage in (lambda m: tool_result_budget(m, workdir, limits),
+                      lambda m: snip_compact(m, limits), lambda m: micro_compact(m, limits)):
+            out, event = stage(messages)
+            assert estimate_size(out) <= estimate_size(messages)
+            assert event.size_after == estimate_size(out)
+            messages = out
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(histories(), LIMITS)
+def test_all_invariants_at_scale(history, limits):
+    with tempfile.TemporaryDirectory() as workdir:
+        compactor = Compactor(workdir, limits, summarize=fake_summary)
+        once = compactor.prepare(history, "task")
+        assert pairing_problems(once) == [] and once[0]["role"] == "user"
+        assert compactor.prepare(once, "task") == once
