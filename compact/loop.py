@@ -49,6 +49,7 @@ class Turn:
     composition: dict[str, int]
     text: str = ""                    # the model's text this turn
     refused: int = 0                  # prompt-too-long refusals this turn
+    sent: list = field(default_factory=list, repr=False)   # the messages as sent
 
 
 @dataclass
@@ -132,7 +133,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         text = "".join(b.text for b in response.content if b.type == "text")
         turn = Turn(number, before, size_before, estimate_size(sent),
                     response.usage.input_tokens, response.usage.output_tokens,
-                    [e.stage for e in events], events, calls, composition(sent), text, refused)
+                    [e.stage for e in events], events, calls, composition(sent), text, refused,
+                    sent)
         trace.turns.append(turn)
         if response.stop_reason != "tool_use" or not calls:
             trace.answer = text

@@ -20,7 +20,7 @@ from .summarizer import offline_summary
 from .view import read_view
 
 MODEL_NAME = "offline-compact-1"
-DEFAULT_WINDOW_TOKENS = 20_000
+DEFAULT_WINDOW_TOKENS = 16_000
 
 
 def count_tokens(payload: dict) -> int:
@@ -38,7 +38,7 @@ class OfflineModel:
     """A deterministic model that decides from what it is sent.
 
     window_tokens: requests over this many (offline) tokens are refused with the API's
-        "prompt is too long" error; 20,000 tokens ≈ 80,000 chars, above the lesson's
+        "prompt is too long" error; 16,000 tokens ≈ 64,000 ASCII chars, above the lesson's
         50,000-char compaction limit, below what an uncompacted long task sends.
     take_notes: write facts about each result in its own text (so they survive
         micro_compact). Off, it must re-read whatever was compacted away.

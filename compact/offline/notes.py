@@ -11,7 +11,7 @@ import re
 
 from ..micro import persisted_path
 
-_DOCSTRING = re.compile(r'^\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')\s*(.*?)\1', re.DOTALL)
+_DOCSTRING = re.compile(r'^\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')\s*(.*?)(?:\1|\n\s*\n|$)', re.DOTALL)
 _PREVIEW = re.compile(r"Preview \(first \d+ chars\):\n(.*)\n</persisted-output>\s*$", re.DOTALL)
 
 
@@ -80,7 +80,9 @@ def describe_code(text: str) -> str:
     functions = re.findall(r"^def (\w+)", text, re.MULTILINE)
     classes = re.findall(r"^class (\w+)", text, re.MULTILINE)
     shown = ", ".join(functions[:8]) + (", …" if len(functions) > 8 else "")
-    parts = [f'docstring "{doc}"', f"{len(functions)} top-level functions ({shown})"]
+    parts = [f'docstring "{doc}"',
+             f"{len(functions)} top-level functions ({shown})" if functions
+             else "no function definitions in the text seen"]
     if classes:
         parts.append(f"classes {', '.join(classes[:5])}")
     return "; ".join(parts)

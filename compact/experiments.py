@@ -1,0 +1,110 @@
+"""The lesson's three experiments, runnable by anyone, offline, with the default numbers.
+
+Each run gets a fresh copy of the demo course workspace in its own folder, so the
+``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+from .compactor import STAGES, Compactor
+from .demo import make_workspace
+from .events import StageEvent
+from .limits import Limits
+from .loop import Trace, Turn, agent_loop, is_prompt_too_long
+from .messages import estimate_size
+from .offline import OfflineModel
+from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from .tools import Workspace
+
+PROMPTS = {
+    1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
+        "their H1 titles, and summarise the naming pattern of these titles."),
+    2: ("Analyse the data structure of web/src/data/generated/docs.json and explain which "
+        "main fields a course record contains."),
+    3: ("Compare s08_context_compact/code.py and s09_memory/code.py, and explain how each "
+        "manages the current context and persistent memory."),
+}
+SHOWS = {
+    1: "micro_compact: the 3 newest results stay whole, older long ones become a placeholder",
+    2: "tool_result_budget: a result too big for the batch budget is persisted to disk",
+    3: "compact_history: past 50,000 chars the history becomes one [Compacted] message",
+}
+
+
+@dataclass
+class ExperimentResult:
+    n: int
+    prompt: str
+    workdir: Path
+    limits: Limits
+    compaction: bool
+    trace: Trace
+    messages: list
+    log: list[str] = field(default_factory=list)
+    error: str | None = None               # e.g. the API's "prompt is too long" on a baseline
+    refused_size: int | None = None         # size of the refused request, for the plot
+
+    @property
+    def answer(self) -> str:
+        return self.trace.answer
+
+    @property
+    def events(self) -> list[StageEvent]:
+        return self.trace.events
+
+    @property
+    def fired(self) -> list[str]:
+        return [e.stage for e in self.events]
+
+    @property
+    def transcripts(self) -> list[Path]:
+        return sorted((self.workdir / TRANSCRIPT_DIR).glob("*.jsonl"))
+
+    @property
+    def tool_results(self) -> list[Path]:
+        return sorted((self.workdir / TOOL_RESULTS_DIR).glob("*.txt"))
+
+    @property
+    def files_written(self) -> list[Path]:
+        return self.transcripts + self.tool_results
+
+
+def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
+                   workdir: str | Path | None = None, model: OfflineModel | None = None,
+                   compaction: bool = True, max_turns: int = 40) -> ExperimentResult:
+    """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
+
+    ``compaction=False`` is the baseline: no stage runs, so the context grows until the
+    model's window refuses it, as the real API would.
+    """
+    if n not in PROMPTS:
+        raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
+    root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
+    workspace = Workspace(make_workspace(root))
+    client = client or (model or OfflineModel()).client()
+    compactor = Compactor(workspace.root, limits, summarize=client,
+                          stages=STAGES if compaction else ())
+    prompt = PROMPTS[n]
+    messages = [{"role": "user", "content": prompt}]
+    log: list[str] = []
+    turns: list[Turn] = []
+    result = ExperimentResult(n, prompt, workspace.root, limits, compaction, Trace(), messages, log)
+    try:
+        result.trace = agent_loop(messages, prompt, client=client, compactor=compactor,
+                                  workspace=workspace, max_turns=max_turns, log=log.append,
+                                  on_turn=turns.append)
+    except anthropic.BadRequestError as error:
+        if not is_prompt_too_long(error):
+            raise
+        result.trace = Trace(turns=turns)
+        result.error = str(error.message if hasattr(error, "message") else error)
+        result.refused_size = estimate_size(messages)
+        log.append(f"[refused] {result.error}")
+    return result

@@ -1,0 +1,84 @@
+"""The five places where the lesson's snippets fall short (SPEC.md), each shown side by side."""
+
+import copy
+import json
+
+import httpx2
+from histories import assistant, session, tool_turn, user
+
+from compact import PLACEHOLDER, Compactor, Limits, estimate_size, lesson
+from compact.micro import persisted_path
+from compact.offline import OfflineModel
+from compact.summary import render_history
+
+
+def results(messages):
+    return [b["content"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b["type"] == "tool_result"]
+
+
+def test_1_newest_unseen_batch_is_never_compacted(compactor):
+    # The model asked for 5 files in one batch and has not seen the results yet.
+    history = [user("read five files"), *tool_turn(["x" * 500] * 5, "b")]
+    lesson_out = lesson.micro_compact(copy.deepcopy(history))
+    assert results(lesson_out).count(PLACEHOLDER) == 2          # lesson: 2 unseen results lost
+    assert results(compactor.micro_compact(history)) == ["x" * 500] * 5   # package: all 5 kept
+
+
+def test_2_persisted_results_keep_their_path_when_compacted(compactor, tmp_path):
+    history = session([["big" * 100_000]]) + [assistant("read the preview")]
+    history[-2:-1] = [compactor.tool_result_budget(history[:-1])[-1]]
+    history += [*tool_turn(["y" * 500] * 3, "later"), assistant("more")]
+    path = persisted_path(results(history)[0])
+    assert path and (tmp_path / path).is_file()
+
+    lesson_out = lesson.micro_compact(copy.deepcopy(history))
+    assert results(lesson_out)[0] == PLACEHOLDER                # lesson: the path is gone
+    ours = results(compactor.micro_compact(history))[0]
+    assert ours == f"[Earlier tool result compacted. Full output: {path}]"
+    assert len(ours) < 120 + len(path)
+
+
+def test_3_size_is_measured_on_the_wire_json(tmp_path):
+    history = [user('say "hi" — 你好'), assistant("done ✓")]
+    sent = []
+
+    def capture(request):
+        sent.append(request.read().decode("utf-8"))
+        return OfflineModel().handle(request)
+
+    import anthropic
+    client = anthropic.Anthropic(api_key="x", base_url="http://offline.invalid", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(capture)))
+    client.messages.create(model="offline-compact-1", max_tokens=10,
+                           messages=history + [user("next")])
+    wire = json.dumps(json.loads(sent[0])["messages"][:2], ensure_ascii=False,
+                      separators=(",", ":"))
+    assert wire in sent[0]                                      # exactly what the SDK sent
+    assert estimate_size(history) == len(wire)
+    assert lesson.estimate_size(history) != len(wire)           # repr: quotes, escapes differ
+
+
+def test_4_summary_input_is_capped(compactor):
+    history = session([["z" * 400_000], ["w" * 400_000]]) + [assistant("end")]
+    limits = Limits()
+    assert len(lesson.summary_input(history)) > 800_000             # lesson: all of it
+    capped = render_history(history, limits)
+    assert len(capped) <= limits.summary_input_chars + 100
+    assert "chars omitted" in capped
+
+
+def test_5_rereads_are_counted_and_notes_prevent_them(tmp_path):
+    from compact.experiments import run_experiment
+    with_notes = run_experiment(1, workdir=tmp_path / "a")
+    without = run_experiment(1, workdir=tmp_path / "b", model=OfflineModel(take_notes=False))
+    assert with_notes.trace.rereads == 0
+    assert without.trace.rereads > 0
+    assert len(without.trace.turns) > len(with_notes.trace.turns)
+    assert without.trace.input_tokens > with_notes.trace.input_tokens
+
+
+def test_prepare_uses_the_fixed_micro_compact(tmp_path):
+    history = [user("read"), *tool_turn(["x" * 500] * 5, "b")]
+    assert results(Compactor(tmp_path, summarize=lambda m: "s").prepare(history, "read")) == \
+        ["x" * 500] * 5
