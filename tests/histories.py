@@ -23,7 +23,8 @@ def tool_turn(results: list[str], prefix: str = "t", name: str = "read_file") ->
             {"type": "tool_use", "id": i, "name": name, "input": {"path": f"{i}.txt"}}
             for i in ids]},
         {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": i, "content": r} for i, r in zip(ids, results, strict=True)]},
+            {"type": "tool_result", "tool_use_id": i, "content": r}
+            for i, r in zip(ids, results, strict=True)]},
     ]
 
 
