@@ -17,7 +17,7 @@ from .compactor import STAGES, Compactor
 from .demo import make_workspace
 from .events import StageEvent
 from .limits import Limits
-from .loop import Trace, Turn, agent_loop, is_prompt_too_long
+from .loop import Trace, Turn, agent_loop, api_message, is_prompt_too_long
 from .messages import estimate_size
 from .offline import OfflineModel
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
@@ -104,7 +104,7 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
         if not is_prompt_too_long(error):
             raise
         result.trace = Trace(turns=turns)
-        result.error = str(error.message if hasattr(error, "message") else error)
+        result.error = api_message(error)
         result.refused_size = estimate_size(messages)
         log.append(f"[refused] {result.error}")
     return result

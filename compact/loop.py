@@ -82,6 +82,14 @@ class Trace:
         return sum(t.input_tokens for t in self.turns)
 
 
+def api_message(error: Exception) -> str:
+    """The API's own error message (``error.message``) rather than the SDK's wrapper text."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return str(body["error"].get("message", error))
+    return str(error)
+
+
 def is_prompt_too_long(error: Exception) -> bool:
     text = str(error).lower()
     return any(s in text for s in ("prompt is too long", "prompt_too_long", "too many tokens"))
@@ -119,7 +127,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                     raise
                 retries += 1
                 refused += 1
-                say(f"[reactive compact] {error.message if hasattr(error, 'message') else error}")
+                say(f"[reactive compact] {api_message(error)}")
                 messages[:] = compactor.reactive_compact(messages, active_request)
                 say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
         sent = list(messages)

@@ -102,8 +102,8 @@ class Workspace:
         if not isinstance(pattern, str) or Path(pattern).is_absolute() or ".." in pattern:
             raise ToolError(f"pattern {pattern!r} refused: use a relative pattern")
         hits = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
-                      if p.is_file() and not any(part.startswith(".") for part in
-                                                 p.relative_to(self.root).parts))
+                      if p.is_file() and self.root in p.resolve().parents
+                      and not any(part.startswith(".") for part in p.relative_to(self.root).parts))
         return "\n".join(hits) if hits else "(no matches)"
 
     def bash(self, command: str) -> str:

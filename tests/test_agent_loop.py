@@ -1,0 +1,122 @@
+"""agent_loop through the real SDK on the offline model: every path of the lesson's loop."""
+
+import copy
+
+import anthropic
+import pytest
+from histories import assistant, user
+
+from compact import Compactor, Limits, Workspace, agent_loop, read_transcript
+from compact.messages import pairing_problems
+from compact.offline import OfflineModel
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha " * 50)
+    (root / "b.txt").write_text("beta " * 50)
+    return root
+
+
+def run(ws, request, model=None, history=None, limits=Limits(), **kw):
+    client = (model or OfflineModel()).client()
+    messages = history if history is not None else [user(request)]
+    log = []
+    compactor = Compactor(ws, limits, summarize=client)
+    trace = agent_loop(messages, request, client=client, workspace=ws, compactor=compactor,
+                       log=log.append, **kw)
+    return trace, messages, log
+
+
+def test_plain_answer(ws):
+    trace, messages, _ = run(ws, "Say hello")
+    assert len(trace.turns) == 1 and trace.turns[0].tool_calls == []
+    assert trace.answer.startswith("(offline model)") and "Say hello" in trace.answer
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+
+
+def test_multi_tool_batch(ws):
+    trace, messages, _ = run(ws, "Read a.txt and b.txt")
+    assert [n for n, _ in trace.turns[0].tool_calls] == ["read_file", "read_file"]
+    results = messages[2]["content"]
+    assert [r["tool_use_id"] for r in results] == [b["id"] for b in messages[1]["content"]
+                                                   if b["type"] == "tool_use"]
+    assert "a.txt" in trace.answer and "b.txt" in trace.answer
+
+
+def test_compact_tool_closes_the_batch_first_and_the_write_is_not_repeated(ws):
+    request = "Write notes.md containing 'hello world' then compact the conversation."
+    trace, messages, log = run(ws, request)
+    calls = [c for t in trace.turns for c in t.tool_calls]
+    assert [n for n, _ in calls] == ["write_file", "compact"]           # the write happens once
+    assert (ws / "notes.md").read_text() == "hello world"
+    for turn in trace.turns:
+        assert pairing_problems(turn.sent) == []                        # no orphan results
+    assert messages[0]["content"].startswith("[Compacted]\n\nAuthoritative request:\n" + request)
+    assert "compact_tool" in trace.turns[0].stages
+    transcript = read_transcript(ws / trace.turns[0].events[-1].files_written[0])
+    assert transcript[-1]["content"][0]["content"].startswith("Wrote 11 chars")
+    assert transcript[-1]["content"][1]["content"] == (
+        "[Compaction requested. This completed turn will be summarized.]")
+    assert "written (once)" in trace.answer
+
+
+def test_auto_compact_over_fifty_thousand_chars(ws):
+    (ws / "one.py").write_text('"""Module one keeps state in memory."""\n' + "x = 1\n" * 5_000)
+    (ws / "two.py").write_text('"""Module two writes notes to disk."""\n' + "y = 2\n" * 5_000)
+    trace, messages, log = run(ws, "Compare one.py and two.py")
+    fired = [t for t in trace.turns if "compact_history" in t.stages]
+    assert len(fired) == 1 and fired[0].size_before > 50_000 and fired[0].size_sent < 5_000
+    assert "[auto compact]" in log
+    assert any(line.startswith("[transcript saved: .transcripts/transcript-0001.jsonl]")
+               for line in log)
+    assert "Module one keeps state in memory" in trace.answer
+    assert "Module two writes notes to disk" in trace.answer
+
+
+def long_chat(pairs: int, chars: int) -> list:
+    chat = []
+    for k in range(pairs):
+        chat += [user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars)]
+    return chat
+
+
+def test_reactive_compact_after_one_prompt_too_long(ws):
+    history = long_chat(10, 2_100) + [user("Say hello")]
+    original = copy.deepcopy(history)
+    model = OfflineModel(window_tokens=10_000)
+    trace, messages, log = run(ws, "Say hello", model=model, history=history)
+    assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]
+    assert any(line.startswith("[reactive compact] prompt is too long") for line in log)
+    assert messages[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nSay hello")
+    assert messages[1:-1] == original[-5:]
+    assert trace.answer.startswith("(offline model)")
+    transcript = next((ws / ".transcripts").iterdir())
+    assert read_transcript(transcript) == original
+
+
+def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
+    history = long_chat(10, 2_100) + [user("Say hello")]
+    original = copy.deepcopy(history)
+    model = OfflineModel(window_tokens=3_000)          # the last 5 messages alone are too long
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
+        run(ws, "Say hello", model=model, history=history,
+            limits=Limits(summary_input_chars=8_000))   # the summary call itself fits
+    assert pairing_problems(history) == []
+    assert history[0]["content"].startswith("[Reactive compact]")
+    assert history[1:] == original[-5:]
+    assert read_transcript(next((ws / ".transcripts").iterdir())) == original
+
+
+def test_trace_records_sizes_tokens_and_stages(ws):
+    trace, _, _ = run(ws, "Read a.txt and b.txt")
+    first = trace.turns[0]
+    assert first.turn == 1 and first.size_sent == first.size_before > 0
+    assert first.input_tokens > 0 and first.composition["user text"] == len("Read a.txt and b.txt")
+
+
+def test_workspace_object_is_accepted(ws):
+    trace, _, _ = run(Workspace(ws).root, "Say hello")
+    assert trace.answer

@@ -1,0 +1,69 @@
+"""Every file tool refuses '..', absolute paths and symlinks out of the workspace."""
+
+import os
+
+import pytest
+
+from compact import Workspace
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    (root / "inside.txt").write_text("inside")
+    os.symlink(outside, root / "link")
+    os.symlink(outside / "secret.txt", root / "secret-link.txt")
+    return Workspace(root)
+
+
+ESCAPES = ["../outside/secret.txt", "/etc/passwd", "link/secret.txt", "secret-link.txt",
+           "inside/../../outside/secret.txt"]
+CALLS = {
+    "read_file": lambda p: {"path": p},
+    "write_file": lambda p: {"path": p, "content": "pwned"},
+    "edit_file": lambda p: {"path": p, "old_text": "secret", "new_text": "pwned"},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(CALLS))
+@pytest.mark.parametrize("path", ESCAPES)
+def test_file_tools_refuse_escapes(ws, tool, path):
+    result = ws.run(tool, CALLS[tool](path))
+    assert result.startswith("Error: ")
+    assert "workspace" in result
+    assert (ws.root.parent / "outside" / "secret.txt").read_text() == "secret"
+
+
+@pytest.mark.parametrize("pattern", ["../*", "/etc/*"])
+def test_glob_refuses_escapes(ws, pattern):
+    assert ws.run("glob", {"pattern": pattern}).startswith("Error: ")
+
+
+def test_glob_does_not_follow_into_hidden_or_outside(ws):
+    assert ws.run("glob", {"pattern": "*.txt"}) == "inside.txt"
+
+
+def test_inside_paths_work(ws):
+    assert ws.run("read_file", {"path": "inside.txt"}) == "inside"
+    assert ws.run("write_file", {"path": "sub/new.txt", "content": "x"}).startswith("Wrote")
+    assert ws.run("edit_file", {"path": "sub/new.txt", "old_text": "x", "new_text": "y"}) == \
+        "Edited sub/new.txt"
+
+
+def test_bash_has_a_timeout_a_cap_and_a_deny_list(ws):
+    slow = Workspace(ws.root, bash_timeout=0.5)
+    assert "timed out" in slow.run("bash", {"command": "sleep 5"})
+    capped = Workspace(ws.root, max_output_chars=100)
+    out = capped.run("bash", {"command": "yes | head -c 10000"})
+    assert len(out) < 200 and "output truncated" in out
+    assert "blocked" in ws.run("bash", {"command": "sudo rm -rf /"})
+    assert ws.run("bash", {"command": "printf '\\xff\\xfe ok'"}).endswith(" ok")
+
+
+def test_unknown_tool_and_bad_arguments_are_tool_errors(ws):
+    assert ws.run("nope", {}).startswith("Error: unknown tool")
+    assert ws.run("read_file", {"nope": 1}).startswith("Error: bad arguments")
