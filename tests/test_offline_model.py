@@ -93,6 +93,7 @@ def test_unknown_route_and_bad_json():
 
 def _body(messages):
     import json
+
     from compact.tools import TOOLS
     return json.dumps({"model": MODEL_NAME, "max_tokens": 100, "messages": messages,
                        "tools": TOOLS}).encode()
