@@ -27,7 +27,7 @@ chromium:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 test: $(VENV)/.dev chromium
-	$(PY) -m ruff check compact tests
+	$(PY) -m ruff check compact tests benchmarks
 	$(PY) -m pytest
 
 figures: $(VENV)/.suite

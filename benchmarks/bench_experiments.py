@@ -15,10 +15,11 @@ from compact.experiments import run_experiment
 
 
 def main(repeats: int = 5) -> None:
-    print(f"{"experiment":<28}{'best s':>9}{'median s':>10}{'turns':>7}  stages fired")
+    print(f"{'experiment':<28}{'best s':>9}{'median s':>10}{'turns':>7}  stages fired")
     with tempfile.TemporaryDirectory() as scratch:
-        for label, n, compaction in [("1 micro_compact", 1, True), ("2 tool_result_budget", 2, True),
-                                     ("3 compact_history", 3, True), ("3 baseline (no compaction)", 3, False)]:
+        cases = [("1 micro_compact", 1, True), ("2 tool_result_budget", 2, True),
+                 ("3 compact_history", 3, True), ("3 baseline (no compaction)", 3, False)]
+        for label, n, compaction in cases:
             times = []
             for k in range(repeats):
                 start = time.perf_counter()
