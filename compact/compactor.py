@@ -29,7 +29,8 @@ from .limits import Limits
 from .messages import estimate_size, validate_history
 from .summary import Summarizer, as_summarizer
 
-STAGES = ("tool_result_budget", "snip_compact", "micro_compact", "compact_history")
+STAGES = ("tool_result_budget", "snip_compact", "micro_compact", "compact_history",
+          "reactive_compact")
 
 
 class Compactor:

@@ -6,15 +6,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import matplotlib
-
 from .experiments import run_experiment
 from .plot import plot_run
 
 
 def write_figures(folder: str | Path) -> list[Path]:
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -26,7 +22,6 @@ def write_figures(folder: str | Path) -> list[Path]:
             fig = plot_run(result)
             path = out / f"{name}.png"
             fig.savefig(path, dpi=80, metadata={"Software": None})
-            plt.close(fig)
             written.append(path)
     return written
 

@@ -123,7 +123,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                 retries = 0
                 break
             except anthropic.BadRequestError as error:
-                if not is_prompt_too_long(error) or retries >= compactor.limits.max_reactive_retries:
+                if (not is_prompt_too_long(error) or "reactive_compact" not in compactor.stages
+                        or retries >= compactor.limits.max_reactive_retries):
                     raise
                 retries += 1
                 refused += 1

@@ -1,14 +1,15 @@
 """Pictures of a run: context size per turn with the stages that fired, and what fills it.
 
 Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-safe palette, one
-marker shape per stage, and a title that says what happened.
+marker shape per stage, and a title that says what happened. Figures are built with the
+object API (no pyplot state), so a notebook shows one only when it is the cell's value.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import matplotlib.pyplot as plt
+import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -69,9 +70,9 @@ def headline(run: Any) -> str:
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     trace, limits, result = _parts(run)
-    with plt.rc_context(RC):
+    with matplotlib.rc_context(RC):
         if ax is None:
-            _, ax = plt.subplots(figsize=(11, 6), layout="constrained")
+            ax = Figure(figsize=(11, 6), layout="constrained").subplots()
         turns = [t.turn for t in trace.turns]
         ax.plot(turns, [t.size_before for t in trace.turns], linestyle="--", color="#999999",
                 marker=".", label="before the pipeline", gid="size_before")
@@ -111,9 +112,9 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None) -> 
 
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
     trace, _, _ = _parts(run)
-    with plt.rc_context(RC):
+    with matplotlib.rc_context(RC):
         if ax is None:
-            _, ax = plt.subplots(figsize=(11, 5), layout="constrained")
+            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
         turns = [t.turn for t in trace.turns]
         bottom = [0] * len(turns)
         for kind in KINDS:
@@ -133,9 +134,9 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
 
 def plot_run(run: Any) -> Figure:
     """Both views, stacked: the picture the notebooks and the lab show."""
-    with plt.rc_context(RC):
-        fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 10), layout="constrained",
-                                          height_ratios=[3, 2])
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(11, 10), layout="constrained")
+        top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
         plot_context(run, ax=top)
         plot_composition(run, ax=bottom)
     return fig

@@ -73,6 +73,7 @@ def test_baseline_without_compaction_is_refused_like_the_api(tmp_path):
     assert result.error.startswith("prompt is too long: ")
     assert result.error.endswith("tokens > 16000 maximum")
     assert result.fired == [] and result.refused_size > 50_000
+    assert result.files_written == []          # no reactive path either: nothing compacted
 
 
 def test_the_same_experiment_twice_gives_the_same_trace(tmp_path):

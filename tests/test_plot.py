@@ -1,15 +1,10 @@
 """The plots draw what they claim: one marker per stage that fired, the limit line, the refusal."""
 
-import matplotlib
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-
-from compact.experiments import run_experiment  # noqa: E402
-from compact.figures import write_figures  # noqa: E402
-from compact.plot import headline, plot_composition, plot_context, plot_run, stage_markers  # noqa: E402
+from compact.experiments import run_experiment
+from compact.figures import write_figures
+from compact.plot import headline, plot_composition, plot_context, plot_run, stage_markers
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +32,6 @@ def test_one_marker_per_fired_stage_and_the_limit_line(runs, n):
     assert list(limit.get_ydata()) == [50_000, 50_000]
     labels = ax.get_legend_handles_labels()[1]
     assert "context_limit = 50,000 chars" in labels
-    plt.close("all")
 
 
 def test_titles_say_what_happened(runs):
@@ -51,7 +45,6 @@ def test_baseline_shows_the_refusal(runs):
     ax = plot_context(runs["baseline"])
     assert any(c.get_gid() == "refused" for c in ax.collections)
     assert stage_markers(ax) == {}
-    plt.close("all")
 
 
 def test_composition_stacks_every_kind_present(runs):
@@ -63,13 +56,11 @@ def test_composition_stacks_every_kind_present(runs):
         x = round(patch.get_x() + patch.get_width() / 2)
         heights[x] = heights.get(x, 0) + patch.get_height()
     assert heights[2] == sum(runs[2].trace.turns[1].composition.values())
-    plt.close("all")
 
 
 def test_plot_run_has_two_panels(runs):
     fig = plot_run(runs[3])
     assert len(fig.axes) >= 2
-    plt.close(fig)
 
 
 def test_figures_command_writes_pngs(tmp_path):
