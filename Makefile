@@ -18,7 +18,7 @@ $(VENV)/.dev: $(VENV)/.suite requirements-dev.txt
 	touch $@
 
 lab: $(VENV)/.suite
-	$(PY) -m compact.lab_server notebooks
+	$(PY) -m compact.lab_server notebooks $(LAB_ARGS)
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

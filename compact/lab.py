@@ -119,12 +119,13 @@ class Lab:
         for button in self.buttons:
             button.disabled = True
         label = f"experiment {n}" if compaction else "baseline"
-        self.progress.value, self.progress.description = 0, f"running {label}"
+        self.progress.max, self.progress.value = 40, 0
+        self.progress.description = f"running {label}"
         try:
             folder = self.root / f"run-{len(self.runs) + 1:02d}-{label.replace(' ', '')}"
             result = run_experiment(n, self.limits, client=self.client, workdir=folder,
                                     compaction=compaction)
-            self.progress.value = len(result.trace.turns)
+            self.progress.max = self.progress.value = max(len(result.trace.turns), 1)
             self.runs.append(result)
             self.result = result
             self._redraw(result)

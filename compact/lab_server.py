@@ -18,7 +18,7 @@ def command(notebook_dir: str | Path, port: int | None = None) -> list[str]:
 
 def main() -> None:
     folder = sys.argv[1] if len(sys.argv) > 1 else "notebooks"
-    args = command(folder)
+    args = command(folder) + sys.argv[2:]       # extra JupyterLab options pass through
     print("Starting JupyterLab on", folder, "- open the URL it prints (offline model unless "
           "ANTHROPIC_API_KEY is set).", flush=True)
     os.execv(args[0], args)

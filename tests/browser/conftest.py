@@ -33,7 +33,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.fixture(scope="session")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if not Path(CHROMIUM_PATH).exists():
-        pytest.skip(f"{CHROMIUM_PATH} missing: apt-get install -y --no-install-recommends chromium")
+        pytest.fail(f"{CHROMIUM_PATH} missing: run `make test` (it installs Debian's chromium) "
+                    "or apt-get install -y --no-install-recommends chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
