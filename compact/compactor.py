@@ -27,6 +27,7 @@ from . import budget, history, micro, snip
 from .events import StageEvent
 from .limits import Limits
 from .messages import estimate_size, validate_history
+from .storage import persist_tool_result, write_transcript
 from .summary import Summarizer, as_summarizer
 
 STAGES = ("tool_result_budget", "snip_compact", "micro_compact", "compact_history",
@@ -38,8 +39,11 @@ class Compactor:
 
     def __init__(self, workdir: str | Path = ".", limits: Limits = Limits(),
                  summarize: Any = None, stages: Iterable[str] = STAGES,
-                 model: str | None = None) -> None:
+                 model: str | None = None, archive: bool = False) -> None:
+        """``archive=True`` is the archiving variant: whatever a stage removes is written to
+        disk first and the context keeps its path (nothing lost, only moved)."""
         self.workdir = Path(workdir)
+        self.archive = archive
         self.limits = limits
         self.stages = frozenset(stages)
         unknown = self.stages - set(STAGES)
@@ -67,18 +71,35 @@ class Compactor:
         validate_history(messages)
         return self._record(budget.tool_result_budget(messages, self.workdir, self.limits))
 
+    def _archive_result(self, tool_use_id: str, text: str) -> str:
+        return persist_tool_result(self.workdir, tool_use_id, text).as_posix()
+
+    def _archive_gap(self, gap: list) -> str:
+        return write_transcript(self.workdir, gap).as_posix()
+
+    def _snip(self, messages: list) -> list:
+        return self._record(snip.snip_compact(
+            messages, self.limits, self._archive_gap if self.archive else None))
+
+    def _micro(self, messages: list) -> list:
+        return self._record(micro.micro_compact(
+            messages, self.limits, self._archive_result if self.archive else None))
+
+    def _history(self, messages: list, active_request: str) -> list:
+        return self._record(history.compact_history(
+            messages, active_request, self.workdir, self.summarize, self.archive))
+
     def snip_compact(self, messages: list) -> list:
         validate_history(messages)
-        return self._record(snip.snip_compact(messages, self.limits))
+        return self._snip(messages)
 
     def micro_compact(self, messages: list) -> list:
         validate_history(messages)
-        return self._record(micro.micro_compact(messages, self.limits))
+        return self._micro(messages)
 
     def compact_history(self, messages: list, active_request: str) -> list:
         validate_history(messages)
-        return self._record(history.compact_history(
-            messages, active_request, self.workdir, self.summarize))
+        return self._history(messages, active_request)
 
     def reactive_compact(self, messages: list, active_request: str) -> list:
         validate_history(messages)
@@ -95,10 +116,9 @@ class Compactor:
         if "tool_result_budget" in self.stages:
             result = self._record(budget.tool_result_budget(result, self.workdir, self.limits))
         if "snip_compact" in self.stages:
-            result = self._record(snip.snip_compact(result, self.limits))
+            result = self._snip(result)
         if "micro_compact" in self.stages:
-            result = self._record(micro.micro_compact(result, self.limits))
+            result = self._micro(result)
         if "compact_history" in self.stages and self.over_limit(result):
-            result = self._record(history.compact_history(
-                result, active_request, self.workdir, self.summarize))
+            result = self._history(result, active_request)
         return result

@@ -51,10 +51,13 @@ def parse_compacted(text: str) -> tuple[str, str] | None:
 
 
 def compact_history(messages: list, active_request: str, workdir: Path,
-                    summarize: Summarizer) -> tuple[list, StageEvent]:
+                    summarize: Summarizer, cite_transcript: bool = False) -> tuple[list, StageEvent]:
+    """``cite_transcript`` (archiving variant) adds the transcript's path to the reference state."""
     size = estimate_size(messages)
     transcript = write_transcript(workdir, messages).as_posix()
     summary = run_summarizer(summarize, messages)
+    if cite_transcript:
+        summary += f"\nFull transcript: {transcript}"
     result = [compacted_message("[Compacted]", str(active_request), summary)]
     return result, StageEvent(
         "compact_history", True, len(messages), 1, size, estimate_size(result),

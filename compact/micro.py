@@ -8,6 +8,7 @@ and a persisted result's placeholder keeps its path, so the full output stays re
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .events import StageEvent
 from .limits import Limits
@@ -35,7 +36,10 @@ def placeholder_for(text: str) -> str:
     return f"[Earlier tool result compacted. Full output: {path}]" if path else PLACEHOLDER
 
 
-def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, StageEvent]:
+def micro_compact(messages: list, limits: Limits = Limits(),
+                  archive: Callable[[str, str], str] | None = None) -> tuple[list, StageEvent]:
+    """``archive(tool_use_id, text) -> path``, if given, saves a result before it is replaced
+    (the archiving variant), so its placeholder can keep the path."""
     size = estimate_size(messages)
     nothing = StageEvent("micro_compact", False, len(messages), len(messages), size, size)
     results = list(iter_tool_results(messages))
@@ -47,6 +51,7 @@ def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Stag
     older = results[:-keep] if keep else results
     result = list(messages)
     replaced = 0
+    written: list[str] = []
     for i, j, block in older:
         if i > seen_until:          # the newest batch: the model has not read it yet
             continue
@@ -56,6 +61,10 @@ def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Stag
         placeholder = placeholder_for(text)
         if len(placeholder) >= len(text):   # also: already a placeholder
             continue
+        if archive is not None and placeholder == PLACEHOLDER:
+            path = archive(block.get("tool_use_id"), text)
+            placeholder = placeholder_for(f"[Earlier tool result compacted. Full output: {path}]")
+            written.append(path)
         if result[i] is messages[i]:
             result[i] = {**messages[i], "content": list(messages[i]["content"])}
         result[i]["content"][j] = {**block, "content": placeholder}
@@ -64,5 +73,5 @@ def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Stag
         return list(messages), nothing
     return result, StageEvent(
         "micro_compact", True, len(messages), len(result), size, estimate_size(result),
-        placeholders=replaced,
+        placeholders=replaced, files_written=tuple(written),
         detail=f"replaced {replaced} old result(s) with a placeholder, kept the {keep} newest")

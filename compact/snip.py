@@ -8,16 +8,18 @@ the orphan): the head grows forward and the tail start moves back.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .events import StageEvent
 from .limits import Limits
 from .messages import estimate_size, has_tool_use, is_tool_result_message
 
-_MARKER = re.compile(r"\[snipped (\d+) messages\]")
+_MARKER = re.compile(r"\[snipped (\d+) messages(?:; archived at [\w./-]+)?\]")
 
 
-def snip_marker(count: int) -> dict:
-    return {"role": "user", "content": f"[snipped {count} messages]"}
+def snip_marker(count: int, archived_at: str | None = None) -> dict:
+    where = f"; archived at {archived_at}" if archived_at else ""
+    return {"role": "user", "content": f"[snipped {count} messages{where}]"}
 
 
 def snipped_count(message: object) -> int | None:
@@ -30,7 +32,9 @@ def snipped_count(message: object) -> int | None:
     return None
 
 
-def snip_compact(messages: list, limits: Limits = Limits()) -> tuple[list, StageEvent]:
+def snip_compact(messages: list, limits: Limits = Limits(),
+                 archive: Callable[[list], str] | None = None) -> tuple[list, StageEvent]:
+    """``archive(gap) -> path``, if given, saves the snipped messages first (archiving variant)."""
     # Markers do not count as messages, and an old marker in the gap adds its count to the
     # new one: snipping twice reports the true total, and a snipped list is left alone.
     size = estimate_size(messages)
@@ -53,10 +57,17 @@ def snip_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Stage
 
     gap = messages[head_end:tail_start]
     count = sum(1 if (n := snipped_count(m)) is None else n for m in gap)
-    result = [*messages[:head_end], snip_marker(count), *messages[tail_start:]]
+    marker = snip_marker(count, ".transcripts/transcript-0000.jsonl" if archive else None)
+    result = [*messages[:head_end], marker, *messages[tail_start:]]
     if result == messages or estimate_size(result) > size:
         return list(messages), nothing      # (a marker bigger than the gap saves nothing)
+    written: tuple[str, ...] = ()
+    if archive is not None:
+        path = archive(gap)
+        result[head_end] = snip_marker(count, path)
+        written = (path,)
     return result, StageEvent(
         "snip_compact", True, len(messages), len(result), size, estimate_size(result),
+        files_written=written,
         detail=f"kept the first {head_end} and last {len(messages) - tail_start} messages, "
                f"snipped {count}", extra={"head_end": head_end, "tail_start": tail_start})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anthropic
 import httpx2
@@ -47,6 +47,7 @@ class OfflineModel:
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     take_notes: bool = True
     calls: int = 0
+    usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
 
     def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
@@ -81,7 +82,9 @@ class OfflineModel:
             system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
         tool_names = {t.get("name") for t in payload.get("tools") or []}
         digest = hashlib.sha256(wire_json(payload).encode()).hexdigest()[:16]
-        if "Remaining work" in system and "Goal" in system:     # asked for a summary
+        summary = "Remaining work" in system and "Goal" in system   # asked for a summary
+        self.usage.append(("summary" if summary else "agent", tokens))
+        if summary:
             last = payload["messages"][-1].get("content")
             text = last if isinstance(last, str) else json.dumps(last, ensure_ascii=False)
             content, stop = [{"type": "text", "text": offline_summary(text)}], "end_turn"

@@ -38,11 +38,11 @@ def facts(view: View, path: str) -> str | None:
 def new_notes(view: View) -> list[str]:
     """Notes for results that arrived since the model last wrote (and are not noted yet)."""
     lines = []
-    for call in view.calls:
+    for call in view.current_calls:
         if call.result is None:
             continue
         key = _note_key(call.name, call.input)
-        if key is None or view.note(key):
+        if key is None or view.fresh_note(key):
             continue
         if call.name == "read_file" and call.result and not _is_ph(call.result):
             fact = describe(key, call.result)
@@ -50,9 +50,11 @@ def new_notes(view: View) -> list[str]:
             fact = "files: " + ", ".join(call.result.split())
         elif call.name in ("write_file", "edit_file"):
             fact = one_line(call.result, 200)
+        elif call.name == "bash" and not _is_ph(call.result):
+            fact = describe_output(call.result)
         else:
             continue
-        view.notes[key] = [fact]
+        view.notes[key] = view.fresh[key] = [fact]
         lines.append(note_line(key, fact))
     return lines
 
@@ -69,6 +71,8 @@ def _note_key(name: str, tool_input: dict) -> str | None:
         return f"glob {tool_input.get('pattern')}"
     if name in ("write_file", "edit_file"):
         return f"{name} {tool_input.get('path')}"
+    if name == "bash":
+        return f"bash {tool_input.get('command')}"
     return None
 
 
@@ -155,25 +159,75 @@ def compare(view: View) -> Step:
                 + f"\n\nHow each manages its context: {gist}")
 
 
-def write_then_compact(view: View) -> Step:
+def write_file(view: View) -> Step:
+    """"Write P containing 'T'" (and, if asked, compact afterwards): once, never again."""
     match = re.search(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
                       r"(?:containing|saying|with)\s+['\"](.+?)['\"]", view.request, re.I | re.S)
     path, text = match.group(1), match.group(2)
     written = bool(view.note(f"write_file {path}")) or any(
         c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(
         f"write_file {path}" in ref for ref in view.reference)
+    wants_compact = bool(re.search(r"\bcompact", view.request.replace(path, ""), re.I))
     if not written:
-        return Step(f"Writing {path}, then asking for compaction.",
-                    [("write_file", {"path": path, "content": text}), ("compact", {})])
-    return Step(PREFIX + f"Done: {path} is written (once) and the finished turn was compacted.")
+        calls = [("write_file", {"path": path, "content": text})]
+        return Step(f"Writing {path}" + (", then asking for compaction." if wants_compact else "."),
+                    calls + ([("compact", {})] if wants_compact else []))
+    if wants_compact:
+        return Step(PREFIX + f"Done: {path} is written (once) and the finished turn was compacted.")
+    return Step(PREFIX + f"Done: {path} is written.")
+
+
+def run_command(view: View) -> Step:
+    """"Run `cmd`": run it once, then report what the output says."""
+    command = re.search(r"`([^`]+)`", view.request).group(1)
+    key = f"bash {command}"
+    known = view.fresh_note(key)
+    if not known:
+        result = next((c.result for c in reversed(view.current_calls) if c.name == "bash"
+                       and c.input.get("command") == command and c.result is not None
+                       and not _is_ph(c.result)), None)
+        if result is None:
+            return Step(f"Next: run {command}.", [("bash", {"command": command})])
+        known = [describe_output(result)]
+    return Step(PREFIX + f"`{command}`: {known[-1]}")
+
+
+def describe_output(text: str) -> str:
+    """A command's output in one line: size, first line, and the lines that matter."""
+    from ..micro import persisted_path
+    lines = [line for line in text.splitlines() if line.strip()]
+    salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
+    fact = f"{len(lines)} lines; first: {one_line(lines[0] if lines else '', 120)!r}"
+    if salient:
+        fact += "; notable: " + " / ".join(one_line(line, 120) for line in salient[:4])
+    saved = persisted_path(text)
+    if saved:
+        fact += f"; full output persisted at {saved}"
+    return fact
+
+
+def remember(view: View) -> Step:
+    """A constraint or fact the user states: acknowledge it and keep it as a note."""
+    text = one_line(re.sub(r"^(constraint|remember( that)?)\s*:?\s*", "", view.request,
+                           flags=re.I), 300)
+    return Step(note_line("constraint", text) + "\n" + PREFIX + f"Noted: {text}")
 
 
 def read_files(view: View) -> Step:
+    """"Read a, b": read them (again, if asked again), all in one batch, then report."""
     paths = list(dict.fromkeys(re.findall(ANY_FILE, view.request)))
-    missing = [p for p in paths if facts(view, p) is None]
+
+    def known(path: str) -> str | None:
+        if view.fresh_note(path):
+            return view.fresh_note(path)[-1]
+        raw = next((c.result for c in reversed(view.current_calls) if c.name == "read_file"
+                    and c.input.get("path") == path and c.result is not None
+                    and not _is_ph(c.result)), None)
+        return describe(path, raw) if raw is not None else None
+    missing = [p for p in paths if known(p) is None]
     if missing:
         return Step(f"Reading {len(missing)} file(s).", _reads(missing))
-    return Step(PREFIX + "\n".join(f"- {p}: {facts(view, p)}" for p in paths))
+    return Step(PREFIX + "\n".join(f"- {p}: {known(p)}" for p in paths))
 
 
 def plain(view: View) -> Step:
@@ -182,8 +236,10 @@ def plain(view: View) -> Step:
 
 
 SKILLS: list[tuple[Callable[[str], bool], Callable[[View], Step]]] = [
-    (lambda r: bool(re.search(r"\bwrite\b", r, re.I)) and "compact" in r.lower(),
-     write_then_compact),
+    (lambda r: bool(re.match(r"\s*(constraint|remember)\b", r, re.I)), remember),
+    (lambda r: bool(re.search(r"\bwrite\b.*(containing|saying|with)\s+['\"]", r, re.I | re.S)),
+     write_file),
+    (lambda r: bool(re.search(r"\brun\b[^`]*`[^`]+`", r, re.I)), run_command),
     (lambda r: "readme" in r.lower() and bool(re.search(r"title|h1|heading|标题", r, re.I)),
      titles),
     (lambda r: bool(re.search(r"[\w./-]+\.json", r)), json_structure),

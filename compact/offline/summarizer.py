@@ -12,6 +12,7 @@ import re
 
 from ..history import parse_compacted
 from .notes import describe, note_line, one_line
+from .skills import describe_output
 from .view import NOTE
 
 _ENTRY = re.compile(r"^\[(user|assistant|tool_use (\w+) id=(\S+)|tool_result id=(\S+))\] ",
@@ -68,13 +69,15 @@ def offline_summary(conversation: str) -> str:
             target = tool_input.get("path") or tool_input.get("pattern") or \
                 tool_input.get("command") or ""
             files.append(f"{name} {one_line(str(target), 120)}".rstrip())
-        elif kind == "tool_result" and key in calls:
+        elif kind == "tool_result" and key in calls and \
+                not text.startswith("[Earlier tool result compacted"):
             name, tool_input = calls[key]
-            path = tool_input.get("path", "")
-            if name == "read_file" and path and path not in noted \
-                    and not text.startswith("[Earlier tool result compacted"):
-                notes.append(note_line(path, describe(path, text) + " (from an excerpt)"))
-                noted.add(path)
+            note_key = tool_input.get("path") if name == "read_file" else (
+                f"bash {tool_input.get('command')}" if name == "bash" else None)
+            if note_key and note_key not in noted:   # the agent had no chance to note it
+                fact = describe(note_key, text) if name == "read_file" else describe_output(text)
+                notes.append(note_line(note_key, fact + " (from an excerpt)"))
+                noted.add(note_key)
     lines = ["(offline extractive summary by offline-compact-1, not Claude)",
              f"Goal: {goal or 'not stated'}", "Findings:", *(notes or ["(none recorded)"]),
              "Files:", *([f"- {f}" for f in dict.fromkeys(files)] or ["- none"]),

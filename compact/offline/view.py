@@ -33,9 +33,19 @@ class View:
     notes: dict[str, list[str]] = field(default_factory=dict)  # key → facts noted
     calls: list[Call] = field(default_factory=list)
     compacted_before: bool = False
+    fresh: dict[str, list[str]] = field(default_factory=dict)  # notes since the request
+    request_from: int = 0                           # index of the first call for this request
 
     def note(self, key: str) -> list[str]:
         return self.notes.get(key, [])
+
+    def fresh_note(self, key: str) -> list[str]:
+        return self.fresh.get(key, [])
+
+    @property
+    def current_calls(self) -> list[Call]:
+        """Calls made for the current request (a repeated request is worked on again)."""
+        return self.calls[self.request_from:]
 
     def read_result(self, path: str) -> str | None:
         """The newest whole (or persisted-preview) result of read_file(path), if visible."""
@@ -59,9 +69,10 @@ def is_placeholder(text: str) -> bool:
 
 def _add_notes(view: View, text: str) -> None:
     for key, fact in NOTE.findall(text):
-        facts = view.notes.setdefault(key, [])
-        if fact not in facts:
-            facts.append(fact)
+        for book in (view.notes, view.fresh):
+            facts = book.setdefault(key, [])
+            if fact not in facts:
+                facts.append(fact)
 
 
 def read_view(messages: list) -> View:
@@ -95,6 +106,8 @@ def read_view(messages: list) -> View:
         if snipped_count(message) is not None:
             continue
         parsed = parse_compacted(text)
+        if text.strip():
+            view.fresh, view.request_from = {}, len(view.calls)
         if parsed:
             request, summary = parsed
             view.request = request
