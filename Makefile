@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: lab test chromium figures bench clean
+.PHONY: lab test chromium figures screenshots bench clean
 
 $(VENV)/.suite: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test: $(VENV)/.dev chromium
 
 figures: $(VENV)/.suite
 	$(PY) -m compact.figures docs/img
+
+screenshots: $(VENV)/.dev chromium
+	$(PY) -m pytest -q -m browser tests/browser/test_lab_notebook.py
+	cp artifacts/browser/lab-experiment3.png docs/img/lab.png
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py

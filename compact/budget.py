@@ -36,9 +36,10 @@ def persisted_text(path: Path | str, text: str, preview_chars: int) -> str:
             "</persisted-output>")
 
 
-def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits()
-                       ) -> tuple[list, StageEvent]:
-    size = estimate_size(messages)
+def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits(),
+                       size: int | None = None) -> tuple[list, StageEvent]:
+    """``size``: estimate_size(messages) if the caller already knows it (saves a pass)."""
+    size = estimate_size(messages) if size is None else size
     nothing = StageEvent("tool_result_budget", False, len(messages), len(messages), size, size)
     if not messages or not is_tool_result_message(messages[-1]):
         return list(messages), nothing

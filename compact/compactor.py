@@ -77,13 +77,13 @@ class Compactor:
     def _archive_gap(self, gap: list) -> str:
         return write_transcript(self.workdir, gap).as_posix()
 
-    def _snip(self, messages: list) -> list:
+    def _snip(self, messages: list, size: int | None = None) -> list:
         return self._record(snip.snip_compact(
-            messages, self.limits, self._archive_gap if self.archive else None))
+            messages, self.limits, self._archive_gap if self.archive else None, size))
 
-    def _micro(self, messages: list) -> list:
+    def _micro(self, messages: list, size: int | None = None) -> list:
         return self._record(micro.micro_compact(
-            messages, self.limits, self._archive_result if self.archive else None))
+            messages, self.limits, self._archive_result if self.archive else None, size))
 
     def _history(self, messages: list, active_request: str) -> list:
         return self._record(history.compact_history(
@@ -112,13 +112,16 @@ class Compactor:
     def prepare(self, messages: list, active_request: str) -> list:
         """Stages 1→2→3, then compact_history only if still over the limit."""
         validate_history(messages)
-        result = list(messages)
+        result, size = list(messages), estimate_size(messages)   # measured once, then carried
         if "tool_result_budget" in self.stages:
-            result = self._record(budget.tool_result_budget(result, self.workdir, self.limits))
+            result = self._record(budget.tool_result_budget(result, self.workdir, self.limits, size))
+            size = self.events[-1].size_after
         if "snip_compact" in self.stages:
-            result = self._snip(result)
+            result = self._snip(result, size)
+            size = self.events[-1].size_after
         if "micro_compact" in self.stages:
-            result = self._micro(result)
-        if "compact_history" in self.stages and self.over_limit(result):
+            result = self._micro(result, size)
+            size = self.events[-1].size_after
+        if "compact_history" in self.stages and size > self.limits.context_limit:
             result = self._history(result, active_request)
         return result

@@ -41,9 +41,15 @@ def assistant_message(content: Any) -> dict:
     return {"role": "assistant", "content": blocks}
 
 
+def _sdk_object(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def wire_json(value: Any) -> str:
     """The JSON text that goes over the wire (compact separators, UTF-8 kept as characters)."""
-    return json.dumps(to_plain(value), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_sdk_object)
 
 
 def estimate_size(messages: Any) -> int:
@@ -77,7 +83,8 @@ def has_tool_use(message: Any) -> bool:
 
 
 def tool_use_ids(message: Any) -> list[str]:
-    return [to_plain(b)["id"] for b in blocks_of(message) if block_type(b) == "tool_use"]
+    return [b["id"] if isinstance(b, dict) else b.id for b in blocks_of(message)
+            if block_type(b) == "tool_use"]
 
 
 def tool_result_ids(message: Any) -> list[str]:

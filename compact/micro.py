@@ -16,16 +16,19 @@ from .messages import estimate_size, iter_tool_results, result_text
 
 PLACEHOLDER = "[Earlier tool result compacted. Re-run if needed.]"
 _SAFE_PATH = r"(\.task_outputs/tool-results/[A-Za-z0-9_-]+(?:\.\d+)?\.txt)"
+# re.ASCII: only the names storage.safe_id makes (no look-alike digits or letters).
 _PERSISTED = re.compile(r"<persisted-output>\nOutput too large \(\d+ chars\)\. "
-                        r"Full output saved to: " + _SAFE_PATH + r"\n")
-_KEPT_PATH = re.compile(r"\[Earlier tool result compacted\. Full output: " + _SAFE_PATH + r"\]")
+                        r"Full output saved to: " + _SAFE_PATH + r"\n", re.ASCII)
+_KEPT_PATH = re.compile(r"\[Earlier tool result compacted\. Full output: " + _SAFE_PATH + r"\]",
+                        re.ASCII)
 
 
 def persisted_path(text: str) -> str | None:
     """The path of a persisted result, only if it points inside our tool-results folder.
 
     A forged marker pointing at ``/etc/passwd`` or ``../x`` does not match, so it is
-    treated as ordinary text and never trusted as a path.
+    treated as ordinary text and never trusted as a path. Nothing here opens a file: a
+    kept path is only text the model may pass to read_file, which is workspace-confined.
     """
     match = _PERSISTED.match(text) or _KEPT_PATH.fullmatch(text)
     return match.group(1) if match else None
@@ -37,10 +40,11 @@ def placeholder_for(text: str) -> str:
 
 
 def micro_compact(messages: list, limits: Limits = Limits(),
-                  archive: Callable[[str, str], str] | None = None) -> tuple[list, StageEvent]:
+                  archive: Callable[[str, str], str] | None = None, size: int | None = None
+                  ) -> tuple[list, StageEvent]:
     """``archive(tool_use_id, text) -> path``, if given, saves a result before it is replaced
     (the archiving variant), so its placeholder can keep the path."""
-    size = estimate_size(messages)
+    size = estimate_size(messages) if size is None else size
     nothing = StageEvent("micro_compact", False, len(messages), len(messages), size, size)
     results = list(iter_tool_results(messages))
     keep = limits.keep_recent_results

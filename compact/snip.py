@@ -33,11 +33,12 @@ def snipped_count(message: object) -> int | None:
 
 
 def snip_compact(messages: list, limits: Limits = Limits(),
-                 archive: Callable[[list], str] | None = None) -> tuple[list, StageEvent]:
+                 archive: Callable[[list], str] | None = None, size: int | None = None
+                 ) -> tuple[list, StageEvent]:
     """``archive(gap) -> path``, if given, saves the snipped messages first (archiving variant)."""
     # Markers do not count as messages, and an old marker in the gap adds its count to the
     # new one: snipping twice reports the true total, and a snipped list is left alone.
-    size = estimate_size(messages)
+    size = estimate_size(messages) if size is None else size
     nothing = StageEvent("snip_compact", False, len(messages), len(messages), size, size)
     real = sum(1 for m in messages if snipped_count(m) is None)
     if real <= limits.max_messages:
