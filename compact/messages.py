@@ -189,3 +189,20 @@ def pairing_problems(messages: list) -> list[str]:
                 problems.append(f"message {index} has tool_use(s) {missing} not answered by "
                                 "the next message")
     return problems
+
+
+def tool_turn(*calls: tuple[str, str, str], name: str = "read_file") -> list[dict]:
+    """A hand-built tool round: the assistant's tool_use blocks and the user's results.
+
+    ``calls`` are ``(tool_use_id, path, result_text)``; notebooks and tests build histories
+    with it instead of spelling out the blocks.
+    """
+    return [{"role": "assistant", "content": [
+                {"type": "tool_use", "id": i, "name": name, "input": {"path": p}} for i, p, _ in calls]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": i, "content": t} for i, _, t in calls]}]
+
+
+def tool_results(messages: list) -> list[str]:
+    """The text of every tool_result, oldest first."""
+    return [result_text(block) for _, _, block in iter_tool_results(messages)]
