@@ -13,6 +13,7 @@ from typing import Any
 
 import anthropic
 
+from .client import default_model, make_client
 from .compactor import STAGES, Compactor
 from .demo import make_workspace
 from .events import StageEvent
@@ -88,7 +89,8 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
         raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
     root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
     workspace = Workspace(make_workspace(root))
-    client = client or (model or OfflineModel()).client()
+    if client is None:      # the offline model unless ANTHROPIC_API_KEY is set
+        client = model.client() if model is not None else make_client(quiet=True)
     compactor = Compactor(workspace.root, limits, summarize=client,
                           stages=STAGES if compaction else ())
     prompt = PROMPTS[n]
@@ -103,7 +105,7 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
     except anthropic.BadRequestError as error:
         if not is_prompt_too_long(error):
             raise
-        result.trace = Trace(turns=turns)
+        result.trace = Trace(turns=turns, model=default_model(client))
         result.error = api_message(error)
         result.refused_size = estimate_size(messages)
         log.append(f"[refused] {result.error}")

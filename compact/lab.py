@@ -15,11 +15,10 @@ from typing import Any
 
 import ipywidgets as w
 
-from .client import banner
+from .client import banner, make_client
 from .experiments import PROMPTS, SHOWS, ExperimentResult, run_experiment
 from .limits import Limits
 from .messages import block_type, to_plain
-from .offline import OfflineModel
 from .plot import plot_run
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 
@@ -62,7 +61,7 @@ class Lab:
 
     def __init__(self, client: Any = None, root: str | Path | None = None,
                  limits: Limits = Limits()) -> None:
-        self.client = client
+        self.client = client or make_client(quiet=True)   # offline unless a key is set
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="compact-lab-"))
         self.runs: list[ExperimentResult] = []
         self.result: ExperimentResult | None = None
@@ -103,8 +102,7 @@ class Lab:
         ])
 
     def _banner(self) -> str:
-        client = self.client or OfflineModel().client()
-        return f"<b>{html.escape(banner(client))}</b>"
+        return f"<b>{html.escape(banner(self.client))}</b>"
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
