@@ -7,6 +7,7 @@ Each run gets a fresh copy of the demo course workspace in its own folder, so th
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,11 +80,13 @@ class ExperimentResult:
 
 def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
                    workdir: str | Path | None = None, model: OfflineModel | None = None,
-                   compaction: bool = True, max_turns: int = 40) -> ExperimentResult:
+                   compaction: bool = True, max_turns: int = 40,
+                   on_turn: Callable[[Turn], None] | None = None) -> ExperimentResult:
     """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
 
     ``compaction=False`` is the baseline: no stage runs, so the context grows until the
-    model's window refuses it, as the real API would.
+    model's window refuses it, as the real API would. ``on_turn`` sees each turn as it ends
+    (the lab's progress bar).
     """
     if n not in PROMPTS:
         raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
@@ -97,11 +100,17 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
     messages = [{"role": "user", "content": prompt}]
     log: list[str] = []
     turns: list[Turn] = []
+
+    def record(turn: Turn) -> None:
+        turns.append(turn)
+        if on_turn is not None:
+            on_turn(turn)
+
     result = ExperimentResult(n, prompt, workspace.root, limits, compaction, Trace(), messages, log)
     try:
         result.trace = agent_loop(messages, prompt, client=client, compactor=compactor,
                                   workspace=workspace, max_turns=max_turns, log=log.append,
-                                  on_turn=turns.append)
+                                  on_turn=record)
     except anthropic.BadRequestError as error:
         if not is_prompt_too_long(error):
             raise

@@ -122,7 +122,7 @@ class Lab:
         try:
             folder = self.root / f"run-{len(self.runs) + 1:02d}-{label.replace(' ', '')}"
             result = run_experiment(n, self.limits, client=self.client, workdir=folder,
-                                    compaction=compaction)
+                                    compaction=compaction, on_turn=self._tick)
             self.progress.max = self.progress.value = max(len(result.trace.turns), 1)
             self.runs.append(result)
             self.result = result
@@ -132,6 +132,10 @@ class Lab:
                 button.disabled = False
             self.progress.description = "done"
         return result
+
+    def _tick(self, turn: Any) -> None:
+        self.progress.value = turn.turn
+        self.progress.description = f"turn {turn.turn}"
 
     def _redraw(self, result: ExperimentResult) -> None:
         self.plot.value = figure_png(result)
