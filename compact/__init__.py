@@ -14,7 +14,14 @@ whole flow in one diagram.
 from .anatomy import composition
 from .client import banner, default_model, make_client
 from .compactor import STAGES, Compactor
-from .errors import CompactError, HistoryError, StorageError, SummaryError, ToolError
+from .errors import (
+    CompactError,
+    HistoryError,
+    ModelResponseError,
+    StorageError,
+    SummaryError,
+    ToolError,
+)
 from .events import StageEvent
 from .history import compacted_message, parse_compacted
 from .limits import Limits
@@ -26,7 +33,8 @@ from .tools import TOOLS, Workspace
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",
-    "Limits", "StageEvent", "StorageError", "SummaryError", "ToolError", "Trace", "Turn",
+    "Limits", "ModelResponseError", "StageEvent", "StorageError", "SummaryError", "ToolError",
+    "Trace", "Turn",
     "TurnLimitError", "Workspace", "agent_loop", "banner", "compacted_message", "composition",
     "default_model", "estimate_size", "make_client", "parse_compacted", "read_transcript",
     "validate_history",

@@ -1,7 +1,10 @@
 """The package's own error types: each names what went wrong and what to do.
 
-API errors from the model (``anthropic.APIStatusError`` and friends) are not wrapped:
-they reach the caller unchanged, as the lesson's loop re-raises them.
+API errors from the model (``anthropic.APIStatusError`` such as a 529 overload, and
+``anthropic.APIConnectionError`` such as a timeout) are not wrapped: they reach the caller
+unchanged, as the lesson's loop re-raises them; ``agent_loop`` only adds a note (Python
+3.11+) saying what state the history is in and what to do. A reply the SDK accepted but
+that is not a Messages-API message becomes ``ModelResponseError``.
 """
 
 from __future__ import annotations
@@ -25,3 +28,12 @@ class SummaryError(CompactError, RuntimeError):
 
 class ToolError(CompactError):
     """A tool refused its input (e.g. a path outside the workspace). Reported to the model."""
+
+
+class ModelResponseError(CompactError, RuntimeError):
+    """The model API answered with a body that is not a message (a proxy's HTML page, wrong JSON).
+
+    Why a package error: the SDK does not validate response bodies, so without this check
+    the loop would crash halfway through a turn. The history holds the state from just
+    before the call.
+    """

@@ -58,7 +58,12 @@ def estimate_size(messages: Any) -> int:
     The lesson uses ``len(str(messages))``, which measures Python's repr (quotes, escapes and
     ``True``/``None`` differ from what is sent). Same character-count spirit, honest input.
     """
-    return len(wire_json(messages))
+    try:
+        return len(wire_json(messages))
+    except (TypeError, ValueError, RecursionError) as error:   # bytes, sets, cycles, ...
+        raise HistoryError(
+            f"the history is not JSON ({error}); the Messages API takes only JSON values: "
+            "decode bytes to str and turn sets into lists") from error
 
 
 def blocks_of(message: Any) -> list:
@@ -157,6 +162,9 @@ def validate_history(messages: Any) -> None:
             kind = block_type(block)
             if not isinstance(kind, str):
                 raise HistoryError(f"{where}, block {j} has no 'type'")
+            if not isinstance(block, dict) and not hasattr(block, "model_dump"):
+                raise HistoryError(f"{where}, block {j} is a {type(block).__name__}; expected "
+                                   "a dict (or an SDK content block)")
             if kind == "tool_result":
                 if message["role"] != "user":
                     raise HistoryError(f"{where}: tool_result blocks belong in user messages")
@@ -166,6 +174,8 @@ def validate_history(messages: Any) -> None:
                 result_text(block)
             if kind == "tool_use" and message["role"] != "assistant":
                 raise HistoryError(f"{where}: tool_use blocks belong in assistant messages")
+            if kind == "tool_use" and not isinstance(to_plain(block).get("id"), str):
+                raise HistoryError(f"{where}, block {j}: tool_use needs a string id")
     for problem in pairing_problems(messages):
         raise HistoryError(problem + "; every tool_result must answer a tool_use of the "
                            "message right before it")

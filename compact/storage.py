@@ -5,12 +5,14 @@ Layout, as in the lesson::
     <workdir>/.transcripts/transcript-0001.jsonl        one message per line
     <workdir>/.task_outputs/tool-results/<id>.txt       a tool result, byte for byte
 
-Writes are atomic (temp file, then a hard link that fails rather than overwrite), so a
-crash or a full disk never leaves half a file, and nothing already on disk is replaced.
+Writes are atomic (temp file, then a hard link that fails rather than overwrite; where
+the file system has no hard links, a reserved name then a rename), so a crash or a full
+disk never leaves half a file, and nothing already on disk is replaced.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -25,6 +27,7 @@ TRANSCRIPT_DIR = ".transcripts"
 TOOL_RESULTS_DIR = ".task_outputs/tool-results"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_ID_CHARS = 64
+_RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM\d|LPT\d)", re.IGNORECASE)   # Windows device names
 
 
 def safe_id(tool_use_id: object) -> str:
@@ -35,7 +38,7 @@ def safe_id(tool_use_id: object) -> str:
     """
     raw = str(tool_use_id) if tool_use_id is not None else ""
     clean = _UNSAFE.sub("_", raw)[:MAX_ID_CHARS].strip("_") or "unknown"
-    if clean != raw:
+    if clean != raw or _RESERVED.fullmatch(clean):
         digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         clean = f"{clean}-{digest}"
     return clean
@@ -49,6 +52,37 @@ def _ensure_dir(folder: Path, what: str) -> None:
             f"cannot create the {what} folder {folder}: {error.strerror or error}. "
             "Make the workdir writable (or pass another workdir); the history was left unchanged."
         ) from error
+
+
+def _check_inside(workdir: Path, folder: Path, what: str) -> None:
+    """Why: a symlinked ``.transcripts`` (``ln -s /etc .transcripts`` from bash) must not
+    turn compaction into a write outside the project."""
+    if Path(workdir).resolve() not in folder.resolve().parents:
+        raise StorageError(
+            f"the {what} folder {folder} leads outside the workdir (a symlink?); refusing to "
+            "write there. Remove the link (or pass another workdir); the history was left "
+            "unchanged.")
+
+
+def _same_bytes(target: Path, data: bytes) -> bool:
+    return (not target.is_symlink() and target.is_file()
+            and target.stat().st_size == len(data) and target.read_bytes() == data)
+
+
+def _place(tmp_path: str, target: Path) -> None:
+    """Give the finished temp file its name; FileExistsError if the name is taken."""
+    try:
+        os.link(tmp_path, target)
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        # No hard links here (some mounted drives): reserve the name, then rename onto it.
+        os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        try:
+            os.replace(tmp_path, target)
+        except OSError:
+            os.unlink(target)             # only the empty name we reserved a moment ago
+            raise
 
 
 def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Path:
@@ -68,10 +102,10 @@ def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Pa
         for name in names:
             target = folder / name
             try:
-                os.link(tmp_path, target)
+                _place(tmp_path, target)
                 return target
             except FileExistsError:
-                if target.is_file() and target.read_bytes() == data:
+                if _same_bytes(target, data):
                     return target
         raise StorageError(f"no free file name for the {what} in {folder}")
     except StorageError:
@@ -93,6 +127,7 @@ def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
     """Save a tool result whole; return its path relative to ``workdir``."""
     base = safe_id(tool_use_id)
     names = [f"{base}.txt"] + [f"{base}.{n}.txt" for n in range(2, 1000)]
+    _check_inside(workdir, Path(workdir) / TOOL_RESULTS_DIR, "tool-results")
     path = write_new_file(Path(workdir) / TOOL_RESULTS_DIR, names,
                           text.encode("utf-8", "surrogatepass"), "tool-results")
     return path.relative_to(workdir)
@@ -103,12 +138,13 @@ def write_transcript(workdir: Path, messages: list) -> Path:
     lines = [json.dumps(to_plain(m), ensure_ascii=False) for m in messages]
     data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
     folder = Path(workdir) / TRANSCRIPT_DIR
+    _check_inside(workdir, folder, "transcript")
     existing = len(list(folder.glob("transcript-*.jsonl"))) if folder.is_dir() else 0
     names = [f"transcript-{n:04d}.jsonl" for n in range(existing + 1, existing + 10_000)]
     return write_new_file(folder, names, data, "transcript").relative_to(workdir)
 
 
 def read_transcript(path: Path) -> list[dict]:
-    """Reload a transcript: the exact messages that were saved."""
-    with open(path, encoding="utf-8") as handle:
+    """Reload a transcript: the exact messages that were saved (lone surrogates included)."""
+    with open(path, encoding="utf-8", errors="surrogatepass") as handle:
         return [json.loads(line) for line in handle if line.strip()]

@@ -8,6 +8,7 @@ cannot fail for the very reason compaction was called.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,13 @@ SUMMARY_SYSTEM = (
 SUMMARY_REQUEST = "Summarise this conversation for the agent's reference state."
 
 Summarizer = Callable[[list], str]
+# A line inside a message or tool result that looks like one of render_history's own entry
+# headers ("[user] ...") gets a leading space, so planted text cannot pose as another turn.
+_FORGED_ENTRY = re.compile(r"^(?=\[(?:user\]|assistant\]|\?\]|tool_use |tool_result ))", re.MULTILINE)
+
+
+def _body(text: object) -> str:
+    return _FORGED_ENTRY.sub(" ", str(text))
 
 
 def clip(text: str, limit: int) -> str:
@@ -35,19 +43,29 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n[... {omitted} chars omitted ...]\n{text[-half:]}"
 
 
+def clip_utf8(text: str, limit: int) -> str:
+    """``clip`` measured in UTF-8 bytes, a closer proxy for tokens than characters (CJK is
+    3 bytes a character, so a character cap would let CJK text overflow the summary call)."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return text
+    return clip(text, int(limit * len(text) / size))
+
+
 def render_history(messages: list, limits: Limits = Limits()) -> str:
-    """The history as plain text for the summariser, capped at ``summary_input_chars``."""
+    """The history as plain text for the summariser, capped at ``summary_input_chars``
+    (counted in UTF-8 bytes, which equals characters for ASCII text)."""
     lines = []
     for message in to_plain(messages):
         role = message.get("role", "?")
         content = message.get("content")
         if isinstance(content, str):
-            lines.append(f"[{role}] {content}")
+            lines.append(f"[{role}] {_body(content)}")
             continue
         for block in content or []:
             kind = block_type(block)
             if kind == "text":
-                lines.append(f"[{role}] {block.get('text', '')}")
+                lines.append(f"[{role}] {_body(block.get('text', ''))}")
             elif kind == "tool_use":
                 lines.append(f"[tool_use {block.get('name')} id={block.get('id')}] "
                              f"{json.dumps(block.get('input', {}), ensure_ascii=False)}")
@@ -56,8 +74,8 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
                 if isinstance(body, list):
                     body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
                 lines.append(f"[tool_result id={block.get('tool_use_id')}] "
-                             f"{clip(str(body), limits.summary_result_chars)}")
-    return clip("\n".join(lines), limits.summary_input_chars)
+                             f"{clip(_body(body), limits.summary_result_chars)}")
+    return clip_utf8("\n".join(lines), limits.summary_input_chars)
 
 
 class ClientSummarizer:
@@ -73,7 +91,11 @@ class ClientSummarizer:
             model=self.model, system=SUMMARY_SYSTEM, max_tokens=self.max_tokens,
             messages=[{"role": "user", "content":
                        f"{SUMMARY_REQUEST}\n\n<conversation>\n{conversation}\n</conversation>"}])
-        return "".join(getattr(b, "text", "") for b in response.content)
+        content = getattr(response, "content", None)
+        if not isinstance(content, list):      # the SDK does not validate bodies
+            raise ValueError(f"the reply is a {type(response).__name__}, not a Messages-API "
+                             "message; check ANTHROPIC_BASE_URL")
+        return "".join(t for b in content if isinstance(t := getattr(b, "text", ""), str))
 
 
 def as_summarizer(summarize: Any, model: str | None = None, limits: Limits = Limits()
@@ -97,7 +119,8 @@ def run_summarizer(summarize: Summarizer, messages: list) -> str:
     except Exception as error:
         raise SummaryError(
             f"the summariser failed ({type(error).__name__}: {error}). The history was left "
-            "unchanged and the transcript is saved; retry, or raise Limits.context_limit."
+            "unchanged and the transcript is saved; retry later, or, if the summary request "
+            "itself was too long, lower Limits.summary_input_chars."
         ) from error
     if not isinstance(summary, str) or not summary.strip():
         raise SummaryError(

@@ -8,11 +8,18 @@ for teaching, not a security boundary (see SECURITY.md).
 
 from __future__ import annotations
 
+import os
+import re
+import selectors
+import shlex
+import signal
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .client import is_live
 from .errors import ToolError
 
 COMPACT_TOOL = {"name": "compact",
@@ -43,16 +50,138 @@ TOOLS = [
 
 DENIED = ("rm -rf /", "sudo ", "shutdown", "reboot", "mkfs", "> /dev/", ":(){")
 
+# Programs that delete, move or overwrite; ``cp``/``ln``/``tee`` only when they write over
+# a file that exists. ``git`` only for the subcommands that drop work.
+DESTRUCTIVE = frozenset({"rm", "rmdir", "unlink", "mv", "dd", "shred", "truncate", "chmod",
+                         "chown", "chgrp", "kill", "pkill", "killall"})
+OVERWRITING = frozenset({"cp", "ln", "install", "tee"})
+DESTRUCTIVE_GIT = frozenset({"reset", "clean", "checkout", "restore", "rebase", "rm", "mv",
+                             "stash", "branch"})
+_WRAPPERS = frozenset({"sudo", "env", "command", "nohup", "time", "nice", "xargs", "exec",
+                       "builtin", "busybox"})
+_OPERATOR = re.compile(r"&&|\|\||;;|\|&|&>>|&>|>>|>\||>&|<<<|<<|<&|<>|[;&|()<>]")
+_SEPARATORS = frozenset({";", "&", "&&", "|", "||", "(", ")", ";;", "|&"})
+_OVERWRITE = frozenset({">", ">|", "&>", ">&"})          # not ">>" (append) nor "<" (read)
+
+
+def _simple_commands(command: str, root: Path) -> tuple[list[list[str]], bool]:
+    """The words of each simple command, and whether a redirection overwrites an existing file.
+
+    shlex keeps quoting right; runs of operator characters (``;(``, ``2>&1``) are split
+    here, and redirection targets are taken out of the words.
+    """
+    text = command.replace("\n", ";").replace("`", ";")      # `...` runs a command too
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    overwrites, redirect = False, None
+    for token in lexer:
+        if not token or not set(token) <= set("();<>|&"):
+            if redirect is None:
+                commands[-1].append(token)
+            elif redirect in _OVERWRITE and token != "/dev/null" and not (
+                    redirect == ">&" and token.isdigit()):
+                overwrites = overwrites or os.path.lexists(root / token)
+            redirect = None
+            continue
+        for op in _OPERATOR.findall(token):
+            if op in _SEPARATORS:
+                commands.append([])
+                redirect = None
+            else:
+                redirect = op
+                if commands[-1] and commands[-1][-1].isdigit():
+                    commands[-1].pop()                        # the "2" of 2>file
+    return commands, overwrites
+
+
+def is_destructive(command: str, root: Path | str = ".") -> bool:
+    """Whether ``command`` may delete or overwrite something, so ``confirm`` should be asked.
+
+    A readable heuristic, not a parser (a script or ``python -c`` can still delete files):
+    each simple command's program (after ``sudo``/``env``/``xargs``/``VAR=x``) is checked
+    against ``DESTRUCTIVE``; ``cp``/``ln``/``tee`` and ``>`` count when they write over an
+    existing file; ``git reset/clean/checkout/...``, ``git push --force``, ``find -delete``,
+    ``sed -i``/``perl -i`` count too; ``sh -c '...'`` and ``eval`` are looked into.
+    A command it cannot split (unbalanced quotes) counts as destructive: when unsure, ask.
+    """
+    root = Path(root)
+    try:
+        commands, overwrites = _simple_commands(command, root)
+    except ValueError:
+        return True
+    if overwrites:
+        return True
+    for words in (w for c in commands for w in _split_exec(c)):
+        while words and ("=" in words[0].split("/")[0] or words[0] in _WRAPPERS
+                         or words[0].isdigit() or (words[0].startswith("-") and len(words) > 1)):
+            words = words[1:]                          # VAR=x, sudo, env, xargs -0, nice -n 5
+        if not words:
+            continue
+        program, args = os.path.basename(words[0]), words[1:]
+        if program in DESTRUCTIVE or program.startswith("mkfs"):
+            return True
+        targets = [a for a in args if not a.startswith("-")][0 if program == "tee" else 1:]
+        if program in OVERWRITING and "-a" not in args \
+                and any(os.path.lexists(root / a) for a in targets):
+            return True
+        if program in ("sh", "bash", "zsh", "dash") and "-c" in args[:-1]:
+            if is_destructive(args[args.index("-c") + 1], root):
+                return True
+        if program == "eval" and is_destructive(" ".join(args), root):
+            return True
+        if program == "find" and "-delete" in args:
+            return True
+        if program in ("sed", "perl") and any(a.startswith(("-i", "--in-place")) for a in args):
+            return True
+        if program == "git":
+            options_with_value = ("-C", "-c", "--git-dir", "--work-tree")
+            sub = next((a for k, a in enumerate(args) if not a.startswith("-")
+                        and (k == 0 or args[k - 1] not in options_with_value)), "")
+            if sub in DESTRUCTIVE_GIT or (sub == "push" and any(
+                    a in ("-f", "--force") or a.startswith("--force") for a in args)):
+                return True
+    return False
+
+
+def _split_exec(words: list[str]) -> list[list[str]]:
+    """``find . -exec rm {} ;`` holds a second command after ``-exec``."""
+    for k, word in enumerate(words):
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            return [words[:k + 1], *_split_exec(words[k + 1:])]
+    return [words]
+
+
+def ask_on_stdin(command: str) -> bool:
+    """The live-mode default ``confirm``: ask with ``input()`` (a notebook shows a text box).
+
+    No answer counts as "no": no stdin (pytest, a daemon) or a frontend that cannot ask
+    (a widget callback raises StdinNotImplementedError); pass ``confirm=`` there instead.
+    """
+    try:
+        answer = input(f"The agent wants to run a destructive command:\n  {command}\nRun it? [y/N] ")
+    except Exception:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
 
 class Workspace:
-    """File and shell tools rooted at ``root``; nothing reaches outside it."""
+    """File and shell tools rooted at ``root``; nothing reaches outside it.
+
+    ``confirm(command) -> bool`` is asked before a bash command that ``is_destructive``
+    flags. The default ``"auto"`` asks on stdin (``ask_on_stdin``) in live mode
+    (ANTHROPIC_API_KEY set) and asks nothing offline, where the embedded model never runs
+    bash. ``None`` never asks; a notebook can pass e.g. ``confirm=lambda cmd: True``.
+    """
 
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,
                  max_output_chars: int = 1_000_000,
-                 confirm: Callable[[str], bool] | None = None) -> None:
+                 confirm: Callable[[str], bool] | str | None = "auto") -> None:
         self.root = Path(root).resolve()
         self.bash_timeout = bash_timeout
         self.max_output_chars = max_output_chars
+        if confirm == "auto":
+            confirm = ask_on_stdin if is_live() else None
         self.confirm = confirm
 
     def path(self, relative: Any) -> Path:
@@ -67,9 +196,12 @@ class Workspace:
                             "only files inside it can be used")
         return target
 
-    def _cap(self, text: str) -> str:
-        if len(text) <= self.max_output_chars:
+    def _cap(self, text: str, stopped: bool = False) -> str:
+        if len(text) <= self.max_output_chars and not stopped:
             return text
+        if stopped:       # the command was stopped at the cap: the rest was never read
+            return (text[: self.max_output_chars] + f"\n[... output truncated at "
+                    f"{self.max_output_chars} chars; the command was stopped there]")
         return (text[: self.max_output_chars]
                 + f"\n[... output truncated: {len(text) - self.max_output_chars} more chars]")
 
@@ -111,16 +243,53 @@ class Workspace:
             raise ToolError("empty command")
         if any(bad in command for bad in DENIED):
             raise ToolError(f"dangerous command blocked: {command!r}")
-        if self.confirm is not None and not self.confirm(command):
-            raise ToolError(f"command not confirmed by the user: {command!r}")
-        try:
-            done = subprocess.run(command, shell=True, cwd=self.root, capture_output=True,
-                                  timeout=self.bash_timeout)
-        except subprocess.TimeoutExpired:
-            raise ToolError(f"command timed out after {self.bash_timeout:g} s: {command!r}") \
-                from None
-        output = (done.stdout + done.stderr).decode("utf-8", errors="replace").strip()
-        return self._cap(output or f"(no output, exit code {done.returncode})")
+        if self.confirm is not None and is_destructive(command, self.root) \
+                and not self.confirm(command):
+            raise ToolError(f"command not confirmed by the user: {command!r}; do not retry it, "
+                            "ask the user or choose a non-destructive way")
+        deadline = time.monotonic() + self.bash_timeout
+        with subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              start_new_session=True) as process:
+            data, timed_out, stopped = self._collect(process, deadline)
+            if not (timed_out or stopped):
+                try:                                   # output closed, shell still running?
+                    process.wait(timeout=max(deadline - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+            if timed_out or stopped:
+                _kill_group(process)
+            returncode = process.wait()
+        if timed_out:
+            raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
+                            f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
+        output = data.decode("utf-8", errors="replace").strip()
+        return self._cap(output or f"(no output, exit code {returncode})", stopped)
+
+    def _collect(self, process: subprocess.Popen, deadline: float) -> tuple[bytes, bool, bool]:
+        """Read output until EOF, the timeout or the cap: (data, timed out, stopped at cap).
+
+        Why not ``communicate()``: it holds all output in memory (``yes`` fills gigabytes
+        before a 30 s timeout) and waits for grandchildren that keep the pipe open.
+        """
+        limit = 4 * self.max_output_chars + 4      # enough bytes for the cap in any UTF-8
+        chunks: list[bytes] = []
+        size = 0
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return b"".join(chunks), True, False
+                if not selector.select(left):
+                    continue
+                chunk = os.read(process.stdout.fileno(), 65_536)
+                if not chunk:
+                    return b"".join(chunks), False, False
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    return b"".join(chunks), False, True
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""
@@ -136,3 +305,14 @@ class Workspace:
             return f"Error: bad arguments for {name}: {error}"
         except OSError as error:
             return f"Error: {name} failed: {error.strerror or error}"
+        except Exception as error:     # a bug in a tool must not kill the turn (see SECURITY.md)
+            return (f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}); "
+                    "nothing else was run. Try another tool or approach, or report this.")
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Stop the shell and everything it started (it runs in its own session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

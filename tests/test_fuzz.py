@@ -1,0 +1,128 @@
+"""Fuzz: generated histories, malformed ones included, through every Compactor entry point.
+
+The only exceptions allowed out are the package's documented ones (``CompactError``
+subclasses: HistoryError, StorageError, SummaryError), and the caller's list is never
+modified, whether the call fails or succeeds. A fast run (300 examples) is part of the
+default test run; the slow one generates 10,000 histories.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+
+import pytest
+from conftest import fake_summary
+from histories import SMALL, histories
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compact import CompactError, Compactor, Limits
+
+JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+                      st.text(max_size=20), st.binary(max_size=8))
+JUNK = st.recursive(JSON_LEAF, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8)
+IDS = st.one_of(st.sampled_from(["t0_0", "../../x", "", "a\x00b", "CON", "字😀", "x" * 10_000]),
+                st.text(max_size=12), JUNK)
+ROLES = st.sampled_from(["user", "assistant", "system", "tool", "", None, 3])
+TYPES = st.sampled_from(["text", "tool_use", "tool_result", "image", "", None, 7])
+
+
+@st.composite
+def junk_block(draw) -> object:
+    """A block that may be anything: right or wrong type, missing or junk fields."""
+    if draw(st.integers(0, 5)) == 0:
+        return draw(JUNK)
+    block = {"type": draw(TYPES)}
+    for key, value in (("text", st.one_of(st.text(max_size=200), JUNK)),
+                       ("id", IDS), ("name", st.one_of(st.just("read_file"), JUNK)),
+                       ("input", st.one_of(st.just({}), JUNK)), ("tool_use_id", IDS),
+                       ("content", st.one_of(st.text(max_size=300), st.just("y" * 5_000),
+                                             st.lists(st.fixed_dictionaries(
+                                                 {"type": st.just("text"),
+                                                  "text": st.text(max_size=50)}), max_size=2),
+                                             JUNK))):
+        if draw(st.booleans()):
+            block[key] = draw(value)
+    return block
+
+
+@st.composite
+def junk_message(draw) -> object:
+    if draw(st.integers(0, 6)) == 0:
+        return draw(JUNK)
+    message = {"role": draw(ROLES)}
+    if draw(st.integers(0, 6)):
+        message["content"] = draw(st.one_of(st.text(max_size=100), st.lists(junk_block(), max_size=4),
+                                            JUNK))
+    return message
+
+
+@st.composite
+def mutated(draw) -> object:
+    """A valid history with a few messages replaced, inserted, dropped or reshaped."""
+    history = draw(histories(max_turns=12))
+    for _ in range(draw(st.integers(1, 3))):
+        action = draw(st.sampled_from(["replace", "insert", "drop", "block", "top"]))
+        at = draw(st.integers(0, max(len(history) - 1, 0)))
+        if action == "replace" and history:
+            history[at] = draw(junk_message())
+        elif action == "insert":
+            history.insert(at, draw(junk_message()))
+        elif action == "drop" and history:
+            del history[at]
+        elif action == "block" and history and isinstance(history[at], dict) \
+                and isinstance(history[at].get("content"), list):
+            history[at]["content"].append(draw(junk_block()))
+        elif action == "top":
+            return draw(st.one_of(JUNK, st.just(tuple(history))))
+    return history
+
+
+HISTORIES = st.one_of(histories(max_turns=12), mutated(),
+                      st.lists(junk_message(), max_size=6), JUNK)
+
+
+def _raises(messages: list) -> str:
+    raise RuntimeError("summariser down")
+
+
+SUMMARIZERS = st.sampled_from([fake_summary, lambda m: "", _raises, lambda m: None])
+CALLS = st.sampled_from(["prepare", "tool_result_budget", "snip_compact", "micro_compact",
+                         "compact_history", "reactive_compact"])
+
+
+def check(history: object, limits: Limits, summarize, method: str, archive: bool) -> None:
+    before = copy.deepcopy(history)
+    with tempfile.TemporaryDirectory() as workdir:
+        compactor = Compactor(workdir, limits, summarize=summarize, archive=archive)
+        call = getattr(compactor, method)
+        args = (history, "task") if method in ("prepare", "compact_history",
+                                               "reactive_compact") else (history,)
+        try:
+            call(*args)
+        except CompactError:
+            pass                                # documented; anything else fails the test
+    assert history == before                    # never modified, failed or not
+
+
+LIMITS = st.sampled_from([SMALL, Limits()])
+OPTIONS = dict(deadline=None, derandomize=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                      HealthCheck.filter_too_much])
+
+
+@settings(max_examples=300, **OPTIONS)
+@given(HISTORIES, LIMITS, SUMMARIZERS, CALLS, st.booleans())
+def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summarize, method,
+                                                         archive):
+    check(history, limits, summarize, method, archive)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, **OPTIONS)
+@given(HISTORIES, LIMITS, SUMMARIZERS, CALLS, st.booleans())
+def test_fuzz_at_scale(history, limits, summarize, method, archive):
+    check(history, limits, summarize, method, archive)
