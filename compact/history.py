@@ -73,6 +73,10 @@ def reactive_compact(messages: list, active_request: str, workdir: Path, summari
     if (tail_start > 0 and is_tool_result_message(messages[tail_start])
             and has_tool_use(messages[tail_start - 1])):
         tail_start -= 1
+    if tail_start == 0:         # nothing before the kept tail: a summary call could not help
+        return list(messages), StageEvent(
+            "reactive_compact", False, len(messages), len(messages), size, size,
+            detail=f"nothing before the last {len(messages)} messages to summarise")
     transcript = write_transcript(workdir, messages).as_posix()
     summary = run_summarizer(summarize, messages[:tail_start])
     result = [compacted_message("[Reactive compact]", str(active_request), summary),

@@ -120,3 +120,13 @@ def test_trace_records_sizes_tokens_and_stages(ws):
 def test_workspace_object_is_accepted(ws):
     trace, _, _ = run(Workspace(ws).root, "Say hello")
     assert trace.answer
+
+
+def test_reactive_path_gives_up_at_once_when_nothing_precedes_the_tail(ws):
+    history = [user("x" * 5_000 + " Say hello")]
+    model = OfflineModel(window_tokens=500)
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
+        run(ws, "Say hello", model=model, history=history)
+    assert model.usage == []                        # no summary call was wasted
+    assert not (ws / ".transcripts").exists()
+    assert history == [user("x" * 5_000 + " Say hello")]

@@ -82,3 +82,15 @@ def test_prepare_uses_the_fixed_micro_compact(tmp_path):
     history = [user("read"), *tool_turn(["x" * 500] * 5, "b")]
     assert results(Compactor(tmp_path, summarize=lambda m: "s").prepare(history, "read")) == \
         ["x" * 500] * 5
+
+
+def test_4_the_cap_holds_for_cjk_text_too(tmp_path):
+    # 40 results of 2,100 CJK characters: a character cap would send ~29,000 offline tokens.
+    from compact.messages import tool_turn
+    history = [user("比较这些文件")]
+    for k in range(40):
+        history += tool_turn((f"t{k}", f"f{k}.md", "上下文窗口压缩" * 300))
+    model = OfflineModel()
+    result = Compactor(tmp_path, summarize=model.client()).compact_history(history, "比较这些文件")
+    assert result[0]["content"].startswith("[Compacted]")
+    assert model.usage[0][0] == "summary" and model.usage[0][1] <= 16_000
