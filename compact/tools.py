@@ -170,8 +170,9 @@ class Workspace:
 
     ``confirm(command) -> bool`` is asked before a bash command that ``is_destructive``
     flags. The default ``"auto"`` asks on stdin (``ask_on_stdin``) in live mode
-    (ANTHROPIC_API_KEY set) and asks nothing offline, where the embedded model never runs
-    bash. ``None`` never asks; a notebook can pass e.g. ``confirm=lambda cmd: True``.
+    (ANTHROPIC_API_KEY set) and asks nothing offline, where the embedded model runs only a
+    command the user's request names in backticks. ``None`` never asks; a notebook can
+    pass e.g. ``confirm=lambda cmd: True``.
     """
 
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,

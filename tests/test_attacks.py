@@ -373,7 +373,7 @@ def test_live_mode_asks_on_stdin_by_default(ws_root, monkeypatch, answer, remove
 
 
 def test_offline_mode_does_not_ask(ws_root, monkeypatch):
-    """Offline, the embedded model never calls bash; a notebook user typing commands is trusted."""
+    """Offline, the embedded model runs only commands the user's request names: not asked."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert Workspace(ws_root).confirm is None
     assert Workspace(ws_root, confirm=None).run("bash", {"command": "rm kept.txt"}) == \
