@@ -17,8 +17,8 @@ def composition(messages: list) -> dict[str, int]:
     counts = dict.fromkeys(KINDS, 0)
     for message in to_plain(messages):
         content = message.get("content")
-        if isinstance(content, str) or message.get("role") == "user" and not any(
-                block_type(b) == "tool_result" for b in content or []):
+        if isinstance(content, str) or (message.get("role") == "user" and not any(
+                block_type(b) == "tool_result" for b in content or [])):
             text = plain_text(message)
             if snipped_count(message) is not None:
                 counts["markers"] += len(text)

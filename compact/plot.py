@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from .anatomy import KINDS
 from .limits import Limits
 from .loop import Trace
+from .micro import PLACEHOLDER
 
 STYLE = {   # stage → (colour, marker, legend label)
     "tool_result_budget": ("#E69F00", "s", "tool_result_budget (persisted to disk)"),
@@ -53,7 +54,6 @@ def headline(run: Any) -> str:
         turn, event = hits[-1]
         if stage == "micro_compact":
             last = trace.turns[-1].sent
-            from .micro import PLACEHOLDER
             count = sum(1 for m in last if isinstance(m.get("content"), list)
                         for b in m["content"] if b.get("type") == "tool_result"
                         and str(b.get("content", "")).startswith(PLACEHOLDER[:30]))

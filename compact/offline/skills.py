@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..micro import persisted_path
 from .notes import describe, note_line, one_line
-from .view import View
+from .view import View, is_placeholder
 
 PREFIX = "(offline model) "
 CODE = r"[\w./-]+\.(?:py|js|ts|go|rs|java|rb|c|cpp|h)"
@@ -44,24 +45,19 @@ def new_notes(view: View) -> list[str]:
         key = _note_key(call.name, call.input)
         if key is None or view.fresh_note(key):
             continue
-        if call.name == "read_file" and call.result and not _is_ph(call.result):
+        if call.name == "read_file" and call.result and not is_placeholder(call.result):
             fact = describe(key, call.result)
-        elif call.name == "glob" and not _is_ph(call.result):
+        elif call.name == "glob" and not is_placeholder(call.result):
             fact = "files: " + ", ".join(call.result.split())
         elif call.name in ("write_file", "edit_file"):
             fact = one_line(call.result, 200)
-        elif call.name == "bash" and not _is_ph(call.result):
+        elif call.name == "bash" and not is_placeholder(call.result):
             fact = describe_output(call.result)
         else:
             continue
         view.notes[key] = view.fresh[key] = [fact]
         lines.append(note_line(key, fact))
     return lines
-
-
-def _is_ph(text: str) -> bool:
-    from .view import is_placeholder
-    return is_placeholder(text)
 
 
 def _note_key(name: str, tool_input: dict) -> str | None:
@@ -133,7 +129,7 @@ def facts_of_glob(view: View, pattern: str) -> list[str] | None:
     if noted:
         return noted[-1].removeprefix("files: ").split(", ")
     for call in reversed(view.results_of("glob")):
-        if call.input.get("pattern") == pattern and not _is_ph(call.result):
+        if call.input.get("pattern") == pattern and not is_placeholder(call.result):
             return call.result.split()
     return None
 
@@ -185,7 +181,7 @@ def run_command(view: View) -> Step:
     if not known:
         result = next((c.result for c in reversed(view.current_calls) if c.name == "bash"
                        and c.input.get("command") == command and c.result is not None
-                       and not _is_ph(c.result)), None)
+                       and not is_placeholder(c.result)), None)
         if result is None:
             return Step(f"Next: run {command}.", [("bash", {"command": command})])
         known = [describe_output(result)]
@@ -194,7 +190,6 @@ def run_command(view: View) -> Step:
 
 def describe_output(text: str) -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
-    from ..micro import persisted_path
     lines = [line for line in text.splitlines() if line.strip()]
     salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
     fact = f"{len(lines)} lines; first: {one_line(lines[0] if lines else '', 120)!r}"
@@ -222,7 +217,7 @@ def read_files(view: View) -> Step:
             return view.fresh_note(path)[-1]
         raw = next((c.result for c in reversed(view.current_calls) if c.name == "read_file"
                     and c.input.get("path") == path and c.result is not None
-                    and not _is_ph(c.result)), None)
+                    and not is_placeholder(c.result)), None)
         return describe(path, raw) if raw is not None else None
     missing = [p for p in paths if known(p) is None]
     if missing:
