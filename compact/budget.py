@@ -12,7 +12,13 @@ from pathlib import Path
 
 from .events import StageEvent
 from .limits import Limits
-from .messages import block_type, estimate_size, is_tool_result_message, result_text
+from .messages import (
+    block_type,
+    estimate_size,
+    is_tool_result_message,
+    result_text,
+    with_results_replaced,
+)
 from .storage import persist_tool_result
 
 PERSISTED_OPEN = "<persisted-output>"
@@ -50,7 +56,7 @@ def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits(),
     if total <= limits.tool_result_budget:
         return list(messages), nothing
 
-    content = list(last["content"])
+    replacements: dict[tuple[int, int], str] = {}
     written: list[str] = []
     ranked = sorted(blocks, key=lambda jb: len(texts[jb[0]]), reverse=True)
     for j, block in ranked:
@@ -63,12 +69,12 @@ def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits(),
             continue                          # a preview as long as the result saves nothing
         rel = persist_tool_result(workdir, block.get("tool_use_id"), text)
         replacement = persisted_text(rel, text, limits.preview_chars)
-        content[j] = {**block, "content": replacement}
+        replacements[len(messages) - 1, j] = replacement
         total += len(replacement) - len(text)
         written.append(rel.as_posix())
     if not written:
         return list(messages), nothing
-    result = [*messages[:-1], {**last, "content": content}]
+    result = with_results_replaced(messages, replacements)
     return result, StageEvent(
         "tool_result_budget", True, len(messages), len(result), size, estimate_size(result),
         files_written=tuple(written), placeholders=len(written),

@@ -18,8 +18,8 @@ import ipywidgets as w
 from .client import banner, make_client
 from .experiments import PROMPTS, SHOWS, ExperimentResult, run_experiment
 from .limits import Limits
-from .messages import block_type, to_plain
 from .plot import plot_run
+from .show import rows
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 
 BUTTONS = [("Experiment 1 · micro_compact", 1, True), ("Experiment 2 · tool_result_budget", 2, True),
@@ -32,28 +32,14 @@ def figure_png(result: ExperimentResult) -> bytes:
     return buffer.getvalue()
 
 
-def short(text: str, limit: int = 240) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} chars)"
-
-
 def messages_html(messages: list) -> str:
-    rows = []
-    for index, message in enumerate(to_plain(messages)):
-        content = message.get("content")
-        parts = [content] if isinstance(content, str) else []
-        for block in content if isinstance(content, list) else []:
-            kind = block_type(block)
-            if kind == "text":
-                parts.append(block.get("text", ""))
-            elif kind == "tool_use":
-                parts.append(f"→ {block['name']}({block.get('input')})")
-            elif kind == "tool_result":
-                body = block.get("content", "")
-                parts.append(f"← {body if isinstance(body, str) else body!r}")
-        text = html.escape(" | ".join(short(str(p)) for p in parts))
-        rows.append(f"<tr><td>{index}</td><td><b>{message.get('role')}</b></td>"
-                    f"<td style='font-family:monospace;white-space:pre-wrap'>{text}</td></tr>")
-    return "<table class='compact-messages'>" + "".join(rows) + "</table>"
+    """The message list as sent, one row per content block (the notebooks' ``show`` table)."""
+    head = "<tr><th>#</th><th>role</th><th>block</th><th>chars</th><th>preview</th></tr>"
+    body = "".join(
+        f"<tr><td>{index}</td><td>{role}</td><td>{kind}</td><td>{chars:,}</td>"
+        f"<td style='font-family:monospace;white-space:pre-wrap'>{html.escape(text)}</td></tr>"
+        for index, role, kind, chars, text in rows(messages, preview=240))
+    return f"<table class='compact-messages'>{head}{body}</table>"
 
 
 class Lab:

@@ -201,6 +201,17 @@ def pairing_problems(messages: list) -> list[str]:
     return problems
 
 
+def with_results_replaced(messages: list, replacements: dict[tuple[int, int], str]) -> list:
+    """A new list where block (i, j)'s content is replaced; untouched messages are shared,
+    touched ones copied, so the caller's list and dicts never change."""
+    result = list(messages)
+    for (i, j), text in replacements.items():
+        if result[i] is messages[i]:
+            result[i] = {**messages[i], "content": list(messages[i]["content"])}
+        result[i]["content"][j] = {**messages[i]["content"][j], "content": text}
+    return result
+
+
 def tool_turn(*calls: tuple[str, str, str], name: str = "read_file") -> list[dict]:
     """A hand-built tool round: the assistant's tool_use blocks and the user's results.
 

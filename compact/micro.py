@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .events import StageEvent
 from .limits import Limits
-from .messages import estimate_size, iter_tool_results, result_text
+from .messages import estimate_size, iter_tool_results, result_text, with_results_replaced
 
 PLACEHOLDER = "[Earlier tool result compacted. Re-run if needed.]"
 _SAFE_PATH = r"(\.task_outputs/tool-results/[A-Za-z0-9_-]+(?:\.\d+)?\.txt)"
@@ -53,8 +53,7 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     seen_until = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"),
                      default=-1)
     older = results[:-keep] if keep else results
-    result = list(messages)
-    replaced = 0
+    replacements: dict[tuple[int, int], str] = {}
     written: list[str] = []
     for i, j, block in older:
         if i > seen_until:          # the newest batch: the model has not read it yet
@@ -69,12 +68,10 @@ def micro_compact(messages: list, limits: Limits = Limits(),
             path = archive(block.get("tool_use_id"), text)
             placeholder = placeholder_for(f"[Earlier tool result compacted. Full output: {path}]")
             written.append(path)
-        if result[i] is messages[i]:
-            result[i] = {**messages[i], "content": list(messages[i]["content"])}
-        result[i]["content"][j] = {**block, "content": placeholder}
-        replaced += 1
-    if not replaced:
+        replacements[i, j] = placeholder
+    if not replacements:
         return list(messages), nothing
+    result, replaced = with_results_replaced(messages, replacements), len(replacements)
     return result, StageEvent(
         "micro_compact", True, len(messages), len(result), size, estimate_size(result),
         placeholders=replaced, files_written=tuple(written),

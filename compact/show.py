@@ -5,7 +5,7 @@ from __future__ import annotations
 from .messages import block_type, to_plain
 
 
-def rows(messages: list, start: int = 0) -> list[tuple[int, str, str, int, str]]:
+def rows(messages: list, start: int = 0, preview: int = 60) -> list[tuple[int, str, str, int, str]]:
     """(message index, role, block type, chars, preview) for every block."""
     table = []
     for index, message in enumerate(to_plain(messages), start):
@@ -14,7 +14,7 @@ def rows(messages: list, start: int = 0) -> list[tuple[int, str, str, int, str]]
         for block in blocks:
             body = block.get("text", block.get("content", f"{block.get('name')}({block.get('input')})"))
             table.append((index, message.get("role", "?"), block_type(block) or "?",
-                          len(str(body)), str(body)[:60]))
+                          len(str(body)), str(body)[:preview]))
     return table
 
 

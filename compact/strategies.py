@@ -24,7 +24,7 @@ from .compactor import Compactor
 from .events import StageEvent
 from .limits import Limits
 from .loop import agent_loop
-from .messages import estimate_size, iter_tool_results, result_text, wire_json
+from .messages import estimate_size, iter_tool_results, result_text, wire_json, with_results_replaced
 from .micro import PLACEHOLDER, placeholder_for
 from .offline import OfflineModel
 from .retention import retention
@@ -58,11 +58,8 @@ def clear_tool_uses(messages: list, trigger_tokens: int = 100_000, keep: int = 3
     freed = sum(len(result_text(b)) for _, _, b in targets) // 4
     if not targets or freed < clear_at_least:
         return list(messages), nothing
-    result = list(messages)
-    for i, j, block in targets:
-        if result[i] is messages[i]:
-            result[i] = {**messages[i], "content": list(messages[i]["content"])}
-        result[i]["content"][j] = {**block, "content": placeholder_for(result_text(block))}
+    result = with_results_replaced(
+        messages, {(i, j): placeholder_for(result_text(b)) for i, j, b in targets})
     return result, StageEvent("clear_tool_uses", True, len(messages), len(result), size,
                               estimate_size(result), placeholders=len(targets),
                               detail=f"cleared {len(targets)} tool results (~{freed:,} tokens)")

@@ -128,10 +128,8 @@ def facts_of_glob(view: View, pattern: str) -> list[str] | None:
     noted = view.note(f"glob {pattern}")
     if noted:
         return noted[-1].removeprefix("files: ").split(", ")
-    for call in reversed(view.results_of("glob")):
-        if call.input.get("pattern") == pattern and not is_placeholder(call.result):
-            return call.result.split()
-    return None
+    listing = view.latest("glob", "pattern", pattern)
+    return listing.split() if listing is not None else None
 
 
 def json_structure(view: View) -> Step:
@@ -179,9 +177,7 @@ def run_command(view: View) -> Step:
     key = f"bash {command}"
     known = view.fresh_note(key)
     if not known:
-        result = next((c.result for c in reversed(view.current_calls) if c.name == "bash"
-                       and c.input.get("command") == command and c.result is not None
-                       and not is_placeholder(c.result)), None)
+        result = view.latest("bash", "command", command, current=True)
         if result is None:
             return Step(f"Next: run {command}.", [("bash", {"command": command})])
         known = [describe_output(result)]
@@ -215,9 +211,7 @@ def read_files(view: View) -> Step:
     def known(path: str) -> str | None:
         if view.fresh_note(path):
             return view.fresh_note(path)[-1]
-        raw = next((c.result for c in reversed(view.current_calls) if c.name == "read_file"
-                    and c.input.get("path") == path and c.result is not None
-                    and not is_placeholder(c.result)), None)
+        raw = view.latest("read_file", "path", path, current=True)
         return describe(path, raw) if raw is not None else None
     missing = [p for p in paths if known(p) is None]
     if missing:

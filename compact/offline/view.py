@@ -47,13 +47,18 @@ class View:
         """Calls made for the current request (a repeated request is worked on again)."""
         return self.calls[self.request_from:]
 
-    def read_result(self, path: str) -> str | None:
-        """The newest whole (or persisted-preview) result of read_file(path), if visible."""
-        for call in reversed(self.calls):
-            if call.name == "read_file" and call.input.get("path") == path \
+    def latest(self, name: str, field: str, value: str, current: bool = False) -> str | None:
+        """The newest visible (not compacted) result of ``name`` called with
+        ``input[field] == value``; ``current`` looks only at calls for this request."""
+        for call in reversed(self.current_calls if current else self.calls):
+            if call.name == name and call.input.get(field) == value \
                     and call.result is not None and not is_placeholder(call.result):
                 return call.result
         return None
+
+    def read_result(self, path: str) -> str | None:
+        """The newest whole (or persisted-preview) result of read_file(path), if visible."""
+        return self.latest("read_file", "path", path)
 
     def was_read(self, path: str) -> bool:
         return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
