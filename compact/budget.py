@@ -25,10 +25,30 @@ PERSISTED_OPEN = "<persisted-output>"
 _PROBE_PATH = ".task_outputs/tool-results/" + "x" * 90 + ".txt"    # longest name safe_id makes
 
 
+def _joins_previous(text: str, at: int) -> bool:
+    """Whether text[at] continues the character before it (so a cut there splits it)."""
+    char, before = text[at], text[at - 1]
+    return (unicodedata.combining(char) != 0
+            or char in "\u200d\ufe0e\ufe0f" or before == "\u200d"       # ZWJ, variation selectors
+            or "\U0001f3fb" <= char <= "\U0001f3ff"                       # skin tones
+            or ("\U0001f1e6" <= char <= "\U0001f1ff" and "\U0001f1e6" <= before <= "\U0001f1ff"
+                and _regional_run(text, at) % 2 == 1))                    # a flag's second half
+
+
+def _regional_run(text: str, at: int) -> int:
+    """How many regional-indicator letters stand right before ``at``."""
+    count = 0
+    while at - count - 1 >= 0 and "\U0001f1e6" <= text[at - count - 1] <= "\U0001f1ff":
+        count += 1
+    return count
+
+
 def preview_of(text: str, chars: int) -> str:
-    """The first ``chars`` characters, never ending inside a character + combining mark."""
+    """The first ``chars`` characters, never ending inside a user-perceived character:
+    not before a combining mark, a joiner or variation selector, a skin tone, or the second
+    half of a flag."""
     cut = min(chars, len(text))
-    while 0 < cut < len(text) and unicodedata.combining(text[cut]):
+    while 0 < cut < len(text) and _joins_previous(text, cut):
         cut -= 1
     return text[:cut]
 

@@ -84,3 +84,18 @@ def test_limits_are_the_lessons_numbers():
             limits.keep_recent_results, limits.min_compact_chars,
             limits.reactive_keep_messages, limits.max_reactive_retries) == (
         50_000, 200_000, 30_000, 2_000, 50, 3, 3, 120, 5, 1)
+
+
+def test_preview_never_splits_emoji_sequences():
+    family = "👩\u200d👩\u200d👧"                       # ZWJ sequence, 5 code points
+    thumbs = "👍🏽"                                     # emoji + skin tone
+    flag = "🇩🇪"                                       # two regional indicators
+    heart = "❤\ufe0f"                                  # emoji + variation selector
+    for unit in (family, thumbs, flag, heart):
+        text = "a" * 10 + unit + "z"
+        for chars in range(10, 10 + len(unit)):
+            cut = preview_of(text, chars)
+            assert cut == "a" * 10, (unit, chars, cut)   # the unit is kept whole or left out
+        assert preview_of(text, 10 + len(unit)) == "a" * 10 + unit
+    flags = "🇩🇪🇫🇷"
+    assert preview_of(flags, 2) == "🇩🇪" and preview_of(flags, 3) == "🇩🇪"
