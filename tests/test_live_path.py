@@ -43,3 +43,28 @@ def test_live_path_over_http_matches_in_process(served, monkeypatch, tmp_path):
         assert [(t.tool_calls, t.stages, t.size_sent, t.input_tokens)
                 for t in over_http.trace.turns] == [
             (t.tool_calls, t.stages, t.size_sent, t.input_tokens) for t in in_process.trace.turns]
+
+
+def test_serve_command_answers_any_client_over_loopback():
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "compact.offline", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        banner_line = server.stdout.readline()
+        assert banner_line.startswith(f"offline model offline-compact-1 serving on http://127.0.0.1:{port}")
+        client = anthropic.Anthropic(api_key="anything", base_url=f"http://127.0.0.1:{port}",
+                                     max_retries=0)
+        reply = client.messages.create(model="any", max_tokens=50,
+                                       messages=[{"role": "user", "content": "Say hello"}])
+        assert reply.model == "offline-compact-1" and reply.content[0].text.startswith("(offline model)")
+        count = client.messages.count_tokens(model="any", messages=[{"role": "user", "content": "hi"}])
+        assert count.input_tokens > 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
