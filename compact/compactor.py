@@ -109,10 +109,14 @@ class Compactor:
     def over_limit(self, messages: list) -> bool:
         return estimate_size(messages) > self.limits.context_limit
 
-    def prepare(self, messages: list, active_request: str) -> list:
-        """Stages 1→2→3, then compact_history only if still over the limit."""
+    def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
+        """Stages 1→2→3, then compact_history only if still over the limit.
+
+        ``size``: ``estimate_size(messages)`` when the caller already measured it (the agent
+        loop does, for its trace), so the history is serialised once per turn, not twice."""
         validate_history(messages)
-        result, size = list(messages), estimate_size(messages)   # measured once, then carried
+        result = list(messages)                 # measured once (or by the caller), then carried
+        size = estimate_size(messages) if size is None else size
         if "tool_result_budget" in self.stages:
             result = self._record(budget.tool_result_budget(result, self.workdir, self.limits, size))
             size = self.events[-1].size_after

@@ -193,7 +193,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     for number in range(1, max_turns + 1):
         first_event = len(compactor.events)
         before, size_before = len(messages), estimate_size(messages)
-        messages[:] = compactor.prepare(messages, active_request)
+        messages[:] = compactor.prepare(messages, active_request, size_before)
         refused = 0
         while True:
             try:

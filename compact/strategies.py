@@ -74,7 +74,7 @@ class ContextEditingCompactor(Compactor):
         self.options = dict(trigger_tokens=trigger_tokens, keep=keep, exclude_tools=exclude_tools,
                             clear_at_least=clear_at_least)
 
-    def prepare(self, messages: list, active_request: str) -> list:
+    def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
         return self._record(clear_tool_uses(messages, **self.options))
 
 
