@@ -18,7 +18,7 @@ $(VENV)/.dev: $(VENV)/.suite requirements-dev.txt
 	touch $@
 
 lab: $(VENV)/.suite
-	$(PY) -m compact.lab_server notebooks $(LAB_ARGS)
+	$(PY) -m compact.classroom.lab_server notebooks $(LAB_ARGS)
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -31,7 +31,7 @@ test: $(VENV)/.dev chromium
 	$(PY) -m pytest
 
 figures: $(VENV)/.suite
-	$(PY) -m compact.figures docs/img
+	$(PY) -m compact.classroom.figures docs/img
 
 screenshots: $(VENV)/.dev chromium
 	$(PY) -m pytest -q -m browser tests/browser/test_lab_notebook.py

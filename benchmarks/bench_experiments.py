@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from compact.experiments import run_experiment
+from compact.classroom.experiments import run_experiment
 
 
 def main(repeats: int = 5) -> None:

@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from compact.strategies import STRATEGIES, run_session, table
+from compact.study.strategies import STRATEGIES, run_session, table
 
 
 def main() -> None:

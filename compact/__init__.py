@@ -7,14 +7,19 @@ The lesson's four-stage pipeline, run before every model call (cheapest first)::
 
 plus ``reactive_compact`` when the API still answers "prompt is too long", the
 model-invoked ``compact`` tool, and ``agent_loop`` that ties them together. Everything runs
-offline on an embedded model unless ANTHROPIC_API_KEY is set. See ``compactor.py`` for the
-whole flow in one diagram.
+offline on an embedded model unless ANTHROPIC_API_KEY is set.
+
+The layers, bottom up: ``pipeline/`` (the compactor; start at ``pipeline/compactor.py``),
+``offline/`` (the embedded model), the agent (``loop.py``, ``model_call.py``, ``tools.py``,
+``client.py``), then ``classroom/`` (experiments, plots, the lab) and ``study/``
+(the long session and the strategy comparison).
 """
 
-from .anatomy import composition
 from .client import banner, default_model, make_client
-from .compactor import STAGES, Compactor
-from .errors import (
+from .loop import SYSTEM, Trace, Turn, TurnLimitError, agent_loop
+from .pipeline import STAGES, Compactor, Limits, StageEvent
+from .pipeline.anatomy import composition
+from .pipeline.errors import (
     CompactError,
     HistoryError,
     ModelResponseError,
@@ -22,13 +27,9 @@ from .errors import (
     SummaryError,
     ToolError,
 )
-from .events import StageEvent
-from .history import compacted_message, parse_compacted
-from .limits import Limits
-from .loop import SYSTEM, Trace, Turn, TurnLimitError, agent_loop
-from .messages import estimate_size, validate_history
-from .micro import PLACEHOLDER
-from .storage import read_transcript
+from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
+from .pipeline.messages import estimate_size, validate_history
+from .pipeline.storage import read_transcript
 from .tools import TOOLS, Workspace
 
 __all__ = [

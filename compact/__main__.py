@@ -7,6 +7,7 @@ import sys
 import tempfile
 
 from .client import banner, make_client
+from .demo import make_workspace
 from .loop import agent_loop
 
 
@@ -18,7 +19,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     workdir = args.workdir
     if args.demo:
-        from .demo import make_workspace
         workdir = str(make_workspace(tempfile.mkdtemp(prefix="compact-demo-") + "/ws"))
     client = make_client(quiet=True)
     print(banner(client))

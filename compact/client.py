@@ -1,38 +1,41 @@
 """One factory for the model client: real Claude with a key, the offline model without.
 
 Both are the real ``anthropic.Anthropic`` class, so every line of the agent is the same in
-a classroom with no key and on a laptop with one.
+a classroom with no key and on a laptop with one. Each client is tagged with the model it
+should be asked for (``_compact_model_name``), which the summariser reads too.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 import anthropic
 
-OFFLINE_MODEL = "offline-compact-1"
-LIVE_FALLBACK_MODEL = "claude-sonnet-5-5"
+from .offline import MODEL_NAME, OfflineModel
+from .pipeline.env import DEFAULT_BASE_URL, base_url, is_live, live_model
 
 
-def is_live() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY"))
+def is_offline(client: Any) -> bool:
+    return bool(getattr(client, "_compact_offline", False))
 
 
 def default_model(client: Any = None) -> str:
-    """The model name to send: the offline model for an offline client, else MODEL_ID."""
-    if getattr(client, "_compact_offline", False) or (client is None and not is_live()):
-        return OFFLINE_MODEL
-    return os.environ.get("MODEL_ID") or LIVE_FALLBACK_MODEL
+    """The model name to send: the client's own tag, else the offline model or MODEL_ID."""
+    tagged = getattr(client, "_compact_model_name", None)
+    if isinstance(tagged, str) and tagged:
+        return tagged
+    if client is None and not is_live():
+        return MODEL_NAME
+    return live_model()
 
 
 def banner(client: Any) -> str:
-    if getattr(client, "_compact_offline", False):
-        return (f"[offline] model {OFFLINE_MODEL}: an embedded teaching model, not Claude; "
+    if is_offline(client):
+        return (f"[offline] model {MODEL_NAME}: an embedded teaching model, not Claude; "
                 "set ANTHROPIC_API_KEY to use real Claude.")
-    base = os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-    return f"[live] model {default_model(client)} via {base} (ANTHROPIC_API_KEY is set)."
+    return (f"[live] model {default_model(client)} via {base_url() or DEFAULT_BASE_URL} "
+            "(ANTHROPIC_API_KEY is set).")
 
 
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:
@@ -41,9 +44,8 @@ def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthro
     ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only.
     """
     if is_live():
-        client = anthropic.Anthropic(base_url=os.environ.get("ANTHROPIC_BASE_URL") or None)
+        client = anthropic.Anthropic(base_url=base_url())
     else:
-        from .offline import OfflineModel
         client = OfflineModel(**offline_options).client()
     if not quiet:
         print(banner(client), file=sys.stderr)

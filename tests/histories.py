@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from compact import Limits
+from compact.pipeline.messages import tool_turn as tool_round
 
 
 def user(text: str = "do the task") -> dict:
@@ -17,15 +18,8 @@ def assistant(text: str = "ok") -> dict:
 
 def tool_turn(results: list[str], prefix: str = "t", name: str = "read_file") -> list[dict]:
     """An assistant message calling len(results) tools and the user message answering them."""
-    ids = [f"{prefix}{k}" for k in range(len(results))]
-    return [
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": i, "name": name, "input": {"path": f"{i}.txt"}}
-            for i in ids]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": i, "content": r}
-            for i, r in zip(ids, results, strict=True)]},
-    ]
+    return tool_round(*[(f"{prefix}{k}", f"{prefix}{k}.txt", r) for k, r in enumerate(results)],
+                              name=name)
 
 
 def session(results_per_turn: list[list[str]], request: str = "do the task") -> list[dict]:

@@ -7,8 +7,8 @@ import pytest
 from histories import assistant, user
 
 from compact import Compactor, Limits, Workspace, agent_loop, read_transcript
-from compact.messages import pairing_problems
 from compact.offline import OfflineModel
+from compact.pipeline.messages import pairing_problems
 
 
 @pytest.fixture

@@ -32,11 +32,11 @@ from compact import (
     parse_compacted,
     read_transcript,
 )
-from compact.micro import persisted_path
+from compact.destructive import ask_on_stdin, is_destructive
 from compact.offline import OfflineModel
-from compact.storage import TOOL_RESULTS_DIR
-from compact.summary import render_history
-from compact.tools import ask_on_stdin, is_destructive
+from compact.pipeline.formats import persisted_path
+from compact.pipeline.storage import TOOL_RESULTS_DIR
+from compact.pipeline.summary import render_history
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import copy
 from histories import session, user
 
 from compact import Limits
-from compact.budget import persisted_text, preview_of
-from compact.micro import persisted_path
+from compact.pipeline.formats import persisted_path
+from compact.pipeline.tool_result_budget import persisted_text, preview_of
 
 
 def contents(messages):

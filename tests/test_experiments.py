@@ -5,9 +5,9 @@ import json
 import pytest
 
 from compact import PLACEHOLDER, read_transcript
+from compact.classroom.experiments import run_experiment
 from compact.demo import DOCS_JSON_PATH, expected_titles
-from compact.experiments import run_experiment
-from compact.micro import persisted_path
+from compact.pipeline.formats import persisted_path
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,10 @@ import pytest
 from conftest import fake_summary
 from histories import session, user
 
-from compact import Compactor, Limits, StorageError, SummaryError, Workspace, agent_loop, storage
-from compact.errors import ModelResponseError
+from compact import Compactor, Limits, StorageError, SummaryError, Workspace, agent_loop
 from compact.offline import OfflineModel
+from compact.pipeline import storage
+from compact.pipeline.errors import ModelResponseError
 
 # ---- helpers ------------------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 """Stage 4 and the reactive path: transcript first, then one message in the two-section format."""
 
+import copy
 import json
 
 import pytest
 from histories import assistant, session, tool_turn, user
 
-from compact import compacted_message, parse_compacted, read_transcript
-from compact.messages import pairing_problems
+from compact import Compactor, Limits, SummaryError, compacted_message, parse_compacted, read_transcript
+from compact.pipeline.messages import pairing_problems
 
 
 def test_compact_history_format_and_transcript(compactor, tmp_path):
@@ -64,3 +65,14 @@ def test_compacted_message_round_trip_with_hostile_summary():
 def test_format_headers(header):
     text = compacted_message(header, "r", "s")["content"]
     assert text.split("\n")[0] == header
+
+
+def test_a_compactor_without_a_summariser_says_so_when_stage_4_fires(tmp_path):
+    """The pipeline never builds a client itself: stages 1–3 run, stage 4 asks for one."""
+    history = session([["a" * 5_000]] * 3)
+    compactor = Compactor(tmp_path, Limits(context_limit=1_000))
+    before = copy.deepcopy(history)
+    assert compactor.micro_compact(history) is not None                   # no model needed
+    with pytest.raises(SummaryError, match="needs a summariser"):
+        compactor.prepare(history, "read")
+    assert history == before and not (tmp_path / ".transcripts").exists()

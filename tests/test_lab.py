@@ -2,7 +2,7 @@
 
 import pytest
 
-from compact.lab import Lab
+from compact.classroom.lab import Lab
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import anthropic
 import pytest
 
 from compact import banner, make_client
-from compact.experiments import run_experiment
+from compact.classroom.experiments import run_experiment
 from compact.offline import OfflineModel
 from compact.offline.server import make_server
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from compact.experiments import run_experiment
-from compact.figures import write_figures
-from compact.plot import headline, plot_composition, plot_context, plot_run, stage_markers
+from compact.classroom.experiments import run_experiment
+from compact.classroom.figures import write_figures
+from compact.classroom.plot import headline, plot_composition, plot_context, plot_run, stage_markers
 
 
 @pytest.fixture(scope="module")

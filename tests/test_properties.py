@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compact import Compactor, Limits, estimate_size
-from compact.budget import tool_result_budget
-from compact.messages import pairing_problems, validate_history
-from compact.micro import micro_compact
-from compact.snip import snip_compact
+from compact.pipeline.messages import pairing_problems, validate_history
+from compact.pipeline.micro_compact import micro_compact
+from compact.pipeline.snip_compact import snip_compact
+from compact.pipeline.tool_result_budget import tool_result_budget
 
 EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -1,4 +1,4 @@
-"""The five places where the lesson's snippets fall short (SPEC.md), each shown side by side."""
+"""The five places where the lesson's snippets fall short (see the README), each side by side."""
 
 import copy
 import json
@@ -6,10 +6,11 @@ import json
 import httpx2
 from histories import assistant, session, tool_turn, user
 
-from compact import PLACEHOLDER, Compactor, Limits, estimate_size, lesson
-from compact.micro import persisted_path
+from compact import PLACEHOLDER, Compactor, Limits, estimate_size
+from compact.classroom import as_written as lesson
 from compact.offline import OfflineModel
-from compact.summary import render_history
+from compact.pipeline.formats import persisted_path
+from compact.pipeline.summary import render_history
 
 
 def results(messages):
@@ -68,7 +69,7 @@ def test_4_summary_input_is_capped(compactor):
 
 
 def test_5_rereads_are_counted_and_notes_prevent_them(tmp_path):
-    from compact.experiments import run_experiment
+    from compact.classroom.experiments import run_experiment
     with_notes = run_experiment(1, workdir=tmp_path / "a")
     without = run_experiment(1, workdir=tmp_path / "b", model=OfflineModel(take_notes=False))
     assert with_notes.trace.rereads == 0
@@ -86,7 +87,7 @@ def test_prepare_uses_the_fixed_micro_compact(tmp_path):
 
 def test_4_the_cap_holds_for_cjk_text_too(tmp_path):
     # 40 results of 2,100 CJK characters: a character cap would send ~29,000 offline tokens.
-    from compact.messages import tool_turn
+    from compact.pipeline.messages import tool_turn
     history = [user("比较这些文件")]
     for k in range(40):
         history += tool_turn((f"t{k}", f"f{k}.md", "上下文窗口压缩" * 300))

@@ -2,8 +2,8 @@
 
 from histories import assistant, tool_turn, user
 
-from compact.messages import pairing_problems
-from compact.snip import snipped_count
+from compact.pipeline.formats import snipped_count
+from compact.pipeline.messages import pairing_problems
 
 
 def chat(n: int) -> list:

@@ -2,10 +2,10 @@
 
 import pytest
 
-from compact import Compactor
-from compact.retention import retention
-from compact.strategies import STRATEGIES, clear_tool_uses, compare, run_session, table
-from compact.workload import PROBES, Probe, make_long_workspace, session_turns
+from compact import Compactor, Limits
+from compact.study.retention import retention
+from compact.study.strategies import STRATEGIES, compare, run_session, table
+from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
 
 NONE = STRATEGIES[0]
 
@@ -55,22 +55,26 @@ def test_paths_outside_the_workdir_are_never_followed(tmp_path):
     assert retention([probe], messages, inside) == {"p": "lost"}
 
 
-def test_clear_tool_uses_respects_trigger_keep_and_exclusions():
+def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
+    """The context-editing analogue is a configuration of the pipeline, not a subclass."""
+    micro_only = next(s for s in STRATEGIES if s.name == "micro only")
     messages = [{"role": "user", "content": "go"}]
     for k in range(6):
-        name = "read_file" if k % 2 else "bash"
-        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"c{k}", "name": name,
-                                                        "input": {}}]},
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"c{k}",
+                                                        "name": "bash", "input": {}}]},
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"c{k}",
                                                    "content": "z" * 4_000}]}]
-    untouched, event = clear_tool_uses(messages, trigger_tokens=100_000)
-    assert untouched == messages and not event.fired                # under the trigger
-    cleared, event = clear_tool_uses(messages, trigger_tokens=1_000, keep=3)
-    assert event.placeholders == 3
-    kept, event = clear_tool_uses(messages, trigger_tokens=1_000, keep=3, exclude_tools=("bash",))
-    assert event.placeholders == 1                                   # only c1 (read_file) goes
-    _, event = clear_tool_uses(messages, trigger_tokens=1_000, clear_at_least=10_000)
-    assert not event.fired                                           # would free too little
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
+    compactor = micro_only.build(tmp_path, lambda m: "s")
+    assert type(compactor) is Compactor and compactor.stages == {"micro_compact"}
+    assert compactor.prepare(messages, "go") == messages                 # under 400,000 chars
+    assert not compactor.events[-1].fired
+    low = Compactor(tmp_path, Limits(micro_compact_above=1_000), stages=("micro_compact",))
+    cleared = low.prepare(messages, "go")
+    assert low.events[-1].placeholders == 3                           # all but the newest 3
+    assert Compactor(tmp_path, Limits(micro_compact_above=30_000), stages=("micro_compact",)
+                     ).prepare(messages, "go") == messages              # 24,000+ chars < 30,000
+    assert cleared != messages
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 
 import anthropic
 import httpx2
 
-from ..messages import pairing_problems, wire_json
+from ..pipeline.messages import estimate_tokens, pairing_problems, wire_json
 from .skills import decide
 from .summarizer import offline_summary
 from .view import read_view
@@ -26,7 +25,7 @@ DEFAULT_WINDOW_TOKENS = 16_000
 def count_tokens(payload: dict) -> int:
     """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
     relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
-    return math.ceil(len(wire_json(relevant).encode("utf-8")) / 4)
+    return estimate_tokens(relevant)
 
 
 def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
@@ -98,7 +97,7 @@ class OfflineModel:
                 content = [{"type": "text", "text": "(offline model) I need tools "
                             f"{sorted({n for n, _ in step.calls})} for this, and none were offered."}]
             stop = "tool_use" if calls else "end_turn"
-        output = math.ceil(len(wire_json(content).encode()) / 4)
+        output = estimate_tokens(content)
         return {"id": f"msg_off_{digest}", "type": "message", "role": "assistant",
                 "model": MODEL_NAME, "content": content, "stop_reason": stop,
                 "stop_sequence": None,
@@ -116,6 +115,6 @@ class OfflineModel:
         client = anthropic.Anthropic(
             api_key="offline", base_url="http://offline.invalid", max_retries=0,
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
-        client._compact_offline = True      # read by compact.client.banner/default_model
-        client._compact_model = self
+        client._compact_offline = True      # read by compact.client.banner
+        client._compact_model_name = MODEL_NAME     # the model a summariser asks for
         return client

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import re
 
-from ..micro import persisted_path
+from ..pipeline.formats import parse_persisted
 
 _DOCSTRING = re.compile(r'^\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')\s*(.*?)(?:\1|\n\s*\n|$)', re.DOTALL)
-_PREVIEW = re.compile(r"Preview \(first \d+ chars\):\n(.*)\n</persisted-output>\s*$", re.DOTALL)
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -92,11 +91,8 @@ def describe(path: str, text: str) -> str:
     """The facts the model keeps about one read of ``path``."""
     if text.startswith("Error"):
         return f"error: {one_line(text, 200)}"
-    saved = persisted_path(text)
-    body = text
-    if saved:
-        preview = _PREVIEW.search(text)
-        body = preview.group(1) if preview else ""
+    persisted = parse_persisted(text)
+    body = persisted.preview if persisted else text
     if path.endswith(".md"):
         h1 = next((line[2:].strip() for line in body.splitlines() if line.startswith("# ")), None)
         fact = f'H1 "{h1}"' if h1 else f"no H1; starts {one_line(body[:80])!r}"
@@ -107,9 +103,8 @@ def describe(path: str, text: str) -> str:
     else:
         lines = body.splitlines()
         fact = f"{len(body)} chars; first line {one_line(lines[0] if lines else '', 160)!r}"
-    if saved:
-        size = re.search(r"Output too large \((\d+) chars\)", text)
-        fact += (f"; full output ({size.group(1) if size else '?'} chars) persisted at {saved}, "
+    if persisted:
+        fact += (f"; full output ({persisted.total_chars} chars) persisted at {persisted.path}, "
                  "facts taken from its preview")
     return fact
 

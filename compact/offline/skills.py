@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..micro import persisted_path
+from ..pipeline.formats import is_placeholder, persisted_path
 from .notes import describe, note_line, one_line
-from .view import View, is_placeholder
+from .view import View
 
 PREFIX = "(offline model) "
 CODE = r"[\w./-]+\.(?:py|js|ts|go|rs|java|rb|c|cpp|h)"

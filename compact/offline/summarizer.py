@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..history import parse_compacted
+from ..pipeline.formats import PLACEHOLDER_PREFIX, SNIP_PREFIX, parse_compacted
 from .notes import describe, note_line, one_line
 from .skills import describe_output
 from .view import NOTE
@@ -49,7 +49,7 @@ def offline_summary(conversation: str) -> str:
                 notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(earlier)]
                 noted |= {k for k, _ in NOTE.findall(earlier)}
                 files += re.findall(r"^- (\w+ .+)$", earlier, re.MULTILINE)
-            elif not text.startswith("[snipped "):
+            elif not text.startswith(SNIP_PREFIX):
                 goal = one_line(text, 2000)
                 constraints += [one_line(s, 200) for s in re.split(r"(?<=[.!?])\s+", text)
                                 if _CONSTRAINT.search(s)]
@@ -70,7 +70,7 @@ def offline_summary(conversation: str) -> str:
                 tool_input.get("command") or ""
             files.append(f"{name} {one_line(str(target), 120)}".rstrip())
         elif kind == "tool_result" and key in calls and \
-                not text.startswith("[Earlier tool result compacted"):
+                not text.startswith(PLACEHOLDER_PREFIX):
             name, tool_input = calls[key]
             note_key = tool_input.get("path") if name == "read_file" else (
                 f"bash {tool_input.get('command')}" if name == "bash" else None)

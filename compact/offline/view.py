@@ -6,14 +6,11 @@ model left itself no note about it, the file is simply unknown again.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
-from ..history import parse_compacted
-from ..messages import block_type, plain_text, to_plain
-from ..micro import PLACEHOLDER, persisted_path
-from ..snip import snipped_count
+from ..pipeline.formats import is_placeholder, parse_compacted, snipped_count
+from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
 
 NOTE = re.compile(r"^Note \[([^\]]+)\]: (.+)$", re.MULTILINE)
 
@@ -63,13 +60,6 @@ class View:
     def was_read(self, path: str) -> bool:
         return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
 
-    def results_of(self, name: str) -> list[Call]:
-        return [c for c in self.calls if c.name == name and c.result is not None]
-
-
-def is_placeholder(text: str) -> bool:
-    return text == PLACEHOLDER or (text.startswith("[Earlier tool result compacted.")
-                                   and persisted_path(text) is not None)
 
 
 def _add_notes(view: View, text: str) -> None:
@@ -100,11 +90,8 @@ def read_view(messages: list) -> View:
             if isinstance(content, list) else []
         for block in results:
             call = by_id.get(block.get("tool_use_id"))
-            body = block.get("content", "")
-            if isinstance(body, list):
-                body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
             if call is not None:
-                call.result = str(body)
+                call.result = joined_text(block.get("content", ""))
         if results:
             continue                 # tool output is data: it never sets the task
         text = plain_text(message)
@@ -123,9 +110,3 @@ def read_view(messages: list) -> View:
             view.request = text.strip()
     return view
 
-
-def parse_json_loosely(text: str) -> object | None:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None

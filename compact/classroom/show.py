@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .messages import block_type, to_plain
+from ..pipeline.messages import block_type, to_plain
 
 
 def rows(messages: list, start: int = 0, preview: int = 60) -> list[tuple[int, str, str, int, str]]:

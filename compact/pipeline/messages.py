@@ -8,12 +8,14 @@ objects (``response.content``); everything here accepts both.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
 from .errors import HistoryError
 
 ROLES = ("user", "assistant")
+BYTES_PER_TOKEN = 4          # the offline tokenizer's rule, and the plots' "≈ tokens"
 
 
 def to_plain(value: Any) -> Any:
@@ -66,6 +68,11 @@ def estimate_size(messages: Any) -> int:
             "decode bytes to str and turn sets into lists") from error
 
 
+def estimate_tokens(value: Any) -> int:
+    """Tokens by the offline rule: one per 4 UTF-8 bytes of the wire JSON."""
+    return math.ceil(len(wire_json(value).encode("utf-8", "surrogatepass")) / BYTES_PER_TOKEN)
+
+
 def blocks_of(message: Any) -> list:
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else []
@@ -105,16 +112,24 @@ def iter_tool_results(messages: list) -> Iterator[tuple[int, int, dict]]:
                     yield i, j, block
 
 
+def joined_text(content: Any) -> str:
+    """A content value as text: a string as it is, a list of blocks as its text joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b["text"] for b in content
+                       if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
 def result_text(block: dict) -> str:
     """The text of a tool_result: a string, or the joined text of a list of text blocks."""
     content = block.get("content", "")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(
+    if isinstance(content, str) or (isinstance(content, list) and all(
         isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         for b in content
-    ):
-        return "".join(b["text"] for b in content)
+    )):
+        return joined_text(content)
     raise HistoryError(
         f"tool_result {block.get('tool_use_id')!r} has content of type "
         f"{type(content).__name__}; expected a string or a list of text blocks. "
@@ -199,6 +214,15 @@ def pairing_problems(messages: list) -> list[str]:
                 problems.append(f"message {index} has tool_use(s) {missing} not answered by "
                                 "the next message")
     return problems
+
+
+def pair_safe_start(messages: list, start: int) -> int:
+    """``start`` moved back by one if a cut there would part a tool_use from its results."""
+    start = min(max(start, 0), len(messages))
+    if (0 < start < len(messages) and is_tool_result_message(messages[start])
+            and has_tool_use(messages[start - 1])):
+        start -= 1
+    return start
 
 
 def with_results_replaced(messages: list, replacements: dict[tuple[int, int], str]) -> list:

@@ -14,16 +14,15 @@ from typing import Any
 
 import anthropic
 
-from .client import default_model, make_client
-from .compactor import STAGES, Compactor
-from .demo import make_workspace
-from .events import StageEvent
-from .limits import Limits
-from .loop import Trace, Turn, agent_loop, api_message, is_prompt_too_long
-from .messages import estimate_size
-from .offline import OfflineModel
-from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from .tools import Workspace
+from ..client import default_model, make_client
+from ..demo import make_workspace
+from ..loop import Trace, Turn, agent_loop
+from ..model_call import api_message, is_prompt_too_long
+from ..offline import OfflineModel
+from ..pipeline import STAGES, Compactor, Limits, StageEvent
+from ..pipeline.messages import estimate_size
+from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from ..tools import Workspace
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -94,7 +93,7 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
     workspace = Workspace(make_workspace(root))
     if client is None:      # the offline model unless ANTHROPIC_API_KEY is set
         client = model.client() if model is not None else make_client(quiet=True)
-    compactor = Compactor(workspace.root, limits, summarize=client,
+    compactor = Compactor(workspace.root, limits, summarize=client, model=default_model(client),
                           stages=STAGES if compaction else ())
     prompt = PROMPTS[n]
     messages = [{"role": "user", "content": prompt}]

@@ -1,7 +1,8 @@
 """The lesson's snippets as written, kept as the reference the notebooks compare against.
 
-These reproduce the lesson's code faithfully, including the five shortfalls listed in
-SPEC.md; the package's own stages fix them. Nothing in the package calls this module.
+Not the place to start (that is ``compact/pipeline/compactor.py``): these reproduce the
+code of the lesson s08 "Context Compact" faithfully, including the shortfalls the README
+lists; the package's own stages fix them. Nothing in the package calls this module.
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ class StageEvent:
     detail: str = ""                # one human sentence, e.g. "persisted 1 result (260,120 chars)"
     extra: dict = field(default_factory=dict, compare=False)
 
+    @classmethod
+    def nothing(cls, stage: str, messages: list, size: int, detail: str = "") -> StageEvent:
+        """The record of a stage that looked and found nothing to do."""
+        return cls(stage, False, len(messages), len(messages), size, size, detail=detail)
+
     def __str__(self) -> str:
         if not self.fired:
             return f"{self.stage}: nothing to do"

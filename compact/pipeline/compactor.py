@@ -1,4 +1,6 @@
-"""The Compactor: the four stages bound to a workdir, limits and a summariser.
+"""The Compactor: the lesson's four stages bound to a workdir, limits and a summariser.
+
+Start reading the package here. One call, ``prepare``, runs before every model call:
 
     messages ──► tool_result_budget ──► snip_compact ──► micro_compact ──┐
                  (big results → disk)   (head + tail)    (old results →  │
@@ -23,12 +25,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import budget, history, micro, snip
+from .compact_history import compact_history, reactive_compact
+from .errors import SummaryError
 from .events import StageEvent
 from .limits import Limits
 from .messages import estimate_size, validate_history
+from .micro_compact import micro_compact
+from .snip_compact import snip_compact
 from .storage import persist_tool_result, write_transcript
 from .summary import Summarizer, as_summarizer
+from .tool_result_budget import tool_result_budget
 
 STAGES = ("tool_result_budget", "snip_compact", "micro_compact", "compact_history",
           "reactive_compact")
@@ -55,9 +61,12 @@ class Compactor:
 
     @property
     def summarize(self) -> Summarizer:
-        if self._summarize is None:       # lazily: stages 1–3 never need a model
-            from .client import make_client
-            self._summarize = make_client(quiet=True)
+        """The summariser, checked only when stage 4 needs it: stages 1–3 never call a model."""
+        if self._summarize is None:
+            raise SummaryError(
+                "compact_history needs a summariser and this Compactor has none: pass "
+                "summarize=<a client, e.g. compact.make_client()> or a callable "
+                "(messages) -> str. The history was left unchanged.")
         if not callable(self._summarize) or hasattr(self._summarize, "messages"):
             self._summarize = as_summarizer(self._summarize, self._model, self.limits)
         return self._summarize
@@ -69,7 +78,7 @@ class Compactor:
 
     def tool_result_budget(self, messages: list) -> list:
         validate_history(messages)
-        return self._record(budget.tool_result_budget(messages, self.workdir, self.limits))
+        return self._record(tool_result_budget(messages, self.workdir, self.limits))
 
     def _archive_result(self, tool_use_id: str, text: str) -> str:
         return persist_tool_result(self.workdir, tool_use_id, text).as_posix()
@@ -78,15 +87,15 @@ class Compactor:
         return write_transcript(self.workdir, gap).as_posix()
 
     def _snip(self, messages: list, size: int | None = None) -> list:
-        return self._record(snip.snip_compact(
+        return self._record(snip_compact(
             messages, self.limits, self._archive_gap if self.archive else None, size))
 
     def _micro(self, messages: list, size: int | None = None) -> list:
-        return self._record(micro.micro_compact(
+        return self._record(micro_compact(
             messages, self.limits, self._archive_result if self.archive else None, size))
 
     def _history(self, messages: list, active_request: str) -> list:
-        return self._record(history.compact_history(
+        return self._record(compact_history(
             messages, active_request, self.workdir, self.summarize, self.archive))
 
     def snip_compact(self, messages: list) -> list:
@@ -103,11 +112,8 @@ class Compactor:
 
     def reactive_compact(self, messages: list, active_request: str) -> list:
         validate_history(messages)
-        return self._record(history.reactive_compact(
+        return self._record(reactive_compact(
             messages, active_request, self.workdir, self.summarize, self.limits))
-
-    def over_limit(self, messages: list) -> bool:
-        return estimate_size(messages) > self.limits.context_limit
 
     def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
         """Stages 1→2→3, then compact_history only if still over the limit.
@@ -118,7 +124,7 @@ class Compactor:
         result = list(messages)                 # measured once (or by the caller), then carried
         size = estimate_size(messages) if size is None else size
         if "tool_result_budget" in self.stages:
-            result = self._record(budget.tool_result_budget(result, self.workdir, self.limits, size))
+            result = self._record(tool_result_budget(result, self.workdir, self.limits, size))
             size = self.events[-1].size_after
         if "snip_compact" in self.stages:
             result = self._snip(result, size)

@@ -21,6 +21,7 @@ class Limits:
     keep_head: int = 3                   # snip_compact keeps this many first messages
     keep_recent_results: int = 3         # micro_compact keeps this many newest tool results
     min_compact_chars: int = 120         # micro_compact leaves shorter results alone
+    micro_compact_above: int = 0         # micro_compact waits until the context is this big (0: always)
     reactive_keep_messages: int = 5      # reactive_compact keeps this many last messages
     max_reactive_retries: int = 1        # a second prompt-too-long in a row is raised
     summary_input_chars: int = 40_000    # cap on what the summariser is sent (shortfall 4)

@@ -7,36 +7,12 @@ and a persisted result's placeholder keeps its path, so the full output stays re
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from .events import StageEvent
+from .formats import PLACEHOLDER, kept_path_placeholder, placeholder_for
 from .limits import Limits
 from .messages import estimate_size, iter_tool_results, result_text, with_results_replaced
-
-PLACEHOLDER = "[Earlier tool result compacted. Re-run if needed.]"
-_SAFE_PATH = r"(\.task_outputs/tool-results/[A-Za-z0-9_-]+(?:\.\d+)?\.txt)"
-# re.ASCII: only the names storage.safe_id makes (no look-alike digits or letters).
-_PERSISTED = re.compile(r"<persisted-output>\nOutput too large \(\d+ chars\)\. "
-                        r"Full output saved to: " + _SAFE_PATH + r"\n", re.ASCII)
-_KEPT_PATH = re.compile(r"\[Earlier tool result compacted\. Full output: " + _SAFE_PATH + r"\]",
-                        re.ASCII)
-
-
-def persisted_path(text: str) -> str | None:
-    """The path of a persisted result, only if it points inside our tool-results folder.
-
-    A forged marker pointing at ``/etc/passwd`` or ``../x`` does not match, so it is
-    treated as ordinary text and never trusted as a path. Nothing here opens a file: a
-    kept path is only text the model may pass to read_file, which is workspace-confined.
-    """
-    match = _PERSISTED.match(text) or _KEPT_PATH.fullmatch(text)
-    return match.group(1) if match else None
-
-
-def placeholder_for(text: str) -> str:
-    path = persisted_path(text)
-    return f"[Earlier tool result compacted. Full output: {path}]" if path else PLACEHOLDER
 
 
 def micro_compact(messages: list, limits: Limits = Limits(),
@@ -45,7 +21,9 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     """``archive(tool_use_id, text) -> path``, if given, saves a result before it is replaced
     (the archiving variant), so its placeholder can keep the path."""
     size = estimate_size(messages) if size is None else size
-    nothing = StageEvent("micro_compact", False, len(messages), len(messages), size, size)
+    nothing = StageEvent.nothing("micro_compact", messages, size)
+    if size <= limits.micro_compact_above:      # a trigger, as context editing has one
+        return list(messages), nothing
     results = list(iter_tool_results(messages))
     keep = limits.keep_recent_results
     if len(results) <= keep:
@@ -66,7 +44,7 @@ def micro_compact(messages: list, limits: Limits = Limits(),
             continue
         if archive is not None and placeholder == PLACEHOLDER:
             path = archive(block.get("tool_use_id"), text)
-            placeholder = placeholder_for(f"[Earlier tool result compacted. Full output: {path}]")
+            placeholder = kept_path_placeholder(path)
             written.append(path)
         replacements[i, j] = placeholder
     if not replacements:

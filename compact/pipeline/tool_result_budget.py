@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 from .events import StageEvent
+from .formats import persisted_block
 from .limits import Limits
 from .messages import (
     block_type,
@@ -21,7 +22,6 @@ from .messages import (
 )
 from .storage import persist_tool_result
 
-PERSISTED_OPEN = "<persisted-output>"
 _PROBE_PATH = ".task_outputs/tool-results/" + "x" * 90 + ".txt"    # longest name safe_id makes
 
 
@@ -55,18 +55,15 @@ def preview_of(text: str, chars: int) -> str:
 
 def persisted_text(path: Path | str, text: str, preview_chars: int) -> str:
     """What stays in context for a persisted result: where it is, and how it begins."""
-    return (f"{PERSISTED_OPEN}\n"
-            f"Output too large ({len(text)} chars). Full output saved to: {Path(path).as_posix()}\n"
-            f"Preview (first {preview_chars} chars):\n"
-            f"{preview_of(text, preview_chars)}\n"
-            "</persisted-output>")
+    return persisted_block(Path(path).as_posix(), len(text), preview_chars,
+                           preview_of(text, preview_chars))
 
 
 def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits(),
                        size: int | None = None) -> tuple[list, StageEvent]:
     """``size``: estimate_size(messages) if the caller already knows it (saves a pass)."""
     size = estimate_size(messages) if size is None else size
-    nothing = StageEvent("tool_result_budget", False, len(messages), len(messages), size, size)
+    nothing = StageEvent.nothing("tool_result_budget", messages, size)
     if not messages or not is_tool_result_message(messages[-1]):
         return list(messages), nothing
     last = messages[-1]

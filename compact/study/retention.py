@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from .messages import wire_json
+from ..pipeline.messages import wire_json
 from .workload import Probe
 
 PATH = re.compile(r"(?<![\w/.-])((?:\.?[\w-]+/)*\.?[\w.-]*[\w-]\.(?:txt|jsonl|md|py|toml|log|json))")

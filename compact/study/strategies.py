@@ -1,10 +1,11 @@
-"""Strategies compared on the same long session: each is a configuration of the package.
+"""Strategies compared on the same long session: each is a configuration of the pipeline.
 
     none            no stage runs (the model's window must be large enough to finish)
     pipeline        the lesson's four stages with the lesson's numbers
-    micro only      clear old tool results above a token trigger, keep N — the client-side
+    micro only      micro_compact alone, waiting for a trigger, keep 3 — the client-side
                     analogue of the API's context editing ``clear_tool_uses_20250919``
-                    (trigger 100,000 input tokens, keep 3 tool uses, exclude_tools, clear_at_least)
+                    (trigger 100,000 input tokens, keep 3 tool uses; the API also has
+                    ``exclude_tools`` and ``clear_at_least``, left at their defaults here)
     summary only    summarise everything above a token trigger — the analogue of server-side
                     compaction ``compact_20260112`` (trigger 150,000 tokens)
     archiving       the pipeline, but whatever leaves the context is written to disk first
@@ -13,69 +14,23 @@
 
 from __future__ import annotations
 
-import math
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .compactor import Compactor
-from .events import StageEvent
-from .limits import Limits
-from .loop import agent_loop
-from .messages import estimate_size, iter_tool_results, result_text, wire_json, with_results_replaced
-from .micro import PLACEHOLDER, placeholder_for
-from .offline import OfflineModel
+from ..loop import agent_loop
+from ..offline import OfflineModel
+from ..pipeline import Compactor, Limits
+from ..tools import Workspace
 from .retention import retention
-from .tools import Workspace
 from .workload import PROBES, Probe, make_long_workspace, session_turns
 
 BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted session to finish
-
-
-def estimated_tokens(messages: list) -> int:
-    """The offline model's count (one token per 4 UTF-8 bytes), without system and tools."""
-    return math.ceil(len(wire_json(messages).encode("utf-8")) / 4)
-
-
-def clear_tool_uses(messages: list, trigger_tokens: int = 100_000, keep: int = 3,
-                    exclude_tools: tuple[str, ...] = (), clear_at_least: int = 0
-                    ) -> tuple[list, StageEvent]:
-    """Context editing, client side: over the trigger, clear all but the newest ``keep``
-    tool results (never those of ``exclude_tools``), if that frees ``clear_at_least`` tokens."""
-    size = estimate_size(messages)
-    nothing = StageEvent("clear_tool_uses", False, len(messages), len(messages), size, size)
-    if estimated_tokens(messages) <= trigger_tokens:
-        return list(messages), nothing
-    names = {b["id"]: b["name"] for m in messages if m.get("role") == "assistant"
-             and isinstance(m.get("content"), list) for b in m["content"]
-             if isinstance(b, dict) and b.get("type") == "tool_use"}
-    results = list(iter_tool_results(messages))
-    older = results[:-keep] if keep else results
-    targets = [(i, j, b) for i, j, b in older if names.get(b.get("tool_use_id")) not in exclude_tools
-               and len(result_text(b)) > len(placeholder_for(result_text(b)))]
-    freed = sum(len(result_text(b)) for _, _, b in targets) // 4
-    if not targets or freed < clear_at_least:
-        return list(messages), nothing
-    result = with_results_replaced(
-        messages, {(i, j): placeholder_for(result_text(b)) for i, j, b in targets})
-    return result, StageEvent("clear_tool_uses", True, len(messages), len(result), size,
-                              estimate_size(result), placeholders=len(targets),
-                              detail=f"cleared {len(targets)} tool results (~{freed:,} tokens)")
-
-
-class ContextEditingCompactor(Compactor):
-    """Only ``clear_tool_uses`` runs before each call (no summary, no snip)."""
-
-    def __init__(self, workdir: Path, trigger_tokens: int = 100_000, keep: int = 3,
-                 exclude_tools: tuple[str, ...] = (), clear_at_least: int = 0, **kw: Any) -> None:
-        super().__init__(workdir, stages=(), **kw)
-        self.options = dict(trigger_tokens=trigger_tokens, keep=keep, exclude_tools=exclude_tools,
-                            clear_at_least=clear_at_least)
-
-    def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
-        return self._record(clear_tool_uses(messages, **self.options))
+# The API's context editing triggers at 100,000 input tokens; the offline rule is 4 bytes a
+# token, so the analogue waits for 400,000 chars (the workload is ASCII: a char is a byte).
+CONTEXT_EDITING_TRIGGER_CHARS = 100_000 * 4
 
 
 @dataclass(frozen=True)
@@ -91,7 +46,9 @@ STRATEGIES = [
     Strategy("pipeline", "the lesson's four stages, default numbers",
              lambda ws, client: Compactor(ws, summarize=client)),
     Strategy("micro only", "clear_tool_uses analogue: trigger 100k tokens, keep 3",
-             lambda ws, client: ContextEditingCompactor(ws, summarize=client)),
+             lambda ws, client: Compactor(
+                 ws, Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), summarize=client,
+                 stages=("micro_compact",))),
     Strategy("summary only", "compact_20260112 analogue: summarise above 150k tokens",
              lambda ws, client: Compactor(ws, Limits(context_limit=600_000), summarize=client,
                                           stages=("compact_history", "reactive_compact"))),
@@ -160,5 +117,4 @@ def table(reports: list[SessionReport]) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["PLACEHOLDER", "STRATEGIES", "SessionReport", "Strategy", "clear_tool_uses", "compare",
-           "run_session", "table"]
+__all__ = ["STRATEGIES", "SessionReport", "Strategy", "compare", "run_session", "table"]

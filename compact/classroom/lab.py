@@ -15,12 +15,12 @@ from typing import Any
 
 import ipywidgets as w
 
-from .client import banner, make_client
+from ..client import banner, make_client
+from ..pipeline import Limits
+from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from .experiments import PROMPTS, SHOWS, ExperimentResult, run_experiment
-from .limits import Limits
 from .plot import plot_run
 from .show import rows
-from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 
 BUTTONS = [("Experiment 1 · micro_compact", 1, True), ("Experiment 2 · tool_result_budget", 2, True),
            ("Experiment 3 · compact_history", 3, True), ("Baseline · no compaction", 3, False)]

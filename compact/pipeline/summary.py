@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .env import live_model
 from .errors import SummaryError
 from .limits import Limits
-from .messages import block_type, to_plain
+from .messages import block_type, joined_text, to_plain
 
 SUMMARY_SYSTEM = (
     "You summarise a coding agent's conversation so the work can continue after the history "
@@ -70,9 +71,7 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
                 lines.append(f"[tool_use {block.get('name')} id={block.get('id')}] "
                              f"{json.dumps(block.get('input', {}), ensure_ascii=False)}")
             elif kind == "tool_result":
-                body = block.get("content", "")
-                if isinstance(body, list):
-                    body = "".join(b.get("text", "") for b in body if isinstance(b, dict))
+                body = joined_text(block.get("content", ""))
                 lines.append(f"[tool_result id={block.get('tool_use_id')}] "
                              f"{clip(_body(body), limits.summary_result_chars)}")
     return clip_utf8("\n".join(lines), limits.summary_input_chars)
@@ -100,10 +99,14 @@ class ClientSummarizer:
 
 def as_summarizer(summarize: Any, model: str | None = None, limits: Limits = Limits()
                   ) -> Summarizer:
-    """Accept a callable ``(messages) -> str`` or a client with ``.messages.create``."""
+    """Accept a callable ``(messages) -> str`` or a client with ``.messages.create``.
+
+    A client is asked for ``model``, else the model it was made for (the offline model tags
+    its clients with ``_compact_model_name``), else MODEL_ID as the lesson reads it.
+    """
     if hasattr(summarize, "messages") and hasattr(summarize.messages, "create"):
-        from .client import default_model
-        return ClientSummarizer(summarize, model or default_model(summarize), limits)
+        model = model or getattr(summarize, "_compact_model_name", None) or live_model()
+        return ClientSummarizer(summarize, model, limits)
     if callable(summarize):
         return summarize
     raise TypeError("summarize must be a callable (messages) -> str or an anthropic client, "

@@ -13,10 +13,10 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .anatomy import KINDS
-from .limits import Limits
-from .loop import Trace
-from .micro import PLACEHOLDER
+from ..loop import Trace
+from ..pipeline import Limits
+from ..pipeline.anatomy import KINDS
+from ..pipeline.formats import is_placeholder
 
 STYLE = {   # stage → (colour, marker, legend label)
     "tool_result_budget": ("#E69F00", "s", "tool_result_budget (persisted to disk)"),
@@ -56,7 +56,7 @@ def headline(run: Any) -> str:
             last = trace.turns[-1].sent
             count = sum(1 for m in last if isinstance(m.get("content"), list)
                         for b in m["content"] if b.get("type") == "tool_result"
-                        and str(b.get("content", "")).startswith(PLACEHOLDER[:30]))
+                        and is_placeholder(str(b.get("content", ""))))
             return f"micro_compact: {count} old results are placeholders by turn {turn}"
         if stage == "tool_result_budget":
             return (f"tool_result_budget persisted {len(event.files_written)} result(s) at turn "
@@ -146,27 +146,3 @@ def stage_markers(ax: Axes) -> dict[str, int]:
     """How many markers of each stage an Axes shows (for tests and checks)."""
     return {c.get_gid().split(":", 1)[1]: len(c.get_offsets()) for c in ax.collections
             if (c.get_gid() or "").startswith("stage:")}
-
-
-STRATEGY_COLOURS = ["#000000", "#0072B2", "#E69F00", "#CC79A7", "#009E73", "#D55E00", "#56B4E9"]
-
-
-def plot_strategies(reports: list, ax: Axes | None = None) -> Axes:
-    """Cumulative input tokens per user turn, one line per strategy, on the same session."""
-    with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 6), layout="constrained").subplots()
-        for colour, report in zip(STRATEGY_COLOURS, reports, strict=False):
-            turns = range(1, len(report.cumulative_tokens) + 1)
-            ax.plot(turns, report.cumulative_tokens, color=colour, linewidth=2.5,
-                    label=f"{report.strategy}: {report.input_tokens:,}", gid=f"strategy:{report.strategy}")
-        ax.set_xlabel("user turn")
-        ax.set_ylabel("cumulative input tokens sent")
-        ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f} M")
-        ax.legend(loc="upper left", framealpha=0.9, title="strategy: total tokens")
-        base = next((r.input_tokens for r in reports if r.strategy == "none"), None)
-        best = min(reports, key=lambda r: r.input_tokens)
-        if base:
-            ax.set_title(f"{best.strategy} sends {1 - best.input_tokens / base:.0%} fewer input tokens "
-                         "than no compaction", loc="left")
-    return ax

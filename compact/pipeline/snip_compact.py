@@ -7,29 +7,12 @@ the orphan): the head grows forward and the tail start moves back.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from .events import StageEvent
+from .formats import snip_marker, snipped_count
 from .limits import Limits
-from .messages import estimate_size, has_tool_use, is_tool_result_message
-
-_MARKER = re.compile(r"\[snipped (\d+) messages(?:; archived at [\w./-]+)?\]")
-
-
-def snip_marker(count: int, archived_at: str | None = None) -> dict:
-    where = f"; archived at {archived_at}" if archived_at else ""
-    return {"role": "user", "content": f"[snipped {count} messages{where}]"}
-
-
-def snipped_count(message: object) -> int | None:
-    """N if the message is a snip marker, else None."""
-    if isinstance(message, dict) and message.get("role") == "user" \
-            and isinstance(message.get("content"), str):
-        match = _MARKER.fullmatch(message["content"])
-        if match:
-            return int(match.group(1))
-    return None
+from .messages import estimate_size, has_tool_use, is_tool_result_message, pair_safe_start
 
 
 def snip_compact(messages: list, limits: Limits = Limits(),
@@ -39,20 +22,17 @@ def snip_compact(messages: list, limits: Limits = Limits(),
     # Markers do not count as messages, and an old marker in the gap adds its count to the
     # new one: snipping twice reports the true total, and a snipped list is left alone.
     size = estimate_size(messages) if size is None else size
-    nothing = StageEvent("snip_compact", False, len(messages), len(messages), size, size)
+    nothing = StageEvent.nothing("snip_compact", messages, size)
     real = sum(1 for m in messages if snipped_count(m) is None)
     if real <= limits.max_messages:
         return list(messages), nothing
 
     keep_tail = limits.max_messages - limits.keep_head
     head_end = limits.keep_head
-    tail_start = len(messages) - keep_tail
     if head_end > 0 and has_tool_use(messages[head_end - 1]):
         while head_end < len(messages) and is_tool_result_message(messages[head_end]):
             head_end += 1
-    if (tail_start > 0 and is_tool_result_message(messages[tail_start])
-            and has_tool_use(messages[tail_start - 1])):
-        tail_start -= 1
+    tail_start = pair_safe_start(messages, len(messages) - keep_tail)
     if head_end >= tail_start:
         return list(messages), nothing
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .budget import PERSISTED_OPEN
-from .history import parse_compacted
+from .formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
 from .messages import block_type, plain_text, result_text, to_plain
-from .snip import snipped_count
 
 KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted previews",
          "placeholders", "summaries", "markers")
@@ -38,7 +36,7 @@ def composition(messages: list) -> dict[str, int]:
                 text = result_text(block)
                 if text.startswith(PERSISTED_OPEN):
                     counts["persisted previews"] += len(text)
-                elif text.startswith("[Earlier tool result compacted."):
+                elif text.startswith(PLACEHOLDER_PREFIX):
                     counts["placeholders"] += len(text)
                 else:
                     counts["tool results"] += len(text)

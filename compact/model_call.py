@@ -1,0 +1,125 @@
+"""One model call, checked, with the lesson's reactive path when the API says "too long".
+
+``call_with_reactive_retry`` is the ``try``/``except`` of the lesson's loop: on
+"prompt is too long" it runs ``reactive_compact`` once (``max_reactive_retries``) and
+calls again; a second refusal, or any other API error, reaches the caller unchanged, with
+a note saying what state the history is in and what to do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+
+from .pipeline import Compactor, ModelResponseError
+
+
+def api_message(error: Exception) -> str:
+    """The API's own error message (``error.message``) rather than the SDK's wrapper text."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return str(body["error"].get("message", error))
+    return str(error)
+
+
+def is_prompt_too_long(error: Exception) -> bool:
+    text = str(error).lower()
+    return any(s in text for s in ("prompt is too long", "prompt_too_long", "too many tokens"))
+
+
+def response_problem(response: Any) -> str | None:
+    """What makes ``response`` unusable as a Messages-API message, or None when it is fine."""
+    content = getattr(response, "content", None)
+    if not isinstance(content, list):
+        return f"the reply is a {type(response).__name__} without a list of content blocks"
+    for block in content:
+        kind = getattr(block, "type", None)
+        if not isinstance(kind, str):
+            return "a content block has no type"
+        if kind == "text" and not isinstance(getattr(block, "text", None), str):
+            return "a text block has no text"
+        if kind == "tool_use" and not (isinstance(getattr(block, "id", None), str)
+                                       and isinstance(getattr(block, "name", None), str)
+                                       and isinstance(getattr(block, "input", None), dict)):
+            return "a tool_use block lacks its id, name or input"
+    usage = getattr(response, "usage", None)
+    if not all(isinstance(getattr(usage, k, None), int) for k in ("input_tokens", "output_tokens")):
+        return "the reply has no usage token counts"
+    return None
+
+
+def call_model(client: Any, **request: Any) -> Any:
+    """One ``messages.create`` whose reply is checked before the history is touched.
+
+    Why: the SDK does not validate bodies, so a proxy's HTML page or wrong-shaped JSON would
+    otherwise crash the loop after the assistant message was half-built. API errors
+    (429/5xx/529, timeouts) pass through unchanged.
+    """
+    try:
+        response = client.messages.create(**request)
+    except json.JSONDecodeError as error:
+        problem = f"the body is not valid JSON ({error})"
+    else:
+        problem = response_problem(response)
+        if problem is None:
+            return response
+    raise ModelResponseError(
+        f"the model API's reply is not a Messages-API message: {problem}. The history holds "
+        "the state from just before this call. Check that ANTHROPIC_BASE_URL points at a "
+        "Messages API (not a proxy or web page), then call agent_loop again with the same list.")
+
+
+def explain(error: Exception) -> None:
+    """Add a note (Python 3.11+) saying what failed, what state ``messages`` is in, what to do.
+
+    Why not wrap: callers expect the SDK's own error types, unchanged.
+    """
+    if is_prompt_too_long(error):
+        todo = ("the request is still too long after compaction (or reactive_compact is off): "
+                "lower Limits.reactive_keep_messages or Limits.context_limit, or start a new "
+                "task from the saved transcript")
+    elif isinstance(error, anthropic.APIConnectionError):
+        todo = ("the API could not be reached or timed out: retry later, check the network and "
+                "ANTHROPIC_BASE_URL, or give the client a longer timeout")
+    elif isinstance(error, anthropic.APIStatusError) and (error.status_code == 429
+                                                         or error.status_code >= 500):
+        todo = (f"the API is overloaded or failing (HTTP {error.status_code}): retry later, or "
+                "use a client with max_retries > 0")
+    else:
+        todo = "check ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and MODEL_ID, and the request"
+    add_note = getattr(error, "add_note", None)
+    if add_note is not None:
+        add_note(f"compact.agent_loop: the model call failed; `messages` holds the history as "
+                 f"it was just before this call (compaction already applied, no assistant "
+                 f"message added), so agent_loop can be called again with it. What to do: {todo}.")
+
+
+def call_with_reactive_retry(client: Any, request: dict, messages: list, compactor: Compactor,
+                             active_request: str, say: Callable[[str], None]) -> tuple[Any, int]:
+    """(response, refusals): call the model; on prompt-too-long compact reactively and retry.
+
+    ``messages`` is changed in place (``messages[:] = reactive_compact(...)``), so after a
+    raise it holds the last state that was sent or about to be sent.
+    """
+    refused = 0
+    while True:
+        try:
+            return call_model(client, messages=messages, **request), refused
+        except anthropic.BadRequestError as error:
+            if (not is_prompt_too_long(error) or "reactive_compact" not in compactor.stages
+                    or refused >= compactor.limits.max_reactive_retries):
+                explain(error)
+                raise
+            refused += 1
+            messages[:] = compactor.reactive_compact(messages, active_request)
+            if not compactor.events[-1].fired:     # the whole history is the kept tail
+                explain(error)
+                raise
+            say(f"[reactive compact] {api_message(error)}")
+            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
+        except anthropic.APIError as error:
+            explain(error)
+            raise
