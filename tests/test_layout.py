@@ -1,0 +1,130 @@
+"""The folder layout is the architecture: the pipeline imports nothing above it, no circles.
+
+Read from the source with ``ast`` (nothing is imported), so a test failure names the file
+and the import that broke the rule.
+"""
+
+import ast
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "compact"
+SKIP = PACKAGE / "demo" / "files"          # the demo course's own code, data for the agent
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if SKIP in path.parents:
+            continue
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def own_imports(name: str, path: Path) -> list[tuple[str, int, bool]]:
+    """(imported compact module, line, inside a function) for every import of the package."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    in_function = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f) if n is not f}
+    known = modules()
+    result = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            candidates = [f"{target}.{a.name}" for a in node.names] + [target]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names]
+        else:
+            continue
+        for candidate in candidates:
+            if candidate in known:
+                result.append((candidate, node.lineno, id(node) in in_function))
+    return result
+
+
+def test_the_layers_are_folders():
+    names = modules()
+    for stage in ("tool_result_budget", "snip_compact", "micro_compact", "compact_history"):
+        assert f"compact.pipeline.{stage}" in names, f"stage {stage} needs a file of its name"
+    assert "compact.pipeline.compactor" in names and "compact.pipeline.formats" in names
+    assert {"compact.classroom", "compact.study", "compact.offline"} <= set(names)
+
+
+def test_the_pipeline_imports_nothing_above_it():
+    for name, path in modules().items():
+        if not name.startswith("compact.pipeline"):
+            continue
+        for target, line, _ in own_imports(name, path):
+            assert target.startswith("compact.pipeline"), \
+                f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}, above the pipeline"
+
+
+def test_the_offline_model_uses_only_the_pipelines_messages_and_formats():
+    allowed = {"compact.pipeline.messages", "compact.pipeline.formats"}
+    for name, path in modules().items():
+        if not name.startswith("compact.offline"):
+            continue
+        for target, line, _ in own_imports(name, path):
+            assert target.startswith("compact.offline") or target in allowed, \
+                f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+
+
+def test_no_import_circle_and_none_hidden_in_a_function():
+    graph = {}
+    for name, path in modules().items():
+        imports = own_imports(name, path)
+        hidden = [(t, line) for t, line, inside in imports if inside]
+        assert hidden == [], f"{path.relative_to(PACKAGE.parent)} imports {hidden} inside a function"
+        graph[name] = {t for t, _, _ in imports if t != name}
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as error:
+        raise AssertionError(f"import circle: {' -> '.join(error.args[1])}") from None
+
+
+def test_the_checker_sees_a_circle_and_a_reach_upward(tmp_path):
+    """The rules above can fail: a planted upward import is caught by the same reader."""
+    fake = tmp_path / "compact" / "pipeline"
+    fake.mkdir(parents=True)
+    (fake / "x.py").write_text("from ..loop import agent_loop\ndef f():\n    from . import y\n")
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "compact"
+    try:
+        (tmp_path / "compact" / "loop.py").write_text("")
+        (fake / "y.py").write_text("")
+        imports = own_imports("compact.pipeline.x", fake / "x.py")
+    finally:
+        PACKAGE = saved
+    assert ("compact.loop", 1, False) in imports and ("compact.pipeline.y", 3, True) in imports
+
+
+def readme_tree() -> set[str]:
+    """Module paths listed in the README's package tree (``compact/`` code block)."""
+    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    block = text.split("```\ncompact/\n", 1)[1].split("```", 1)[0]
+    listed, folders = set(), []
+    for line in block.splitlines():
+        depth = (len(line) - len(line.lstrip(" "))) // 2 - 1
+        names = line.strip().split("  ")[0]          # the names, before the description
+        folders = folders[:depth]
+        for word in (w.strip() for w in names.split(",")):
+            if word.endswith("/"):
+                folders.append(word.rstrip("/"))
+            elif word.endswith(".py"):
+                listed.add("/".join(["compact", *folders, word]))
+    return listed
+
+
+def test_the_readme_tree_lists_every_module():
+    files = {p.relative_to(PACKAGE.parent).as_posix() for p in modules().values()
+             if p.name != "__init__.py"}
+    listed = readme_tree()
+    assert files - listed == set(), "modules missing from the README's package tree"
+    assert listed - files == set(), "the README's package tree names files that do not exist"
