@@ -112,12 +112,13 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     trace = Trace(model=model)
     for number in range(1, max_turns + 1):
         first_event = len(compactor.events)
-        before, size_before = len(messages), estimate_size(messages)
+        before, size_before = len(messages), compactor.measure(messages)
         messages[:] = compactor.prepare(messages, active_request, size_before)
         response, refused = call_with_reactive_retry(client, request, messages, compactor,
                                                      active_request, say)
         turn = record_turn(number, before, size_before, list(messages), response,
-                           compactor.events[first_event:], refused, say)
+                           compactor.events[first_event:], refused, say,
+                           size_sent=compactor.measure(messages))
         trace.turns.append(turn)
         messages.append(assistant_message(response.content))
         if response.stop_reason != "tool_use" or not turn.tool_calls:
@@ -133,8 +134,10 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
 
 
 def record_turn(number: int, messages_before: int, size_before: int, sent: list, response: Any,
-                events: list[StageEvent], refused: int, say: Callable[[str], None]) -> Turn:
-    """The trace's record of one model call (and the lesson's ``[auto compact]`` lines)."""
+                events: list[StageEvent], refused: int, say: Callable[[str], None],
+                size_sent: int | None = None) -> Turn:
+    """The trace's record of one model call (and the lesson's ``[auto compact]`` lines);
+    ``size_sent``: ``estimate_size(sent)`` if the caller has it (from the size cache)."""
     fired = [e for e in events if e.fired]
     for event in fired:
         if event.stage == "compact_history":
@@ -142,7 +145,8 @@ def record_turn(number: int, messages_before: int, size_before: int, sent: list,
             say(f"[transcript saved: {event.files_written[0]}]")
     calls = [(b.name, dict(b.input or {})) for b in response.content if b.type == "tool_use"]
     text = "".join(b.text for b in response.content if b.type == "text")
-    return Turn(number, messages_before, size_before, estimate_size(sent),
+    size_sent = estimate_size(sent) if size_sent is None else size_sent
+    return Turn(number, messages_before, size_before, size_sent,
                 response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, calls, composition(sent), text, refused, sent)
 

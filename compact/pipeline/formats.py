@@ -140,3 +140,68 @@ def parse_compacted(text: str) -> tuple[str, str] | None:
 def with_transcript(summary: str, transcript: str) -> str:
     """The archiving variant's summary: it names where the whole history was saved."""
     return f"{summary}\nFull transcript: {transcript}"
+
+
+# ---- the bounded summary (Limits.summary_max_chars) ----------------------------------------
+# The summariser is asked for these headings (summary.SUMMARY_SYSTEM). A merged summary
+# keeps them: the newest goal and remaining work, every finding and file (the oldest left
+# out first when over the cap, with a line saying where they are), every user constraint.
+
+SUMMARY_HEADINGS = ("Goal", "Findings", "Files", "Remaining work", "User constraints")
+ONE_LINE_HEADINGS = ("Goal", "Remaining work", "User constraints")
+NOTHING_NEW = "(no new messages since the last summary)"
+LEFT_OUT_PREFIX = "[Earlier lines left out to stay under "
+_HEADING = re.compile(r"^[#*\s]*(" + "|".join(SUMMARY_HEADINGS) + r")[*\s]*:?[*\s]*(.*)$",
+                      re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_NONE = re.compile(r"^\(?(?:none(?: stated| recorded)?|not (?:stated|recorded))\)?\.?$", re.I)
+
+
+def summary_sections(summary: str) -> tuple[list[str], dict[str, list[str]]]:
+    """(lines before the first heading, heading → its items) of a summary. Text under no
+    known heading counts as findings; "none stated" and the like are no items."""
+    preamble: list[str] = []
+    sections: dict[str, list[str]] = {h: [] for h in SUMMARY_HEADINGS}
+    current = None
+    for line in summary.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            current = next(h for h in SUMMARY_HEADINGS if h.lower() == match.group(1).lower())
+            rest = match.group(2).strip()
+            items = rest.split("; ") if current in ONE_LINE_HEADINGS else [rest]
+        elif current is None:
+            if line.strip():
+                preamble.append(line)
+            continue
+        else:
+            items = [line]
+        for item in items:
+            item = _BULLET.sub("", item).strip() if current in ONE_LINE_HEADINGS else item.rstrip()
+            if item.strip() and not _NONE.match(_BULLET.sub("", item).strip()) \
+                    and not item.startswith((LEFT_OUT_PREFIX, TRANSCRIPT_LINE)):
+                sections[current].append(item)
+    if not any(sections.values()) and preamble:       # no headings at all: all of it is findings
+        sections["Findings"], preamble = preamble, []
+    return preamble, sections
+
+
+TRANSCRIPT_LINE = "Full transcript: "
+
+
+def render_summary(preamble: list[str], sections: dict[str, list[str]], transcript: str,
+                   left_out: int = 0, cap: int = 0) -> str:
+    """A merged summary in the summariser's own layout, naming the transcript that holds
+    everything before it (and so, link by link, every earlier summary whole)."""
+    lines = list(preamble)
+    for heading in SUMMARY_HEADINGS:
+        items = sections.get(heading, [])
+        if heading in ONE_LINE_HEADINGS:
+            lines.append(f"{heading}: " + ("; ".join(items) or "none stated"))
+            continue
+        lines.append(f"{heading}:")
+        if left_out and heading == "Findings":
+            lines.append(f"{LEFT_OUT_PREFIX}{cap:,} chars ({left_out} lines); they are in the "
+                         f"reference state saved in {transcript}]")
+        lines += items or ["(none recorded)"]
+    lines.append(f"{TRANSCRIPT_LINE}{transcript}")
+    return "\n".join(lines)
