@@ -174,3 +174,18 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
                            workspace=Workspace(root), log=lambda _: None)
         seen += [(t.size_sent, estimate_size(t.sent)) for t in trace.turns]
     assert all(a == b for a, b in seen) and len(seen) >= 4
+
+
+def test_prepare_trusts_a_size_only_if_it_was_just_measured_for_that_list(tmp_path):
+    history = [user("go"), *tool_turn(["a" * 500])]
+    compactor = Compactor(tmp_path, summarize=fake_summary)
+    size = compactor.measure(history)
+    history.append({"role": "user", "content": [                     # added after measuring
+        {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
+    with pytest.raises(HistoryError, match="no matching tool_use"):
+        compactor.prepare(history, "go", size)                      # measured again, refused
+    history.pop()
+    assert compactor.sizes.just_measured(history, size) is False    # the last measure failed
+    size = compactor.measure(history)
+    assert compactor.sizes.just_measured(history, size)
+    assert not compactor.sizes.just_measured(list(history), size)   # another list object

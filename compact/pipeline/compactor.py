@@ -135,9 +135,10 @@ class Compactor:
     def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
         """Stages 1→2→3, then compact_history only if still over the limit.
 
-        ``size`` is accepted from callers that measured already (the agent loop); prepare
-        measures through its cache anyway, which costs only the messages that are new."""
-        size = self.measure(messages)           # validates; then the size is carried along
+        ``size``: what ``self.measure(messages)`` just returned, if the caller took it (the
+        agent loop does); it has validated the list, so prepare does not measure again."""
+        if size is None or not self.sizes.just_measured(messages, size):
+            size = self.measure(messages)       # validates; then the size is carried along
         result = list(messages)
         if "tool_result_budget" in self.stages:
             result = self._record(tool_result_budget(result, self.workdir, self.limits, size))

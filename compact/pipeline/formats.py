@@ -114,6 +114,13 @@ def snipped_count(message: object) -> int | None:
     return None
 
 
+def snip_markers(messages: list) -> list[tuple[int, int]]:
+    """(index, N) of every snip marker, in one pass (only text messages are parsed)."""
+    return [(i, n) for i, m in enumerate(messages)
+            if isinstance(m, dict) and isinstance(m.get("content"), str)
+            and (n := snipped_count(m)) is not None]
+
+
 # ---- compact_history and reactive_compact ------------------------------------------------
 
 def compacted_message(header: str, active_request: str, summary: str) -> dict:

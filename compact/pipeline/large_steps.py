@@ -14,7 +14,7 @@ results are cleared and, if still above ``low_water_mark``, the span is summaris
 from __future__ import annotations
 
 from .bounded_summary import unseen_start
-from .formats import snipped_count
+from .formats import snip_markers
 from .limits import Limits
 
 
@@ -23,7 +23,7 @@ def compaction_point(messages: list, size: int, limits: Limits) -> bool:
     if size > limits.high_water_mark:
         return True
     return len(messages) > limits.max_messages and \
-        sum(snipped_count(m) is None for m in messages) > limits.max_messages
+        len(messages) - len(snip_markers(messages)) > limits.max_messages
 
 
 __all__ = ["compaction_point", "unseen_start"]

@@ -19,6 +19,7 @@ sum of the messages' lengths plus the separators: the total is exact, not estima
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from .messages import estimate_size, validate_history
@@ -71,8 +72,24 @@ def snapshot(message: Any) -> Any | None:
         return None
 
 
+class _Never:
+    """Stands in the snapshot list for a message that is never cached: equal to nothing."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_NEVER = _Never()
+
+
 class SizeCache:
     """Per-message sizes and validity, kept exact under in-place edits (see the module doc).
+
+    Two levels: the last two lists measured are remembered whole (their messages, their
+    snapshots and running sizes), so a list that extends one of them is checked with two
+    comparisons CPython runs in C; any other message is looked up on its own.
 
     Also counts its work (``serialised``: messages it had to serialise; ``validated_from``:
     the index validation restarted at, last call) so tests can check that a turn touches
@@ -82,15 +99,34 @@ class SizeCache:
     def __init__(self) -> None:
         # id(message) -> (message, snapshot, size, predecessor it was validated after)
         self._entries: dict[int, tuple[Any, Any, int, Any]] = {}
-        self._recent: list[list] = [[], []]   # the last two lists measured, for pruning
+        # the last lists measured whole: (messages, snapshots, running sizes), newest last
+        self._lists: list[tuple[list, list, list[int]]] = []
+        self._last: tuple = (None, -1, -1)
         self.serialised = 0
         self.validated_from = 0
 
-    def _known(self, messages: list) -> int:
-        """How many leading messages are unchanged and were validated after the same
-        predecessor (so validation can start there)."""
-        entries, before = self._entries, _FIRST
-        for index, message in enumerate(messages):
+    def _remembered_prefix(self, messages: list) -> tuple[tuple | None, int]:
+        """The remembered list sharing the longest unchanged prefix with ``messages``."""
+        best, length = None, 0
+        for remembered in self._lists:
+            refs, snaps, _ = remembered
+            n = min(len(refs), len(messages))
+            same = list(map(operator.is_, messages[:n], refs[:n]))
+            k = same.index(False) if False in same else n
+            if k > length:
+                if messages[:k] != snaps[:k]:          # edited in place: find where
+                    k = next(i for i in range(k) if messages[i] != snaps[i])
+                if k > length:
+                    best, length = remembered, k
+        return best, length
+
+    def _known(self, messages: list, start: int) -> int:
+        """From ``start`` on, how far messages are unchanged and were validated after the
+        same predecessor (so validation can start there)."""
+        entries = self._entries
+        before = messages[start - 1] if start else _FIRST
+        for index in range(start, len(messages)):
+            message = messages[index]
             entry = entries.get(id(message))
             if entry is None or entry[0] is not message or entry[3] is not before \
                     or not entry[1] == message:
@@ -101,22 +137,35 @@ class SizeCache:
     def measure(self, messages: Any) -> int:
         """``validate_history(messages)`` then ``estimate_size(messages)``, from the cache
         wherever a message is unchanged. Raises HistoryError exactly as they do."""
+        self._last = (None, -1, -1)
         if not isinstance(messages, list):
             validate_history(messages)        # raises the usual error
-        start = self._known(messages)
+        remembered, prefix = self._remembered_prefix(messages)
+        start = self._known(messages, prefix)
         self.validated_from = start
         if start < len(messages):
             validate_history(messages, start)
-        entries, total, before = self._entries, 0, _FIRST
-        for index, message in enumerate(messages):
-            entry = entries.get(id(message)) if index < start else None
+        snaps = remembered[1][:prefix] if remembered else []
+        sums = remembered[2][:prefix + 1] if remembered else [0]
+        total, before = sums[-1], messages[prefix - 1] if prefix else _FIRST
+        for index in range(prefix, len(messages)):
+            message = messages[index]
+            entry = self._entries.get(id(message)) if index < start else None
             if entry is None:
                 entry = self._measure_one(message, before)
             total += entry[2]
+            snaps.append(entry[1] if entry[1] is not None else _NEVER)
+            sums.append(total)
             before = message
-        self._recent = [self._recent[1], list(messages)]
-        self._prune()
-        return total + len(messages) + 1 if messages else 2
+        self._remember((list(messages), snaps, sums), remembered, prefix)
+        size = total + len(messages) + 1 if messages else 2
+        self._last = (messages, len(messages), size)
+        return size
+
+    def just_measured(self, messages: list, size: int) -> bool:
+        """Whether ``size`` is what the last ``measure`` returned for this very list (same
+        object, same length): the caller vouches nothing was edited in between."""
+        return self._last[0] is messages and self._last[1:] == (len(messages), size)
 
     def _measure_one(self, message: Any, before: Any) -> tuple:
         old = self._entries.get(id(message))
@@ -132,14 +181,20 @@ class SizeCache:
             self._entries.pop(id(message), None)
         return entry
 
-    def _prune(self) -> None:
-        """Forget messages that are in neither of the last two lists measured (the history
-        and what was sent), once the cache has grown well past them."""
-        keep = len(self._recent[0]) + len(self._recent[1])
-        if len(self._entries) > 2 * keep + 256:
-            alive = {id(m) for recent in self._recent for m in recent}
-            self._entries = {k: v for k, v in self._entries.items() if k in alive}
+    def _remember(self, measured: tuple, extended: tuple | None, prefix: int) -> None:
+        """Keep this list in place of the one it extends, else of the older one; forget
+        entries for messages in neither list once the cache has grown well past them."""
+        if extended is not None and prefix == len(extended[0]):
+            self._lists.remove(extended)
+        elif len(self._lists) == 2:
+            self._lists.pop(0)
+        self._lists.append(measured)
+        alive = sum(len(refs) for refs, _, _ in self._lists)
+        if len(self._entries) > 2 * alive + 256:
+            keep = {id(m) for refs, _, _ in self._lists for m in refs}
+            self._entries = {k: v for k, v in self._entries.items() if k in keep}
 
     def clear(self) -> None:
         self._entries.clear()
-        self._recent = [[], []]
+        self._lists.clear()
+        self._last = (None, -1, -1)
