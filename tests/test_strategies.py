@@ -4,7 +4,8 @@ import pytest
 
 from compact import Compactor, Limits
 from compact.pipeline.messages import iter_tool_results, result_text
-from compact.study.retention import retention
+from compact.study.plot import plot_costs, plot_retention, plot_strategies
+from compact.study.retention import PLACES, retention
 from compact.study.strategies import (
     CACHE_FRIENDLY,
     STRATEGIES,
@@ -171,3 +172,29 @@ def test_table_shows_both_costs_the_floor_and_every_strategy(reports):
     for column in ("input tokens", "saved", "cache-aware", "floor", "context/archive/workspace/lost"):
         assert column in text
     assert text.count("%") >= 2 * len(reports)
+
+
+def test_the_cost_plot_draws_every_strategy_distinguishably_in_both_counts(reports):
+    figure = plot_costs(list(reports.values()))
+    plain, cached = figure.axes[:2]
+    for ax, measure in ((plain, "cumulative_tokens"), (cached, "cumulative_cost")):
+        lines = {line.get_gid(): line for line in ax.get_lines()}
+        assert set(lines) == {f"strategy:{name}" for name in reports}
+        looks = {(ln.get_color(), ln.get_linestyle(), ln.get_marker()) for ln in lines.values()}
+        assert len(looks) == len(reports)                    # no two lines look alike
+        for name, report in reports.items():
+            assert list(lines[f"strategy:{name}"].get_ydata()) == getattr(report, measure)
+        assert ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="measure"):
+        plot_strategies(list(reports.values()), measure="dollars")
+
+
+def test_the_retention_chart_shows_each_probes_place(reports):
+    ax = plot_retention(list(reports.values()))
+    grid = ax.get_images()[0].get_array()
+    texts = [t.get_text() for t in ax.texts]
+    assert grid.shape == (len(PROBES), len(reports))
+    for column, report in enumerate(reports.values()):
+        for row, probe in enumerate(PROBES):
+            assert PLACES[int(grid[row, column])] == report.retention[probe.name]
+            assert texts[row * len(reports) + column] == report.retention[probe.name]
