@@ -55,9 +55,10 @@ def _snapshot(value: Any) -> Any:
     if isinstance(value, dict):
         if not all(type(key) is str for key in value):
             raise _Volatile
-        return {key: _snapshot(item) for key, item in value.items()}
+        # strings are most leaves: taken as they are, without a call each
+        return {key: item if type(item) is str else _snapshot(item) for key, item in value.items()}
     if kind is list:
-        return [_snapshot(item) for item in value]
+        return [item if type(item) is str else _snapshot(item) for item in value]
     if kind is tuple:
         return tuple(_snapshot(item) for item in value)
     raise _Volatile           # SDK objects, sets, bytes, subclasses: measure every time
