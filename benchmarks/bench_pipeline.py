@@ -3,7 +3,7 @@
 1. A caller that keeps its whole history (1,000 / 5,000 / 20,000 messages; tool results a
    realistic mix from 100 B to 200 KB): one more turn — two messages appended, then what
    agent_loop does around the model call: measure the history, ``prepare`` it, measure
-   what is sent — against one ``json.dumps`` of the history, and against the same turn
+   and describe what is sent — against one ``json.dumps`` of the history, and against the same turn
    through a fresh Compactor (nothing remembered: the cost before the size cache). Sizes
    are checked equal to ``estimate_size``.
 2. Peak memory (tracemalloc) of that turn and of one json.dumps, and what the cache holds.
@@ -27,7 +27,7 @@ from pathlib import Path
 from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from machine import machine
 
-from compact import Compactor, TurnLimitError, Workspace, agent_loop, estimate_size
+from compact import Compactor, TurnLimitError, Workspace, agent_loop, composition, estimate_size
 from compact.pipeline.summary import SUMMARY_SYSTEM
 
 REQUEST = "refactor the billing module"
@@ -66,9 +66,11 @@ def summary(messages: list) -> str:
 
 
 def one_turn(compactor: Compactor, messages: list) -> tuple[int, int]:
-    """What agent_loop does around a model call: measure, prepare, measure what is sent."""
+    """What agent_loop does around a model call: measure the history, prepare it, measure
+    what is sent and what it is made of (the trace's composition)."""
     size = compactor.measure(messages)
     sent = compactor.prepare(messages, REQUEST, size)
+    composition(sent)
     return size, compactor.measure(sent)
 
 

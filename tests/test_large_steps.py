@@ -158,3 +158,16 @@ def test_a_summary_without_headings_is_merged_as_findings():
     merged = merge_summaries("plain old summary", "plain new summary", "t.jsonl", 0)
     assert summary_sections(merged)[1]["Findings"] == ["plain old summary", "plain new summary"]
     assert "Full transcript: t.jsonl" in merged
+
+
+def test_compacting_again_with_nothing_new_keeps_the_summary(tmp_path):
+    calls = []
+    compactor = Compactor(tmp_path, STEPS, summarize=lambda m: calls.append(m) or summary_of(m))
+    history = [user("never touch vendor/"), *tool_turn(["x" * 100]),
+               {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
+    once = compactor.compact_history(history, "go")
+    twice = compactor.compact_history(once, "go")              # the compact tool, called again
+    assert len(calls) == 1                                     # no summary of nothing
+    first, second = (parse_compacted(m[0]["content"])[1] for m in (once, twice))
+    assert summary_sections(first)[1] == summary_sections(second)[1]
+    assert "Full transcript: .transcripts/transcript-0002.jsonl" in second

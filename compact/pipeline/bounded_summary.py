@@ -18,7 +18,6 @@ from pathlib import Path
 from .events import StageEvent
 from .formats import (
     COMPACTED,
-    NOTHING_NEW,
     compacted_message,
     parse_compacted,
     render_summary,
@@ -86,7 +85,7 @@ def compact_span(messages: list, active_request: str, workdir: Path, summarize: 
     previous = previous_summary(messages)
     span = messages[1 if previous is not None else 0:keep_from]
     transcript = write_transcript(workdir, messages).as_posix()
-    new = run_summarizer(summarize, span) if span else NOTHING_NEW
+    new = run_summarizer(summarize, span) if span else ""     # nothing new: re-filed only
     merged = merge_summaries(previous, new, transcript, cap)
     result = [compacted_message(COMPACTED, str(active_request), merged), *messages[keep_from:]]
     return result, StageEvent(

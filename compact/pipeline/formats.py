@@ -156,7 +156,6 @@ def with_transcript(summary: str, transcript: str) -> str:
 
 SUMMARY_HEADINGS = ("Goal", "Findings", "Files", "Remaining work", "User constraints")
 ONE_LINE_HEADINGS = ("Goal", "Remaining work", "User constraints")
-NOTHING_NEW = "(no new messages since the last summary)"
 LEFT_OUT_PREFIX = "[Earlier lines left out to stay under "
 _HEADING = re.compile(r"^[#*\s]*(" + "|".join(SUMMARY_HEADINGS) + r")[*\s]*:?[*\s]*(.*)$",
                       re.IGNORECASE)
