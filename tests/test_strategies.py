@@ -10,6 +10,7 @@ from compact.study.strategies import (
     CACHE_FRIENDLY,
     STRATEGIES,
     TOOL_OUTPUT_CAP,
+    Strategy,
     compare,
     table,
 )
@@ -103,7 +104,11 @@ def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    return {r.strategy: r for r in compare(tmp_path_factory.mktemp("compare"))}
+    seen = []
+    reports = compare(tmp_path_factory.mktemp("compare"), workers=2,
+                      progress=lambda *update: seen.append(update))
+    assert len(seen) == len(STRATEGIES) * 100 and seen.count(("none", 100, 100)) == 1
+    return {r.strategy: r for r in reports}
 
 
 def test_pipeline_saves_at_least_85_percent_of_input_tokens(reports):
@@ -198,3 +203,17 @@ def test_the_retention_chart_shows_each_probes_place(reports):
         for row, probe in enumerate(PROBES):
             assert PLACES[int(grid[row, column])] == report.retention[probe.name]
             assert texts[row * len(reports) + column] == report.retention[probe.name]
+
+
+def test_sessions_in_worker_processes_give_the_same_reports(tmp_path):
+    turns = session_turns()[:12]
+    one = compare(tmp_path / "one", turns, STRATEGIES[:3])
+    two = compare(tmp_path / "two", turns, STRATEGIES[:3], workers=2)
+    assert [table(one).splitlines()[2:]] == [table(two).splitlines()[2:]]
+    assert [r.retention for r in one] == [r.retention for r in two]
+
+
+def test_a_failing_session_in_a_worker_is_raised(tmp_path):
+    broken = Strategy("broken", "an unknown stage", stages=("no_such_stage",))
+    with pytest.raises(ValueError, match="unknown stage"):
+        compare(tmp_path, session_turns()[:2], [STRATEGIES[0], broken], workers=2)

@@ -127,6 +127,11 @@ class CacheLedger:
         self.requests.append(entry)
         return entry
 
+    def forget(self) -> None:
+        """Drop what recording needs (the prefix index, the messages it watched); the
+        accounted requests stay."""
+        self._children, self._blocks, self._entries, self._memo = {}, {}, set(), {}
+
     # ---- totals -------------------------------------------------------------------------
 
     def plain(self) -> int:

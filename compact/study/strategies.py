@@ -23,16 +23,19 @@ every request is accounted twice: plainly (every token at full price) and cache-
 
 from __future__ import annotations
 
+import multiprocessing
+import queue
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..loop import agent_loop
 from ..offline import OfflineModel
-from ..pipeline import Compactor, Limits
+from ..pipeline import STAGES, Compactor, Limits
 from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
 from .retention import PLACES, retention
@@ -51,27 +54,29 @@ CACHE_FRIENDLY = Limits(high_water_mark=50_000, low_water_mark=20_000, summary_m
 
 @dataclass(frozen=True)
 class Strategy:
+    """A configuration of the pipeline (plain data, so a worker process can be sent one)."""
+
     name: str
     description: str
-    build: Callable[[Path, Any], Compactor]
+    limits: Limits = Limits()
+    stages: tuple[str, ...] = STAGES
+    archive: bool = False
+
+    def build(self, workdir: Path, client: Any) -> Compactor:
+        return Compactor(workdir, self.limits, summarize=client, stages=self.stages,
+                         archive=self.archive)
 
 
 STRATEGIES = [
-    Strategy("none", "no compaction (window large enough to finish)",
-             lambda ws, client: Compactor(ws, summarize=client, stages=())),
-    Strategy("pipeline", "the lesson's four stages, default numbers",
-             lambda ws, client: Compactor(ws, summarize=client)),
+    Strategy("none", "no compaction (window large enough to finish)", stages=()),
+    Strategy("pipeline", "the lesson's four stages, default numbers"),
     Strategy("micro only", "clear_tool_uses analogue: trigger 100k tokens, keep 3",
-             lambda ws, client: Compactor(
-                 ws, Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), summarize=client,
-                 stages=("micro_compact",))),
+             Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), ("micro_compact",)),
     Strategy("summary only", "compact_20260112 analogue: summarise above 150k tokens",
-             lambda ws, client: Compactor(ws, Limits(context_limit=600_000), summarize=client,
-                                          stages=("compact_history", "reactive_compact"))),
-    Strategy("archiving", "the pipeline, archiving whatever it removes",
-             lambda ws, client: Compactor(ws, summarize=client, archive=True)),
+             Limits(context_limit=600_000), ("compact_history", "reactive_compact")),
+    Strategy("archiving", "the pipeline, archiving whatever it removes", archive=True),
     Strategy("cache-friendly", "archiving, in large steps at 50k chars, merged summary ≤ 6k",
-             lambda ws, client: Compactor(ws, CACHE_FRIENDLY, summarize=client, archive=True)),
+             CACHE_FRIENDLY, archive=True),
 ]
 
 
@@ -134,6 +139,7 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
             progress(strategy.name, done, len(requests))
     summaries = [e.extra["summary"] for e in compactor.events
                  if e.fired and e.stage in ("compact_history", "reactive_compact")]
+    client.ledger.forget()              # the session is over: keep the requests, not the index
     return SessionReport(
         strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
         len(model.usage), sum(kind == "summary" for kind, _ in model.usage), rereads,
@@ -143,10 +149,43 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
 
 def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             strategies: list[Strategy] = STRATEGIES,
-            progress: Callable[[str, int, int], None] | None = None) -> list[SessionReport]:
+            progress: Callable[[str, int, int], None] | None = None,
+            workers: int = 1) -> list[SessionReport]:
+    """Every strategy on the same session, in order; ``workers`` > 1 runs them in that many
+    processes at once (the sessions are independent), reporting progress all the same."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
-    return [run_session(s, root / s.name.replace(" ", "-"), turns, progress=progress)
-            for s in strategies]
+    jobs = [(s, root / s.name.replace(" ", "-"), turns) for s in strategies]
+    if workers <= 1 or len(jobs) <= 1:
+        return [run_session(*job, progress=progress) for job in jobs]
+    context = multiprocessing.get_context("spawn")     # no fork of a threaded kernel
+    messages = context.Queue()
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
+                             initializer=_listen, initargs=(messages,)) as pool:
+        futures = [pool.submit(_run_in_worker, *job) for job in jobs]
+        expected, received = len(jobs) * len(turns or session_turns()), 0
+        while received < expected:          # one update per turn of every session
+            try:
+                update = messages.get(timeout=0.1)
+            except queue.Empty:
+                if any(f.done() and f.exception() for f in futures):
+                    break                   # a session failed: result() raises it below
+                continue
+            received += 1
+            if progress:
+                progress(*update)
+        return [f.result() for f in futures]
+
+
+_PROGRESS: Any = None
+
+
+def _listen(messages: Any) -> None:
+    global _PROGRESS
+    _PROGRESS = messages
+
+
+def _run_in_worker(strategy: Strategy, workdir: Path, turns: list[str] | None) -> SessionReport:
+    return run_session(strategy, workdir, turns, progress=lambda *update: _PROGRESS.put(update))
 
 
 def table(reports: list[SessionReport], pricing: Pricing = PRICES) -> str:
