@@ -214,7 +214,7 @@ def main() -> None:
               f"  {'yes' if r['exact'] else 'NO':<22}{r['fired']}")
     print("\n2. Peak memory (tracemalloc) of one more turn and of one json.dumps:\n")
     print(f"{'messages':>9}{'MB':>7}{'turn peak MB':>14}{'json.dumps peak MB':>20}{'cache holds MB':>16}")
-    for r in rows[1:]:
+    for r in rows:
         turn, dumps, held = peak_memory(r["messages"])
         print(f"{r['n']:>9,}{r['mb']:>7.1f}{turn:>14.1f}{dumps:>20.1f}{held:>16.1f}")
     print("\n3. Cumulative time over a 1,000-turn session (2 messages a turn):\n")
