@@ -16,9 +16,9 @@ from .request_text import CODE_EXTENSIONS, code_paths, folders, language
 from .view import View
 
 _CONTEXT = re.compile(r"compact|snip|micro|summar|trim|truncat|budget|context|window|token|"
-                      r"prune|clip|evict|placeholder|preview|limit", re.I)
+                      r"prune|clip|evict|placeholder|preview|limit|history|shrink|squeez", re.I)
 _DISK = re.compile(r"memor|persist|save|store|recall|remember|transcript|archive|consolidat|"
-                   r"journal|disk|_dir\b|dir$", re.I)
+                   r"journal|note|disk|_dir\b|dir$", re.I)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", "constants:", "code names it explains:")
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
@@ -111,6 +111,9 @@ def names_in(fact: str) -> list[str]:
         if not any(label in part for label in _LABELS):
             continue
         body = part.split(":", 1)[1] if ":" in part else part
+        if part.startswith("code names it explains:"):
+            names += [n.strip() for n in body.split(", ") if n.strip() not in ("", "…")]
+            continue
         if part.startswith("constants:"):
             body = " ".join(item.split("=")[0] for item in body.split(", "))
         names += [n for n in _IDENTIFIER.findall(body) if n not in ("methods", "class", "classes")]
@@ -144,9 +147,9 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
             lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
                                     "旁边没有 README，以其文档字符串为说明"))
         names = names_in(code) + names_in(doc or "")
-        mechanisms[program] = (list(dict.fromkeys(n for n in names if _CONTEXT.search(n))),
-                               list(dict.fromkeys(paths_in(code) + [n for n in names
-                                                                    if _DISK.search(n)])))
+        disk = list(dict.fromkeys(paths_in(code) + [n for n in names if _DISK.search(n)]))
+        live = [n for n in dict.fromkeys(names) if _CONTEXT.search(n) and n not in disk]
+        mechanisms[program] = (live, disk)
     lines.append("\n" + say(lang, "How each manages the current context and what it keeps on "
                                   "disk (by the names in its code and README):",
                             "各自如何管理当前上下文、在磁盘上保存什么（依据代码和 README 中的名字）："))

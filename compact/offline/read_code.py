@@ -86,19 +86,45 @@ def _literal(node: ast.AST) -> str | None:
     return None
 
 
-def _path_chain(node: ast.BinOp) -> str | None:
-    """``ROOT / ".task_outputs" / "tool-results"`` → ``.task_outputs/tool-results``."""
-    parts: list[str] = []
-    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        text = _literal(node.right)
-        if text is None:
-            break
-        parts.insert(0, text)
-        node = node.left
+_PATH_CALLS = ("Path", "pathlib.Path", "PurePath", "PosixPath", "os.path.join")
+
+
+def _path_value(node: ast.AST, env: dict[str, str]) -> str | None:
+    """The path an expression builds, as far as its literals tell:
+    ``ROOT / ".task_outputs" / "tool-results"`` → ``.task_outputs/tool-results``,
+    ``STATE / "results"`` with ``STATE = Path(".agent")`` → ``.agent/results``."""
     text = _literal(node)
     if text is not None:
-        parts.insert(0, text)
-    return "/".join(parts) if parts else None
+        return text
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.Call) and node.args and not node.keywords:
+        try:
+            function = ast.unparse(node.func)
+        except (AttributeError, ValueError, RecursionError):
+            return None
+        if function in _PATH_CALLS:
+            parts = [_path_value(a, env) for a in node.args]
+            return "/".join(parts) if all(parts) else None
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        right = _path_value(node.right, env)
+        if right is None:
+            return None
+        left = _path_value(node.left, env)
+        return f"{left.rstrip('/')}/{right}" if left else right
+    return None
+
+
+def _is_path_expression(node: ast.AST) -> bool:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return True
+    if isinstance(node, ast.Call):
+        try:
+            return ast.unparse(node.func) in _PATH_CALLS
+        except (AttributeError, ValueError, RecursionError):
+            return False
+    return False
 
 
 def _short(node: ast.AST) -> str:
@@ -126,17 +152,24 @@ def _read_python(text: str) -> CodeFacts | None:
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
     facts.constants[:0] = _constants(tree.body)
+    env: dict[str, str] = {}
+    for node in tree.body:              # module-level names bound to a path
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = _path_value(node.value, env) if _is_path_expression(node.value) else None
+            for target in targets:
+                if isinstance(target, ast.Name) and value:
+                    env[target.id] = value
     paths: list[str] = []
-    chained: set[int] = set()
+    inner: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and id(node) not in chained:
-            chain = _path_chain(node)
-            inner = node.left
-            while isinstance(inner, ast.BinOp):
-                chained.add(id(inner))
-                inner = inner.left
-            if chain and all(is_path_like(p, component=True) for p in chain.split("/")):
-                paths.append(chain)
+        if id(node) in inner:
+            continue
+        if _is_path_expression(node):
+            inner |= {id(n) for n in ast.walk(node) if n is not node}
+            value = _path_value(node, env)
+            if value and all(is_path_like(p, component=True) for p in value.split("/") if p):
+                paths.append(value)
         elif isinstance(node, (ast.Constant, ast.JoinedStr)):
             value = _literal(node)
             if value and is_path_like(value):

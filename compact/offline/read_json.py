@@ -187,7 +187,9 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
     elif isinstance(value, dict):
         objects = {k: v for k, v in value.items() if isinstance(v, dict)}
         shared = _shared_keys(list(objects.values()))
-        if len(objects) >= 2 and len(objects) * 2 >= len(value) and shared:
+        first_of_many = (isinstance(value, CutDict) and len(objects) == len(value) >= 1
+                         and len(objects[list(objects)[0]]) >= 2)   # a map cut after one record
+        if (len(objects) >= 2 and len(objects) * 2 >= len(value) and shared) or first_of_many:
             found.append(Records(where, True, list(objects.values()), list(objects),
                                  isinstance(value, CutDict)))
         children = list(value.items())
@@ -210,11 +212,11 @@ def _shared_keys(objects: list[dict]) -> set[str]:
 
 
 def best_records(value: Any) -> Records | None:
-    """The main collection: most records, then the shallowest."""
+    """The main collection: most records; on a tie the deepest (the most specific)."""
     candidates = find_records(value)
     if not candidates:
         return None
-    return max(candidates, key=lambda r: (len(r.items), -r.where.count(".")))
+    return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
 
 
 def kind(value: Any) -> str:

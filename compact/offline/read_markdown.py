@@ -16,7 +16,7 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+)`")
+_CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+|[\w.-]+/)`")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 
 

@@ -99,7 +99,7 @@ def offline_summary(entries: list[Entry]) -> str:
                     else describe_output(entry.text)
                 how = ("from an excerpt cut by the summary request's size cap" if entry.cut
                        else "noted by the summariser, not yet by the agent")
-                notes.append(note_line(key, f"{fact} ({how})"))
+                notes.append(note_line(key, f"{fact}; source: {how}"))
                 noted.add(key)
     if unused and remaining:
         remaining = (f"{remaining.rstrip('.')} (done: the result of {', '.join(unused)} arrived "

@@ -81,4 +81,5 @@ def answer(view: View, targets: list[str], prefix: str, lang: str) -> Step:
                     f"；{path} 没有一级标题（{facts(view, path)}）")
     head = say(lang, f"The {len(with_title)} H1 titles:", f"{len(with_title)} 个一级标题：")
     label = say(lang, "Naming pattern: ", "命名规律：")
-    return Step(PREFIX + head + "\n" + "\n".join(lines) + f"\n\n{label}{rule}.")
+    return Step(PREFIX + head + "\n" + "\n".join(lines) + f"\n\n{label}{rule}"
+                + say(lang, ".", "。"))
