@@ -69,8 +69,8 @@ def describe(path: str, text: str) -> str:
         fact = (f"{len(body):,} chars, {len(lines):,} lines; first line "
                 f"{one_line(lines[0] if lines else '', 160)!r}" + (f" ({partial})" if partial else ""))
     if persisted:
-        fact += (f"; full output ({persisted.total_chars or 'size not given'} chars) "
-                 f"persisted at {persisted.path}, facts taken from its preview")
+        size = f" ({persisted.total_chars} chars)" if persisted.total_chars else ""
+        fact += f"; full output{size} persisted at {persisted.path}, facts taken from its preview"
     return fact
 
 
