@@ -18,9 +18,9 @@ _EXTENSIONS = ("md", "json", "jsonl", "txt", "py", "yaml", "yml", "toml", "log",
 _SIMPLE_NAME = re.compile(r"^\.?[A-Za-z0-9_-]*[A-Za-z0-9](?:\.[A-Za-z0-9]+)?$")
 _SUFFIXES = ("tmp", "bak", "lock", "part", "swp", "old", "new", "orig")
 _FUNCTION_LINE = re.compile(
-    r"^(\s*)(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)"
-    r"|^(\s*)(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?\(", re.M)
-_CLASS_LINE = re.compile(r"^(\s*)(?:export\s+)?(?:class|struct|interface|type)\s+([A-Za-z_]\w*)",
+    r"^([ \t]*)(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)"
+    r"|^([ \t]*)(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?\(", re.M)
+_CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type)\s+([A-Za-z_]\w*)",
                          re.M)
 _CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
                             r"([^\n]{1,60})", re.M)

@@ -32,8 +32,8 @@ def goal_reference(request: str) -> str:
     line = one_line(request, 100_000)
     if len(line) <= GOAL_CHARS:
         return line
-    return (f"{line[:GOAL_CHARS - 40].rstrip()}… ({len(request):,} chars; the full request "
-            "is kept beside this summary)")
+    tail = f"… ({len(request):,} chars; the full request is kept beside this summary)"
+    return line[:GOAL_CHARS - len(tail)].rstrip() + tail
 
 
 def _constraints(text: str) -> list[str]:

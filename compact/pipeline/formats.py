@@ -166,7 +166,7 @@ _V8_SAVED = re.compile(re.escape(V8_SAVED_PREFIX) + r"([^\n]+)\]")
 _ANY_SNIP = re.compile(r"\[snipped (\d+) messages(?: from conversation middle)?"
                        r"(?:; archived at ([^\n]+))?\]")
 _V8_ARCHIVED = re.compile(r"\[(\d+) messages archived at ([^\n]+)\]")
-_WORKSPACE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*", re.ASCII)
+_WORKSPACE_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*", re.ASCII)
 
 
 def is_ours(path: str) -> bool:
