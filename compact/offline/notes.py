@@ -66,8 +66,8 @@ def describe(path: str, text: str) -> str:
                              preview=bool(persisted or clipped))
     else:
         lines = body.splitlines()
-        fact = (f"{len(body):,} chars, {len(lines):,} lines; first line "
-                f"{one_line(lines[0] if lines else '', 160)!r}" + (f" ({partial})" if partial else ""))
+        fact = (f"{len(body)} chars; first line {one_line(lines[0] if lines else '', 160)!r}"
+                + (f" ({partial})" if partial else ""))
     if persisted:
         size = f" ({persisted.total_chars} chars)" if persisted.total_chars else ""
         fact += f"; full output{size} persisted at {persisted.path}, facts taken from its preview"

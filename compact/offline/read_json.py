@@ -245,7 +245,7 @@ def _field(name: str, values: list[Any]) -> str:
     if objects:
         inner = list(dict.fromkeys(k for o in objects for k in o))
         label += f": {', '.join(inner[:8])}{', …' if len(inner) > 8 else ''}"
-    if values and all(is_cut(v) for v in values):
+    if kinds and values and all(is_cut(v) for v in values):
         label += ", cut off"
     return f"{name} ({label})"
 
