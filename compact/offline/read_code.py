@@ -151,7 +151,8 @@ def _read_python(text: str) -> CodeFacts | None:
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
-    facts.constants[:0] = _constants(tree.body)
+    facts.constants = sorted(_constants(tree.body) + facts.constants, key=lambda item: not item[1]
+                             .replace("_", "").replace(".", "").isdigit())
     env: dict[str, str] = {}
     for node in tree.body:              # module-level names bound to a path
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -178,15 +179,22 @@ def _read_python(text: str) -> CodeFacts | None:
     return facts
 
 
+_BULKY = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.JoinedStr, ast.Lambda, ast.ListComp,
+          ast.DictComp, ast.SetComp, ast.GeneratorExp)
+
+
 def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
+    """UPPER_CASE names bound to a number, a string, a path: numbers first (the settings)."""
     found = []
     for node in body:
         targets = node.targets if isinstance(node, ast.Assign) else (
             [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
+        if not targets or isinstance(node.value, _BULKY):
+            continue
         for target in targets:
             if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
                 found.append((target.id, _short(node.value)))
-    return found
+    return sorted(found, key=lambda item: not item[1].replace("_", "").replace(".", "").isdigit())
 
 
 def _dedupe_paths(paths: list[str]) -> list[str]:
@@ -255,8 +263,8 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
         parts.append("no function or class definitions in the part seen" if least
                      else "no function or class definitions")
     if facts.constants:
-        parts.append("constants: " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:10])
-                     + (", …" if len(facts.constants) > 10 else ""))
+        parts.append("constants: " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
+                     + (", …" if len(facts.constants) > 12 else ""))
     if facts.paths:
         parts.append(f"files and folders it names: {_names(facts.paths, 14)}")
     return "; ".join(parts)

@@ -93,7 +93,8 @@ def read_markdown(text: str) -> MarkdownFacts:
         facts.title_style = "#"
     elif facts.front_matter.get("title"):
         facts.title, facts.title_style = facts.front_matter["title"], "front matter"
-    facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names))
+    facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names
+                                          if len(n.removesuffix("()")) > 3))
     return facts
 
 
