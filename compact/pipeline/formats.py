@@ -13,6 +13,10 @@ them and the plots that count them can never disagree on a character::
 A path is trusted only when it is a name ``storage`` creates (``safe_id`` characters under
 ``.task_outputs/tool-results/``): a forged block pointing at ``/etc/passwd`` parses as
 plain text.
+
+The ``read_*`` functions at the end read what ANY version of the lesson writes (this
+package's texts, the newer v8 version's headers, placeholders and archive marker, the bare
+snippets of the lesson text), for the offline model; they never open a file.
 """
 
 from __future__ import annotations
