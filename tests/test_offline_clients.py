@@ -201,3 +201,15 @@ def test_served_models_list_says_what_it_is():
     assert "not Claude" in page["data"][0]["display_name"]
     assert model.answer("GET", "/v1/models/claude-sonnet-4-5", b"")[0] == 404
     assert model.respond("GET", "/v1/models", b"")[0] == 404       # the Messages API itself
+
+
+def test_with_only_a_read_tool_the_comparison_rests_on_the_code_and_its_docstrings():
+    read_only = [t for t in TOOLS if t["name"] == "read_file"]
+    messages = history() + [{"role": "assistant", "content": [
+        {"type": "text", "text": "Note [b/code.py]: Python; docstring \"B\"; 1 class: MemoryStore"}]},
+        {"role": "user", "content": "Compare a/code.py and b/code.py, and say how each manages context."}]
+    reply = send({"tools": read_only, "messages": messages})
+    answer = text_of(reply)
+    assert not calls_of(reply)
+    assert "Compactor" in answer and "MemoryStore" in answer
+    assert "no tool to list files was offered" in answer

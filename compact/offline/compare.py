@@ -86,7 +86,7 @@ def compare(view: View) -> Step:
     if step:
         return step
     docs: dict[str, str | None] = {}
-    for pattern in doc_patterns(programs):
+    for pattern in doc_patterns(programs) if view.can("glob") else []:   # else: docstrings
         files = listing(view, pattern)
         if files is None:
             return Step(say(lang, "Next: list the documentation beside the programs.",
@@ -146,6 +146,10 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
         elif docs:
             lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
                                     "旁边没有 README，以其文档字符串为说明"))
+        elif not view.can("glob"):
+            lines.append("- " + say(lang, "no tool to list files was offered, so no README was "
+                                          "looked for; its docstring is the explanation",
+                                    "没有可列出文件的工具，未查找 README；以其文档字符串为说明"))
         names = names_in(code) + names_in(doc or "")
         disk = list(dict.fromkeys(paths_in(code) + [n for n in names if _DISK.search(n)]))
         live = [n for n in dict.fromkeys(names) if _CONTEXT.search(n) and n not in disk]

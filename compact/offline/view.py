@@ -40,6 +40,10 @@ class View:
     compacted_before: bool = False
     fresh: dict[str, list[str]] = field(default_factory=dict)  # notes since the request
     request_from: int = 0                           # index of the first call for this request
+    tools: frozenset[str] | None = None             # the roles the request offers (None: any)
+
+    def can(self, role: str) -> bool:
+        return self.tools is None or role in self.tools
 
     def note(self, key: str) -> list[str]:
         return self.notes.get(key, [])
@@ -84,8 +88,8 @@ def _assistant_blocks(message: dict) -> list:
     return [{"type": "text", "text": content if isinstance(content, str) else ""}]
 
 
-def read_view(messages: list) -> View:
-    view = View()
+def read_view(messages: list, tools: frozenset[str] | None = None) -> View:
+    view = View(tools=tools)
     by_id: dict[str, Call] = {}
     for message in to_plain(messages):
         if not isinstance(message, dict):
