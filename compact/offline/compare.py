@@ -26,7 +26,7 @@ _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                         "README_zh.md")}
 
 
-def _programs(view: View, lang: str) -> tuple[list[str], Step | None]:
+def _programs(view: View) -> tuple[list[str], Step | None]:
     """The programs to compare: code paths in the request, else one per named folder."""
     named = code_paths(view.request)
     if len(named) >= 2:
@@ -35,8 +35,7 @@ def _programs(view: View, lang: str) -> tuple[list[str], Step | None]:
     for folder in folders(view.request):
         files = listing(view, f"{folder}/*")
         if files is None:
-            return [], Step(say(lang, f"Next: list {folder}/ to find its program.",
-                                f"Next: list {folder}/ to find its program（列出文件夹）。"),
+            return [], Step(f"Next: list {folder}/ to find its program.",
                             [("glob", {"pattern": f"{folder}/*"})])
         code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
         preferred = [f for f in code if posixpath.basename(f).startswith(("code.", "main."))]
@@ -76,7 +75,7 @@ def pick_doc(files: list[str], program: str, lang: str) -> str | None:
 
 def compare(view: View) -> Step:
     lang = language(view.request)
-    programs, step = _programs(view, lang)
+    programs, step = _programs(view)
     if step:
         return step
     if len(programs) < 2:
@@ -89,8 +88,7 @@ def compare(view: View) -> Step:
     for pattern in doc_patterns(programs) if view.can("glob") else []:   # else: docstrings
         files = listing(view, pattern)
         if files is None:
-            return Step(say(lang, "Next: list the documentation beside the programs.",
-                            "Next: list the documentation beside the programs（列出说明文档）。"),
+            return Step("Next: list the documentation beside the programs.",
                         [("glob", {"pattern": pattern})])
         for program in programs:
             docs.setdefault(program, pick_doc(files, program, lang))

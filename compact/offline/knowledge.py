@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..pipeline.formats import read_persisted, read_placeholder
+from ..pipeline.formats import read_persisted
 from .notes import describe, note_line, one_line
 from .view import Call, View, is_placeholder
 
@@ -108,7 +108,7 @@ def fetch(view: View, needed: list[str], lang: str = "en") -> Step | None:
         lost = [p for p in needed if not view.note(p)]   # known only while visible
         return Step(say(lang, f"Re-reading {len(lost)} file(s) whose results were compacted away.",
                         f"重新读取 {len(lost)} 个结果已被压缩的文件。"), reads(lost))
-    return Step(say(lang, f"Next: read {missing[0]}.", f"Next: read {missing[0]}（下一步：读取）。"),
+    return Step(f"Next: read {missing[0]}.",
                 reads(missing[:1]))
 
 
@@ -122,8 +122,3 @@ def listing(view: View, pattern: str) -> list[str] | None:
     if text is None:
         return None
     return [] if text.strip() == "(no matches)" else text.split()
-
-
-def placeholder_kind(text: str | None) -> str | None:
-    found = read_placeholder(text) if text is not None else None
-    return found.kind if found else None

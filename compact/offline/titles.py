@@ -37,8 +37,7 @@ def titles(view: View) -> Step:
         covered = {_folder_number(p, prefix) for p in read}
         files = read if wanted and wanted <= covered else None
     if files is None:
-        return Step(say(lang, "Next: list the chapters' README files.",
-                        "Next: list the chapters' README files（先列出各章的 README）。"),
+        return Step("Next: list the chapters' README files.",
                     [("glob", {"pattern": pattern})])
     targets = sorted((p for p in files if p.endswith("/" + readme) and (
                           not chapters or _folder_number(p, prefix) in wanted)),
