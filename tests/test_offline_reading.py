@@ -167,3 +167,13 @@ def test_tools_are_read_from_the_request_schemas():
     assert box.call("glob", {"pattern": "*/*.md"}) == ("Glob", {"glob": "*/*.md"})
     assert not box.has("bash")            # it requires something the model cannot give
     assert planned_call("read_file", {"file_path": "./a.md"}) == ("read_file", {"path": "a.md"})
+
+
+def test_deep_huge_and_broken_text_never_breaks_the_reader():
+    deep = "[" * 5_000 + "]" * 5_000
+    assert describe_json(deep).startswith("JSON array")
+    assert describe_json(deep[:3_000], 10_000, preview=True).startswith("JSON array")
+    flat = json.dumps([{"k": i, "v": "x" * 50} for i in range(20_000)])
+    assert "holds 20000 records" in describe_json(flat)
+    assert "not JSON" in describe_json("\udcff\x00 binary \ufffd")
+    assert "Python" in describe_code("def f(:\n  \udcff\n" * 1_000, "bad.py")

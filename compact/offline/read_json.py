@@ -144,14 +144,14 @@ def parse_prefix(text: str) -> tuple[Any, bool]:
     """(the value, whether the text held it whole). Cut parts are Cut* instances."""
     try:
         return json.loads(text), True
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     parser = _Prefix(text)
     try:
         return parser.value(), False
     except _Cut as cut:
         return cut.value, False
-    except (_Stop, IndexError):
+    except (_Stop, IndexError, RecursionError):
         return None, False
 
 
@@ -219,7 +219,7 @@ def best_records(value: Any) -> Records | None:
     return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
 
 
-def kind(value: Any) -> str:
+def kind(value: Any, inner: bool = True) -> str:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, (int, float)):
@@ -229,8 +229,8 @@ def kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, list):
-        inner = sorted({kind(v) for v in value})
-        return f"array of {'/'.join(inner)}" if inner else "array"
+        kinds = sorted({kind(v, inner=False) for v in value}) if inner else []
+        return f"array of {'/'.join(kinds)}" if kinds else "array"
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
