@@ -100,7 +100,7 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
 def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     history = long_chat(10, 2_100) + [user("Say hello")]
     original = copy.deepcopy(history)
-    model = OfflineModel(window_tokens=3_000)          # the last 5 messages alone are too long
+    model = OfflineModel(window_tokens=2_500)          # the last 5 messages alone are too long
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
         run(ws, "Say hello", model=model, history=history,
             limits=Limits(summary_input_chars=8_000))   # the summary call itself fits

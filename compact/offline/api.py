@@ -14,12 +14,15 @@ import anthropic
 import httpx2
 
 from ..pipeline.messages import estimate_tokens, pairing_problems, wire_json
+from .conversation import summary_conversation
+from .identity import HEADER, MODEL_NAME, route
 from .skills import decide
 from .summarizer import offline_summary
+from .tooling import WHAT, Toolbox
 from .view import read_view
 
-MODEL_NAME = "offline-compact-1"
-DEFAULT_WINDOW_TOKENS = 16_000
+DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
+SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
 
 
 def count_tokens(payload: dict) -> int:
@@ -76,38 +79,45 @@ class OfflineModel:
         return 200, self._reply(payload, tokens)
 
     def _reply(self, payload: dict, tokens: int) -> dict:
-        system = payload.get("system") or ""
-        if not isinstance(system, str):
-            system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
-        tool_names = {t.get("name") for t in payload.get("tools") or []}
         digest = hashlib.sha256(wire_json(payload).encode()).hexdigest()[:16]
-        summary = "Remaining work" in system and "Goal" in system   # asked for a summary
-        self.usage.append(("summary" if summary else "agent", tokens))
-        if summary:
-            last = payload["messages"][-1].get("content")
-            text = last if isinstance(last, str) else json.dumps(last, ensure_ascii=False)
-            content, stop = [{"type": "text", "text": offline_summary(text)}], "end_turn"
+        conversation = summary_conversation(payload)     # a summary request, by its shape
+        self.usage.append(("summary" if conversation is not None else "agent", tokens))
+        if conversation is not None:
+            content, stop = [{"type": "text", "text": offline_summary(conversation)}], "end_turn"
         else:
-            step = decide(read_view(payload["messages"]), take_notes=self.take_notes)
-            calls = [(n, i) for n, i in step.calls if n in tool_names]
-            content = [{"type": "text", "text": step.text}] if step.text else []
-            content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
-                         "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
-            if not calls and step.calls:
-                content = [{"type": "text", "text": "(offline model) I need tools "
-                            f"{sorted({n for n, _ in step.calls})} for this, and none were offered."}]
-            stop = "tool_use" if calls else "end_turn"
+            content, stop = self._agent_turn(payload, digest)
         output = estimate_tokens(content)
         return {"id": f"msg_off_{digest}", "type": "message", "role": "assistant",
                 "model": MODEL_NAME, "content": content, "stop_reason": stop,
                 "stop_sequence": None,
                 "usage": {"input_tokens": tokens, "output_tokens": output}}
 
+    def _agent_turn(self, payload: dict, digest: str) -> tuple[list, str]:
+        """The next step of the task, its tool calls in the client's own tool names."""
+        toolbox = Toolbox.from_request(payload.get("tools"))
+        step = decide(read_view(payload["messages"], frozenset(toolbox.tools)),
+                      take_notes=self.take_notes)
+        planned = [(role, i) for role, i in step.calls if toolbox.has(role)]
+        calls = [toolbox.call(role, i) for role, i in planned]
+        content = [{"type": "text", "text": step.text}] if step.text else []
+        content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
+                     "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
+        if not calls and step.calls:
+            needed = ", ".join(WHAT[r] for r in toolbox.missing([r for r, _ in step.calls]))
+            offered = ", ".join(toolbox.offered) or "none"
+            content = [{"type": "text", "text": f"(offline model) I need a tool to {needed} for "
+                        f"this, and the request offers none that can (tools offered: {offered})."}]
+        return content, "tool_use" if calls else "end_turn"
+
     # ---- transports ---------------------------------------------------------------------
 
+    def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+        """``respond`` plus the models list that says what this server is."""
+        return route(method, path) or self.respond(method, path, body)
+
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        status, body = self.respond(request.method, request.url.path, request.read())
-        headers = {"request-id": f"req_offline_{self.calls}"}
+        status, body = self.answer(request.method, request.url.path, request.read())
+        headers = {"request-id": f"req_offline_{self.calls}", HEADER: MODEL_NAME}
         return httpx2.Response(status, json=body, headers=headers)
 
     def client(self) -> anthropic.Anthropic:
