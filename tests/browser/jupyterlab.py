@@ -114,8 +114,15 @@ class LabServer:
         return f"http://127.0.0.1:{self.port}"
 
     def url(self, path: str = "") -> str:
-        """``/lab/tree/<path>?token=...`` (path relative to the server root)."""
-        return f"{self.base_url}/lab/tree/{quote(path)}?token={self.token}"
+        """``/lab/workspaces/<new>/tree/<path>?reset&token=...`` (path relative to the root).
+
+        A new, reset workspace per call: otherwise JupyterLab restores the tabs an earlier
+        page opened, and the status bar can show *their* kernel as idle before this
+        notebook's kernel exists (Run All is then dropped).
+        """
+        workspace = f"page-{secrets.token_hex(4)}"
+        return (f"{self.base_url}/lab/workspaces/{workspace}/tree/{quote(path)}"
+                f"?reset&token={self.token}")
 
     # -- REST helpers
     def get(self, path: str, timeout: float = 5.0) -> bytes:
