@@ -172,3 +172,10 @@ def test_the_gallery_renders_every_experiment_as_plain_outputs(lab):
     for stage in ("micro_compact", "tool_result_budget", "compact_history", "refused"):
         assert any(f"data-stage='{stage}'" in page for page in pages)
     assert len(run_folders(lab.root)) == 4
+
+
+def test_lessons_numbers_button_puts_every_slider_back(lab):
+    for slider in lab.sliders.values():
+        slider.value = slider.max
+    lab.reset.click()
+    assert lab.limits == type(lab.limits)()

@@ -168,7 +168,7 @@ class Lab:
         for name, (low, high, step, tip) in SLIDERS.items():
             slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
                                  tooltip=tip, readout_format=",d", continuous_update=False,
-                                 style={"description_width": "128px"},
+                                 style={"description_width": "150px"},
                                  layout=w.Layout(width="100%", min_width="0"))
             slider.observe(self._sliders_moved, names="value")
             self.sliders[name] = slider
@@ -179,11 +179,16 @@ class Lab:
                               layout=w.Layout(width="100%", min_width="0"))
             button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
             self.buttons.append(button)
+        self.reset = w.Button(description="Lesson's numbers", icon="undo",
+                              tooltip="put every slider back to the lesson's number",
+                              layout=w.Layout(width="auto", align_self="flex-end"))
+        self.reset.on_click(lambda _b: self.reset_sliders())
         self.progress = w.IntProgress(0, 0, 40, description="idle", bar_style="info",
                                       layout=w.Layout(width="100%", min_width="0"))
         self.status = w.HTML(self._banner())
-        self.state = w.HTML("<i>Press a button to run an experiment.</i>",
+        self.state = w.HTML("<div class='lab-state'><i>Press a button to run an experiment.</i></div>",
                             layout=w.Layout(min_width="0"))
+        self.started = 0                                  # runs started, numbered in the state line
         self.plot = w.Image(format="png", layout=w.Layout(min_width="0", margin="0"))
         self.plot.add_class("compact-plot")
         self.events = w.HTML("<i>Stage events appear here after a run.</i>")
@@ -198,7 +203,7 @@ class Lab:
         self.turn.observe(self._show_turn, names="value")
         self.inspector = w.HTML()
         self._update_runs_kept()
-        controls = w.VBox([*self.buttons, self.progress, *self.sliders.values()],
+        controls = w.VBox([*self.buttons, self.progress, *self.sliders.values(), self.reset],
                           layout=w.Layout(flex="0 1 320px", min_width="260px", max_width="420px"))
         pane = w.Layout(max_height="45vh", overflow="auto")
         self.tabs = w.Tab(children=[
@@ -230,6 +235,11 @@ class Lab:
     def limits(self) -> Limits:
         return self._base.with_(**{name: s.value for name, s in self.sliders.items()})
 
+    def reset_sliders(self) -> None:
+        """Every slider back to the lesson's number (the next run uses them)."""
+        for name, slider in self.sliders.items():
+            slider.value = getattr(self._base, name)
+
     @property
     def busy(self) -> bool:
         return self._lock.locked()
@@ -240,8 +250,8 @@ class Lab:
         """A button press: start the run in the background, or ignore it (visibly) when busy."""
         if not self._lock.acquire(blocking=False):
             self._ignored += 1
-            self.state.value = (f"<span class='lab-busy'>Still running: the click on "
-                                f"{label_of(n, compaction)} was ignored.</span>")
+            self._say(f"<span class='lab-busy'>Still running: the click on "
+                      f"{label_of(n, compaction)} was ignored.</span>")
             return False
 
         def work() -> None:
@@ -281,7 +291,8 @@ class Lab:
         self.clear.disabled = True
         self.progress.max, self.progress.value, self.progress.bar_style = 40, 0, "info"
         self.progress.description = f"running {label}"
-        self.state.value = f"<i>Running {label}…</i>"
+        self.started += 1
+        self._say(f"<i>Run {self.started} · running {label}…</i>")
         turns: list[Turn] = []
         self._ignored = 0
         folder = self._new_folder(n, compaction)
@@ -298,8 +309,8 @@ class Lab:
             self.progress.bar_style, self.progress.description = "danger", "failed"
             self._redraw(partial, title=f"{label} failed after {len(partial.trace.turns)} turns: "
                                         f"{type(error).__name__}")
-            self.state.value = (f"<div class='lab-error'>{html.escape(label)} failed: "
-                                f"{html.escape(self.failure)}</div>")
+            self._say(f"Run {self.started} · <span class='lab-error'>{html.escape(label)} failed: "
+                      f"{html.escape(self.failure)}</span>")
             self.tabs.selected_index = 0
             raise
         else:
@@ -333,9 +344,13 @@ class Lab:
         timing = f" in {seconds:.1f} s" if seconds else ""
         ignored = (f" <span class='lab-busy'>{self._ignored} click(s) during the run were "
                    "ignored.</span>" if self._ignored else "")
-        self.state.value = (f"<b>{html.escape(label)}</b>{timing}: "
-                            f"{html.escape(explains(result.n, result.compaction, result.limits))}."
-                            f"{note}{ignored}")
+        self._say(f"Run {self.started} · <b>{html.escape(label)}</b>{timing}: "
+                  f"{html.escape(explains(result.n, result.compaction, result.limits))}."
+                  f"{note}{ignored}")
+
+    def _say(self, text: str) -> None:
+        """The line above the plot: which run the plot shows, or why there is none."""
+        self.state.value = f"<div class='lab-state'>{text}</div>"
 
     def _sliders_moved(self, _change: Any) -> None:
         if self.result is not None and self.failure is None and not self.busy:
@@ -373,7 +388,7 @@ class Lab:
     def clear_old_runs(self) -> int:
         """Delete every run folder under ``root`` except the one the dashboard shows."""
         if not self._lock.acquire(blocking=False):
-            self.state.value = "<span class='lab-busy'>Still running: nothing was cleared.</span>"
+            self._say("<span class='lab-busy'>Still running: nothing was cleared.</span>")
             return 0
         try:
             keep = self.result.workdir.resolve() if self.result else None
