@@ -253,6 +253,7 @@ class Lab:
             self._say(f"<span class='lab-busy'>Still running: the click on "
                       f"{label_of(n, compaction)} was ignored.</span>")
             return False
+        self._ignored = 0             # counted from here: the thread may start after a 2nd click
 
         def work() -> None:
             try:
@@ -276,6 +277,7 @@ class Lab:
         """Run an experiment with the sliders' limits and redraw everything; a failure is
         shown in the dashboard and raised."""
         with self._lock:
+            self._ignored = 0
             return self._run(n, compaction)
 
     def _new_folder(self, n: int, compaction: bool) -> Path:
@@ -294,7 +296,6 @@ class Lab:
         self.started += 1
         self._say(f"<i>Run {self.started} · running {label}…</i>")
         turns: list[Turn] = []
-        self._ignored = 0
         folder = self._new_folder(n, compaction)
         started = time.perf_counter()
         try:
