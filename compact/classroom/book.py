@@ -5,7 +5,8 @@ Each notebook is executed offline with nbclient in a scratch folder (its run fol
 there, not beside the notebooks) and exported with nbconvert's HTML exporter, images
 embedded; ``index.html`` lists them by title. Widgets are live only with a kernel, so the
 lab's page shows its static gallery: the same figures, drawn by the same functions.
-Chosen over Jupyter Book 2 / mystmd, which need Node and fetch their theme at build time.
+nbconvert works offline with what the suite already installs; Jupyter Book 2 / mystmd would add
+Node and a site theme (a template archive) to the set-up.
 """
 
 from __future__ import annotations
