@@ -1,5 +1,13 @@
 """The embedded offline model: the Messages API, answered deterministically on this machine."""
 
-from .api import DEFAULT_WINDOW_TOKENS, MODEL_NAME, OfflineModel, count_tokens
+from .api import (
+    AGENT_MAX_TOKENS,
+    DEFAULT_WINDOW_TOKENS,
+    MAX_OUTPUT_TOKENS,
+    MODEL_NAME,
+    OfflineModel,
+    count_tokens,
+)
 
-__all__ = ["DEFAULT_WINDOW_TOKENS", "MODEL_NAME", "OfflineModel", "count_tokens"]
+__all__ = ["AGENT_MAX_TOKENS", "DEFAULT_WINDOW_TOKENS", "MAX_OUTPUT_TOKENS", "MODEL_NAME",
+           "OfflineModel", "count_tokens"]

@@ -30,11 +30,16 @@ def to_plain(value: Any) -> Any:
 
 
 def assistant_message(content: Any) -> dict:
-    """An assistant message from ``response.content``, keeping only the fields the API takes back."""
+    """An assistant message from ``response.content``, keeping only the fields the API takes back.
+
+    Empty (or whitespace-only) text blocks are dropped: the API refuses them when they are
+    sent back ("text content blocks must be non-empty").
+    """
     blocks = []
     for block in to_plain(list(content)):
         if block.get("type") == "text":
-            blocks.append({"type": "text", "text": block["text"]})
+            if isinstance(block.get("text"), str) and block["text"].strip():
+                blocks.append({"type": "text", "text": block["text"]})
         elif block.get("type") == "tool_use":
             blocks.append({"type": "tool_use", "id": block["id"], "name": block["name"],
                            "input": block.get("input", {})})
