@@ -282,6 +282,9 @@ def compact_closed_turn(messages: list, compactor: Compactor, active_request: st
     say("[compact tool] summarising the completed turn")
     messages[:] = compactor.compact_history(messages, active_request)
     event = compactor.events[-1]
+    if not event.fired:                  # a summary would not have made it smaller
+        say(f"[compact tool] history kept: {event.detail}")
+        return
     turn.events.append(event)
     turn.stages.append("compact_tool")
     say(f"[transcript saved: {event.files_written[0]}]")

@@ -12,7 +12,15 @@ from collections.abc import Callable
 from .events import StageEvent
 from .formats import PLACEHOLDER, kept_path_placeholder, placeholder_for
 from .limits import Limits
-from .messages import estimate_size, iter_tool_results, result_text, with_results_replaced
+from .messages import (
+    estimate_size,
+    iter_tool_results,
+    result_images,
+    result_size,
+    result_text,
+    wire_json,
+    with_results_replaced,
+)
 
 
 def micro_compact(messages: list, limits: Limits = Limits(),
@@ -36,14 +44,17 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     for i, j, block in older:
         if i > seen_until:          # the newest batch: the model has not read it yet
             continue
-        text = result_text(block)
-        if len(text) <= limits.min_compact_chars:
+        cost = result_size(block)           # an image (a screenshot) counts as IMAGE_CHARS
+        if cost <= limits.min_compact_chars:
             continue
-        placeholder = placeholder_for(text)
-        if len(placeholder) >= len(text):   # also: already a placeholder
+        images = result_images(block)
+        text = result_text(block)
+        placeholder = PLACEHOLDER if images else placeholder_for(text)
+        if len(placeholder) >= cost:        # also: already a placeholder
             continue
         if archive is not None and placeholder == PLACEHOLDER:
-            path = archive(block.get("tool_use_id"), text)
+            # an image result is archived whole, as the JSON of its blocks
+            path = archive(block.get("tool_use_id"), wire_json(block["content"]) if images else text)
             placeholder = kept_path_placeholder(path)
             written.append(path)
         replacements[i, j] = placeholder

@@ -1,0 +1,96 @@
+"""Running one bash command for the agent: its own process group, a timeout, an output cap.
+
+Nothing a command starts outlives the call: when the shell exits, whatever it left running
+in the background (``sleep 100 &``) is killed with its group; so is everything on a timeout,
+at the output cap, or when the user presses Ctrl-C (the ``KeyboardInterrupt`` is re-raised
+after the group is gone, for the agent loop to answer the call as interrupted).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+GRACE = 0.2          # seconds to read what a finished shell's background jobs still print
+
+
+@dataclass
+class Finished:
+    output: bytes
+    returncode: int
+    timed_out: bool = False
+    stopped: bool = False             # stopped at the output cap
+
+
+def run_command(command: str, cwd: Path, timeout: float, max_bytes: int) -> Finished:
+    """Run ``command`` with ``bash -c``-like shell semantics; see the module docstring."""
+    deadline = time.monotonic() + timeout
+    with subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          start_new_session=True) as process:
+        try:
+            data, timed_out, stopped = _collect(process, deadline, max_bytes)
+            if not (timed_out or stopped) and not _shell_exited(process):
+                try:                                   # output closed, shell still running?
+                    process.wait(timeout=max(deadline - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+        finally:                  # also on Ctrl-C: no process of the command survives it
+            kill_group(process)
+        return Finished(data, process.wait(), timed_out, stopped)
+
+
+def _shell_exited(process: subprocess.Popen) -> bool:
+    """Whether the shell has exited, without reaping it: its pid (the group's id) stays
+    taken until ``kill_group`` has run, so the kill can never reach a recycled pid."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:                                  # no waitid: reap (a tiny pid race)
+        return process.poll() is not None
+    try:
+        return waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:                           # already reaped
+        return True
+
+
+def _collect(process: subprocess.Popen, deadline: float, max_bytes: int
+             ) -> tuple[bytes, bool, bool]:
+    """Read output until EOF, the timeout or the cap: (data, timed out, stopped at cap).
+
+    Why not ``communicate()``: it holds all output in memory (``yes`` fills gigabytes
+    before a 30 s timeout) and waits for grandchildren that keep the pipe open. Once the
+    shell itself has exited, a background job holding the pipe gets ``GRACE`` seconds.
+    """
+    chunks: list[bytes] = []
+    size, exited_at = 0, None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return b"".join(chunks), True, False
+            if exited_at is None and _shell_exited(process):
+                exited_at = now
+            if exited_at is not None and now - exited_at > GRACE:
+                return b"".join(chunks), False, False
+            if not selector.select(min(deadline - now, 0.05)):
+                continue
+            chunk = os.read(process.stdout.fileno(), 65_536)
+            if not chunk:
+                return b"".join(chunks), False, False
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                return b"".join(chunks), False, True
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Stop the shell and everything it started (it runs in its own session)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
