@@ -63,25 +63,28 @@ def _collect(process: subprocess.Popen, deadline: float, max_bytes: int
 
     Why not ``communicate()``: it holds all output in memory (``yes`` fills gigabytes
     before a 30 s timeout) and waits for grandchildren that keep the pipe open. Once the
-    shell itself has exited, a background job holding the pipe gets ``GRACE`` seconds.
+    shell itself has exited, the pipe is read on until it stays quiet for ``GRACE`` seconds
+    (a background job holding it open does not keep the call waiting).
     """
     chunks: list[bytes] = []
-    size, exited_at = 0, None
+    size, quiet_since = 0, None          # quiet_since: the shell has exited and no data came
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         while True:
             now = time.monotonic()
             if now >= deadline:
                 return b"".join(chunks), True, False
-            if exited_at is None and _shell_exited(process):
-                exited_at = now
-            if exited_at is not None and now - exited_at > GRACE:
+            if quiet_since is None and _shell_exited(process):
+                quiet_since = now
+            if quiet_since is not None and now - quiet_since > GRACE:
                 return b"".join(chunks), False, False
             if not selector.select(min(deadline - now, 0.05)):
                 continue
             chunk = os.read(process.stdout.fileno(), 65_536)
             if not chunk:
                 return b"".join(chunks), False, False
+            if quiet_since is not None:
+                quiet_since = time.monotonic()      # still draining: not quiet yet
             chunks.append(chunk)
             size += len(chunk)
             if size > max_bytes:
