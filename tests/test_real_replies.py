@@ -8,6 +8,7 @@ left behind is valid for the next turn.
 from __future__ import annotations
 
 import copy
+import io
 
 import pytest
 from conftest import fake_summary
@@ -15,6 +16,7 @@ from histories import assistant, user
 from replies import Script, api_error, call, reply, text
 
 from compact import Compactor, Workspace, agent_loop
+from compact import __main__ as repl
 from compact.offline.validation import messages_problem
 from compact.pipeline.messages import validate_history
 
@@ -159,3 +161,16 @@ def test_too_large_in_all_but_name_takes_the_reactive_path(ws, refusal):
     assert messages[0]["content"].startswith("[Reactive compact]") and messages[1:-1] == original[-5:]
     assert trace.answer == "answered after compaction"
     assert_valid(script, messages)
+
+
+def test_the_repl_shows_a_refusal_and_a_failed_turn_then_carries_on(ws, monkeypatch, capsys):
+    script = Script(reply(stop="refusal"),
+                    api_error(529, "overloaded_error", "Overloaded"),
+                    reply(text("Hello!")))
+    monkeypatch.setattr(repl, "make_client", lambda quiet: script.client)
+    monkeypatch.setattr("sys.stdin", io.StringIO("something declined\nretry\nsay hello\nq\n"))
+    assert repl.main(["--workdir", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "[refusal] the model declined this request (stop_reason: refusal)" in out
+    assert "[error] OverloadedError" in out and "Hello!" in out
+    assert out.count("s08 >> ") == 4 and script.problems == []
