@@ -95,17 +95,25 @@ def estimate_size(messages: Any) -> int:
     Images count as ``IMAGE_CHARS`` each, not by their base64 text.
     """
     try:
-        return len(wire_json(messages)) + image_adjustment(messages)
+        text = wire_json(messages)
     except (TypeError, ValueError, RecursionError) as error:   # bytes, sets, cycles, ...
         raise HistoryError(
             f"the history is not JSON ({error}); the Messages API takes only JSON values: "
             "decode bytes to str and turn sets into lists") from error
+    return len(text) + _images_in(text, messages)
+
+
+def _images_in(text: str, value: Any) -> int:
+    """``image_adjustment``, skipped when the JSON holds no image block: inside a JSON
+    string quotes are escaped, so only a real block serialises as ``"type":"image"``."""
+    return image_adjustment(value) if '"type":"image"' in text else 0
 
 
 def estimate_tokens(value: Any) -> int:
     """Tokens by the offline rule: one per 4 UTF-8 bytes of the wire JSON (an image:
     ``IMAGE_TOKENS``)."""
-    size = len(wire_json(value).encode("utf-8", "surrogatepass")) + image_adjustment(value)
+    text = wire_json(value)
+    size = len(text.encode("utf-8", "surrogatepass")) + _images_in(text, value)
     return math.ceil(size / BYTES_PER_TOKEN)
 
 
