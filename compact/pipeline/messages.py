@@ -64,26 +64,34 @@ def wire_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_sdk_object)
 
 
-def _image_sources(messages: Any) -> Iterator[dict]:
-    """The source of every image block in a history (in user content or in a tool_result)."""
-    if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
-        messages = messages["messages"]              # a request payload
-    for message in messages if isinstance(messages, list) else ():
-        for block in blocks_of(message):
-            inner = block.get("content") if isinstance(block, dict) else None
-            for item in [block, *(inner if isinstance(inner, list) else ())]:
-                if isinstance(item, dict) and item.get("type") == "image" \
-                        and isinstance(item.get("source"), dict):
-                    yield item["source"]
+def _image_cost(block: Any) -> int:
+    """What an image block adds to the wire size to count as ``IMAGE_CHARS``."""
+    source = block.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    return IMAGE_CHARS - (len(data) if isinstance(data, str) else 0)
 
 
 def image_adjustment(messages: Any) -> int:
     """Characters to add to the wire size so each image counts as ``IMAGE_CHARS``, not as
-    the length of its base64 data (a 1 MB screenshot is ~1,600 tokens, not 350,000)."""
+    the length of its base64 data (a 1 MB screenshot is ~1,600 tokens, not 350,000).
+
+    Images sit in user content or inside a tool_result; one plain loop, no recursion (it
+    runs on every size measurement).
+    """
+    if isinstance(messages, dict):                     # a request payload
+        messages = messages.get("messages")
     total = 0
-    for source in _image_sources(messages):
-        data = source.get("data")
-        total += IMAGE_CHARS - (len(data) if isinstance(data, str) else 0)
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "image":
+                total += _image_cost(block)
+            elif kind == "tool_result" and isinstance(inner := block.get("content"), list):
+                total += sum(_image_cost(item) for item in inner
+                             if isinstance(item, dict) and item.get("type") == "image")
     return total
 
 
@@ -100,20 +108,13 @@ def estimate_size(messages: Any) -> int:
         raise HistoryError(
             f"the history is not JSON ({error}); the Messages API takes only JSON values: "
             "decode bytes to str and turn sets into lists") from error
-    return len(text) + _images_in(text, messages)
-
-
-def _images_in(text: str, value: Any) -> int:
-    """``image_adjustment``, skipped when the JSON holds no image block: inside a JSON
-    string quotes are escaped, so only a real block serialises as ``"type":"image"``."""
-    return image_adjustment(value) if '"type":"image"' in text else 0
+    return len(text) + image_adjustment(messages)
 
 
 def estimate_tokens(value: Any) -> int:
     """Tokens by the offline rule: one per 4 UTF-8 bytes of the wire JSON (an image:
     ``IMAGE_TOKENS``)."""
-    text = wire_json(value)
-    size = len(text.encode("utf-8", "surrogatepass")) + _images_in(text, value)
+    size = len(wire_json(value).encode("utf-8", "surrogatepass")) + image_adjustment(value)
     return math.ceil(size / BYTES_PER_TOKEN)
 
 

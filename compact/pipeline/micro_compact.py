@@ -13,10 +13,10 @@ from .events import StageEvent
 from .formats import PLACEHOLDER, kept_path_placeholder, placeholder_for
 from .limits import Limits
 from .messages import (
+    IMAGE_CHARS,
     estimate_size,
     iter_tool_results,
     result_images,
-    result_size,
     result_text,
     wire_json,
     with_results_replaced,
@@ -44,11 +44,10 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     for i, j, block in older:
         if i > seen_until:          # the newest batch: the model has not read it yet
             continue
-        cost = result_size(block)           # an image (a screenshot) counts as IMAGE_CHARS
+        text, images = result_text(block), result_images(block)
+        cost = len(text) + IMAGE_CHARS * images      # a screenshot counts as an image's tokens
         if cost <= limits.min_compact_chars:
             continue
-        images = result_images(block)
-        text = result_text(block)
         placeholder = PLACEHOLDER if images else placeholder_for(text)
         if len(placeholder) >= cost:        # also: already a placeholder
             continue
