@@ -83,6 +83,7 @@ MALFORMED = {
                        b"2\r\n{}\r\n0\r\n\r\n", 411, "Content-Length"),
     "an empty body": (post(b""), 400, "model: Field required"),
     "an unknown route": (post(b"{}").replace(b"/v1/messages", b"/v1/other"), 404, "not served"),
+    "another method": (post(b"{}").replace(b"POST", b"PUT"), 404, "not served"),
 }
 
 

@@ -90,7 +90,7 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
             while drained < LINGER_BYTES and (chunk := self.connection.recv(1 << 16)):
                 drained += len(chunk)
 
-        do_POST = do_GET = _answer
+        do_POST = do_GET = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _answer   # 404s too
 
         def log_message(self, *args: object) -> None:
             pass
