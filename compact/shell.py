@@ -12,7 +12,9 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,19 +32,51 @@ class Finished:
 def run_command(command: str, cwd: Path, timeout: float, max_bytes: int) -> Finished:
     """Run ``command`` with ``bash -c``-like shell semantics; see the module docstring."""
     deadline = time.monotonic() + timeout
-    with subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          start_new_session=True) as process:
-        try:
-            data, timed_out, stopped = _collect(process, deadline, max_bytes)
-            if not (timed_out or stopped) and not _shell_exited(process):
-                try:                                   # output closed, shell still running?
-                    process.wait(timeout=max(deadline - time.monotonic(), 0))
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-        finally:                  # also on Ctrl-C: no process of the command survives it
+    held: list[int] = []
+    release = _hold_interrupts(held)     # a Ctrl-C while the shell starts waits for its pid
+    process = None
+    try:
+        process = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        release()
+        if held:
+            raise KeyboardInterrupt
+        data, timed_out, stopped = _collect(process, deadline, max_bytes)
+        if not (timed_out or stopped) and not _shell_exited(process):
+            try:                                   # output closed, shell still running?
+                process.wait(timeout=max(deadline - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:                      # also on Ctrl-C: no process of the command survives it
+        release()
+        if process is not None:
             kill_group(process)
-        return Finished(data, process.wait(), timed_out, stopped)
+            process.stdout.close()
+            returncode = process.wait()
+    return Finished(data, returncode, timed_out, stopped)
+
+
+def _hold_interrupts(held: list[int]) -> Callable[[], None]:
+    """Hold SIGINT (record it in ``held``) until the returned function is called.
+
+    Why: Ctrl-C during ``Popen()`` would raise before the caller has the process, and the
+    shell, already running in its own session, would be left alive. Only the main thread can
+    set handlers; elsewhere nothing is held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):                    # SIG_IGN / SIG_DFL: nothing to hold
+        return lambda: None
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    restored = []
+
+    def release() -> None:
+        if not restored:
+            restored.append(True)
+            signal.signal(signal.SIGINT, previous)
+    return release
 
 
 def _shell_exited(process: subprocess.Popen) -> bool:

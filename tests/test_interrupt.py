@@ -21,6 +21,8 @@ from compact.loop import INTERRUPTED, NOT_RUN_INTERRUPTED
 from compact.offline.validation import messages_problem
 from compact.pipeline.messages import validate_history
 
+SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
+
 
 def when_running(marker: str, then, timeout: float = 20) -> threading.Thread:
     """Call ``then()`` from a thread as soon as a process with ``marker`` runs."""
@@ -43,16 +45,18 @@ def assert_answered(messages: list, expected: dict[str, str]) -> None:
 
 def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
     (tmp_path / "a.txt").write_text("alpha")
-    script = Script(reply(call("bash", {"command": "sleep 4721 & sleep 4722"}, "toolu_1"),
+    command = f"sleep {SECONDS + 1} & sleep {SECONDS + 2}"
+    script = Script(reply(call("bash", {"command": command}, "toolu_1"),
                           call("read_file", {"path": "a.txt"}, "toolu_2"), stop="tool_use"))
     messages = [user("wait")]
-    watcher = when_running("sleep 4722", _thread.interrupt_main)
+    watcher = when_running(f"sleep {SECONDS + 2}", _thread.interrupt_main)
     with pytest.raises(KeyboardInterrupt):
         agent_loop(messages, "wait", client=script.client, workspace=Workspace(tmp_path),
                    compactor=Compactor(tmp_path, summarize=lambda m: "s"), log=lambda line: None)
     watcher.join()
     assert_answered(messages, {"toolu_1": INTERRUPTED, "toolu_2": NOT_RUN_INTERRUPTED})
-    assert running("sleep 472") == [] and script.problems == []
+    assert running(f"sleep {SECONDS + 1}") == running(f"sleep {SECONDS + 2}") == []
+    assert script.problems == []
 
 
 def test_ctrl_c_at_the_confirmation_question_answers_the_call(tmp_path):
@@ -72,10 +76,11 @@ def test_ctrl_c_at_the_confirmation_question_answers_the_call(tmp_path):
 
 
 def test_after_ctrl_c_the_same_history_carries_on(tmp_path):
-    script = Script(reply(call("bash", {"command": "sleep 4723"}, "toolu_1"), stop="tool_use"),
+    script = Script(reply(call("bash", {"command": f"sleep {SECONDS + 3}"}, "toolu_1"),
+                          stop="tool_use"),
                     reply(text("stopped, as you asked")))
     messages = [user("wait")]
-    watcher = when_running("sleep 4723", _thread.interrupt_main)
+    watcher = when_running(f"sleep {SECONDS + 3}", _thread.interrupt_main)
     kw = dict(client=script.client, workspace=Workspace(tmp_path), log=lambda line: None,
               compactor=Compactor(tmp_path, summarize=lambda m: "s"))
     with pytest.raises(KeyboardInterrupt):
@@ -92,12 +97,12 @@ def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
-        repl.stdin.write("Run `sleep 4731 & sleep 4732`\n")
+        repl.stdin.write(f"Run `sleep {SECONDS + 4} & sleep {SECONDS + 5}`\n")
         repl.stdin.flush()
         deadline = time.monotonic() + 30
-        while not running("sleep 4732", settle=0) and time.monotonic() < deadline:
+        while not running(f"sleep {SECONDS + 5}", settle=0) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert running("sleep 4732", settle=0), "the command never started"
+        assert running(f"sleep {SECONDS + 5}", settle=0), "the command never started"
         repl.send_signal(signal.SIGINT)                  # what Ctrl-C sends to the REPL
         out, err = repl.communicate("Say hello\nq\n", timeout=60)
     finally:
@@ -107,4 +112,4 @@ def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
     assert "Traceback" not in err and "[interrupted] the turn was stopped (Ctrl-C)" in out
     assert out.count("s08 >> ") == 3                     # back at the prompt, twice more
     assert "(offline model)" in out.split("[interrupted]")[1]   # the next turn was answered
-    assert running("sleep 473") == []
+    assert running(f"sleep {SECONDS + 4}") == running(f"sleep {SECONDS + 5}") == []
