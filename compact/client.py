@@ -16,7 +16,7 @@ from typing import Any
 
 import anthropic
 
-from .offline import HEADER, MODEL_NAME, OfflineModel
+from .offline import AGENT_MAX_TOKENS, HEADER, MODEL_NAME, OfflineModel
 from .pipeline.env import DEFAULT_BASE_URL, base_url, is_live, live_model
 
 PROBE_TIMEOUT = 3.0       # seconds; only an ANTHROPIC_BASE_URL other than Anthropic's is probed
@@ -46,6 +46,19 @@ def default_model(client: Any = None) -> str:
     if client is None and not is_live():
         return MODEL_NAME
     return live_model()
+
+
+LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
+
+
+def default_max_tokens(client: Any = None, model: str | None = None) -> int:
+    """``max_tokens`` for agent_loop, per model as agents choose it: the client's own tag,
+    else the offline model's (its window is 16,000 tokens, so it is asked for
+    ``AGENT_MAX_TOKENS``, even over HTTP), else the lesson's 8,000 for Claude."""
+    tagged = getattr(client, "_compact_max_tokens", None)
+    if isinstance(tagged, int) and tagged > 0:
+        return tagged
+    return AGENT_MAX_TOKENS if model == MODEL_NAME else LESSON_MAX_TOKENS
 
 
 def banner(client: Any) -> str:

@@ -178,11 +178,14 @@ def echo_summary(messages: list) -> str:
 @pytest.mark.parametrize("summarizer", ["offline", "echo"])
 def test_planted_instructions_never_reach_the_authoritative_request(tmp_path, phrase, summarizer):
     summarize = OfflineModel().client() if summarizer == "offline" else echo_summary
-    compactor = Compactor(tmp_path, summarize=summarize)
+    # reactive keeps 2, so each reactive round has planted turns to summarise, not just the
+    # earlier compacted message (which alone would be kept: nothing new to summarise)
+    compactor = Compactor(tmp_path, Limits(reactive_keep_messages=2), summarize=summarize)
     messages = planted_history(phrase)
     for round_ in range(4):
         method = compactor.compact_history if round_ % 2 == 0 else compactor.reactive_compact
         messages = method(messages, REQUEST)
+        assert compactor.events[-1].fired
         request, summary = parse_compacted(messages[0]["content"])
         assert request == REQUEST
         assert messages[0]["content"].startswith(

@@ -27,8 +27,8 @@ def test_compact_history_format_and_transcript(compactor, tmp_path):
 
 
 def test_transcripts_never_overwrite_each_other(compactor, tmp_path):
-    compactor.compact_history([user("one")], "one")
-    compactor.compact_history([user("two")], "two")
+    compactor.compact_history([user("one"), assistant("1" * 200)], "one")
+    compactor.compact_history([user("two"), assistant("2" * 200)], "two")
     names = sorted(p.name for p in (tmp_path / ".transcripts").iterdir())
     assert names == ["transcript-0001.jsonl", "transcript-0002.jsonl"]
 
@@ -45,7 +45,7 @@ def test_prepare_runs_stage_four_only_over_the_limit(compactor):
 
 
 def test_reactive_keeps_the_last_five_and_moves_back_for_a_pair(compactor):
-    history = [user("task"), assistant("a1"), user("u2"), *tool_turn(["r"] * 2, "p"),
+    history = [user("task"), assistant("a1" * 50), user("u2" * 50), *tool_turn(["r"] * 2, "p"),
                assistant("a5"), user("u6"), assistant("a7"), user("u8")]
     # 9 messages: the tail would start at index 4, a tool_result message → moves back to 3.
     assert history[4]["content"][0]["type"] == "tool_result"
