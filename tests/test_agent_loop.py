@@ -104,7 +104,7 @@ def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     model = OfflineModel(window_tokens=2_500)          # the last 5 messages alone are too long
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
         run(ws, "Say hello", model=model, history=history,
-            limits=Limits(summary_input_chars=2_500))   # the summary call (+ 2,000 out) fits
+            limits=Limits(summary_input_chars=1_000))   # the summary call (+ 2,000 out) fits
     assert pairing_problems(history) == []
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]

@@ -24,7 +24,7 @@ from .view import read_view
 
 DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
 SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
-MAX_OUTPUT_TOKENS = 4_096           # the most max_tokens may ask of this model
+MAX_OUTPUT_TOKENS = 8_192           # the most max_tokens may ask; the lesson's loop asks 8,000
 AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
 
 
