@@ -129,7 +129,7 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
     trace = agent_loop(messages, PROMPTS[1], client=client, workspace=ws,
                        compactor=Compactor(ws, summarize=client), log=lambda _: None)
     ax = plot_messages(trace)
-    assert ax.get_title(loc="left").startswith("snip_compact: fired at turn(s) ")
+    assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
     [limit] = [line for line in ax.get_lines() if line.get_gid() == "max_messages"]
     assert list(limit.get_ydata()) == [50, 50]
     fired = sum("snip_compact" in t.stages for t in trace.turns)

@@ -74,8 +74,8 @@ def _describe(stage: str, hits: list, trace: Trace) -> str:
                 f"{turn} ({event.size_before:,} → {event.size_after:,} chars)")
     if stage == "snip_compact":
         turns = sorted({t for t, _ in hits})
-        return (f"snip_compact: fired at turn(s) {', '.join(map(str, turns))}; "
-                f"last: {event.detail}")
+        return (f"snip_compact at turn(s) {', '.join(map(str, turns))} "
+                f"(last: {event.messages_before} → {event.messages_after} messages)")
     return (f"{stage} at turn {turn}: {event.size_before:,} → {event.size_after:,} chars, "
             "transcript saved")
 
@@ -200,6 +200,9 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
         last_turn = max(turns, default=0)
         if refused:
             last_turn += 1
+            if turns:
+                ax.plot([turns[-1], last_turn], [trace.turns[-1].input_tokens, refused[0]],
+                        drawstyle="steps-post", color="black", linestyle=":", linewidth=1.5)
             ax.scatter([last_turn], [refused[0]], s=260, marker="X", color="black", zorder=6,
                        label=f"refused: {refused[0]:,} tokens", gid="refused")
         if window:
@@ -280,6 +283,8 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
                        label=label, gid="stage:snip_compact")
         ax.set_ylabel("messages in the list\n(a snip marker is one)")
         _turn_axis(ax, max(turns, default=0))
+        highest = max([limits.max_messages, *(t.messages_before for t in trace.turns)])
+        ax.set_ylim(0, highest * 1.12)
         ax.legend(loc="lower right", framealpha=0.9)
         ax.set_title(title or headline(run, "snip_compact"), loc="left")
     return ax
