@@ -8,6 +8,7 @@ import pytest
 from compact.classroom import as_written, solutions
 from compact.classroom.exercises import PACKAGE, check, difference
 from compact.classroom.stage_cases import CASES, SIGNATURES
+from compact.pipeline.snip_compact import snip_compact
 from compact.pipeline.tool_result_budget import persisted_text
 
 
@@ -113,3 +114,18 @@ def test_difference_names_the_first_place_two_histories_differ():
     assert difference(a, b).startswith("message 1, block 0 (a tool_result): expected '<persisted")
     assert difference(a, a[:1]) == ("it returned 1 messages, fewer than the 2 expected; the first "
                                     "missing is a user message with blocks [tool_result]")
+
+
+def test_a_function_with_the_wrong_parameters_is_told_which_ones():
+    def my_snip(messages):
+        return messages
+
+    with pytest.raises(TypeError, match=r"my_snip\(messages\) cannot be called as "
+                                        r"snip_compact\(messages, limits\) -> list"):
+        check("snip_compact", my_snip)
+
+
+def test_returning_the_packages_pair_instead_of_a_list_is_explained():
+    report = check("snip_compact", snip_compact)          # returns (list, StageEvent)
+    assert not report.passed
+    assert "it returned tuple" in str(report) and "not a list of messages" in str(report)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from compact import Compactor, agent_loop
+from compact import Compactor, Trace, agent_loop
 from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.figures import write_figures
 from compact.classroom.plot import (
@@ -151,3 +151,10 @@ def test_plot_run_stacks_the_panels_asked_for(runs):
     assert len(fig.axes) >= 2 and fig.axes[1].get_title(loc="left").startswith("What the model measures")
     with pytest.raises(ValueError, match="choose from"):
         plot_run(runs[1], panels=("nonsense",))
+
+
+def test_an_empty_run_still_draws(recwarn):
+    for draw in (plot_context, plot_tokens, plot_batch, plot_messages, plot_composition):
+        ax = draw(Trace())
+        assert ax.get_xlim() == (0.5, 1.5)
+    assert [w for w in recwarn if "identical" in str(w.message)] == []

@@ -55,3 +55,12 @@ def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
         ["experiment2-1", "experiment2-2", "baseline3-1"]
     assert first.tool_results[0].parent.parent.parent == first.workdir
     assert new_run_dir(tmp_path / "runs", "experiment2").name == "experiment2-3"
+
+
+def test_views_accept_list_contents_and_sdk_shaped_text():
+    message = compacted_message("[Compacted]", "req", "sum")
+    as_blocks = {"role": "user", "content": [{"type": "text", "text": message["content"]}]}
+    assert Compacted(as_blocks).request == "req"
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                           "content": [{"type": "text", "text": "hello"}]}]}
+    assert rows([result])[0][3:] == (5, "hello")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import html
+import inspect
 import tempfile
 import traceback
 from collections.abc import Callable
@@ -165,10 +166,19 @@ class Report:
 def check(stage: str, fn: Callable[..., Any]) -> Report:
     """Run every case of ``stage`` against ``fn`` (signature in ``SIGNATURES``), each in its own
     empty folder; return the report (display it, then ``assert report.passed, report``)."""
+    stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     if not callable(fn):
         raise TypeError(f"check needs a function {SIGNATURES[stage]}, got {type(fn).__name__}")
+    wanted = SIGNATURES[stage].split("(", 1)[1].split(")", 1)[0].split(", ")
+    try:
+        inspect.signature(fn).bind(*wanted)
+    except TypeError:
+        raise TypeError(f"{getattr(fn, '__name__', 'this function')}{inspect.signature(fn)} cannot "
+                        f"be called as {SIGNATURES[stage]}; give it those parameters") from None
+    except ValueError:          # a builtin without a signature: let the cases find out
+        pass
     outcomes = []
-    for case in cases(stage):
+    for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
     return Report(stage, tuple(outcomes))

@@ -24,7 +24,7 @@ from ..loop import Trace
 from ..pipeline import Limits
 from ..pipeline.anatomy import KINDS
 from ..pipeline.formats import is_placeholder, parse_persisted
-from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, result_text
+from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
 from .show import call_text
 
 STYLE = {   # stage → (colour, marker, legend label)
@@ -98,6 +98,7 @@ def headline(run: Any, stage: str | None = None) -> str:
 
 
 def _turn_axis(ax: Axes, last_turn: int) -> None:
+    last_turn = max(last_turn, 1)          # an empty run still gets a readable axis
     ax.set_xlabel("turn (model call)")
     if last_turn <= 20:
         ax.set_xticks(range(1, last_turn + 1))
@@ -229,7 +230,8 @@ def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
         last = turn.sent[-1] if turn.sent else {}
         if not is_tool_result_message(last):
             continue
-        texts = [result_text(b) for b in blocks_of(last) if block_type(b) == "tool_result"]
+        texts = [joined_text(b.get("content", "")) for b in blocks_of(last)
+                 if block_type(b) == "tool_result"]
         arrived = sum(p.total_chars if (p := parse_persisted(t)) else len(t) for t in texts)
         found.append((turn.turn, arrived, sum(len(t) for t in texts)))
     return found

@@ -19,7 +19,7 @@ from typing import Any
 from IPython.display import Code, display
 
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
-from ..pipeline.messages import block_type, to_plain
+from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
 
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 _PRE = "font-family:monospace;white-space:pre-wrap;margin:0"
@@ -87,6 +87,9 @@ def rows(messages: list, start: int = 0, preview: int = 60) -> list[tuple[int, s
         for block in blocks:
             if block_type(block) == "tool_use":
                 body = call_text(block.get("name", "?"), block.get("input"))
+            elif block_type(block) == "tool_result":
+                content = block.get("content", "")
+                body = joined_text(content) if isinstance(content, list) else content
             else:
                 body = block.get("text", block.get("content", ""))
             table.append((index, message.get("role", "?"), block_type(block) or "?",
@@ -117,7 +120,7 @@ class Compacted:
     """
 
     def __init__(self, message: dict | str) -> None:
-        self.text = message if isinstance(message, str) else str(message.get("content", ""))
+        self.text = message if isinstance(message, str) else plain_text(message)
         parsed = parse_compacted(self.text)
         if parsed is None:
             raise ValueError("not a compacted message: it must start with [Compacted] or "
