@@ -51,15 +51,18 @@ def test_notebooks_are_found():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
-    """Run All, then Run All again in the same kernel: every cell is safe to re-run."""
+    """Run All, then Run All again in the same kernel: every cell is safe to re-run. The
+    lesson notebooks are then run once more bottom to top: any cell after any other."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=180, kernel_name="python3",
                             resources={"metadata": {"path": str(kernel_home)}})
+    cells = list(enumerate(nb.cells))
+    rounds = [cells, cells] + ([cells[::-1]] if path in LESSON_NOTEBOOKS else [])
     with client.setup_kernel():
-        for _round in (1, 2):
-            for index, cell in enumerate(nb.cells):   # raises CellExecutionError on a failing cell
+        for order in rounds:
+            for index, cell in order:              # raises CellExecutionError on a failing cell
                 client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-    outputs = [output for cell in code_cells(nb) for output in cell.outputs]   # the second run's
+    outputs = [output for cell in code_cells(nb) for output in cell.outputs]   # the last run's
     assert [o for o in outputs if o.output_type == "error"] == []
     source = "\n".join(cell.source for cell in code_cells(nb))
     if PLOT_CALL.search(source):
