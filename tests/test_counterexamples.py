@@ -17,6 +17,13 @@ from compact.pipeline.messages import tool_results, tool_turn
 from compact.tools import Workspace
 
 REQUEST = "Write notes.md containing 'hello world' then compact the conversation."
+
+
+def earlier_work_then_request():
+    """Some finished work (worth compacting), then the request that ends in the compact tool."""
+    return [{"role": "user", "content": "Read app.py."}, *tool_turn(("t0", "app.py", "x = 1\n" * 2_000)),
+            {"role": "assistant", "content": "Note [app.py]: 2,000 assignments."},
+            {"role": "user", "content": REQUEST}]
 LOG = "error? no.\n" * 25_000
 SWAPPED = ("micro_compact", "tool_result_budget", "snip_compact", "compact_history")
 
@@ -70,17 +77,17 @@ def test_unknown_stage_in_an_order_is_a_clear_error(tmp_path):
 
 def test_compacting_mid_batch_leaves_orphans_the_api_refuses(tmp_path):
     client = OfflineModel().client()
-    run = run_wrong_loop(REQUEST, compact_mid_batch, client=client, workspace=Workspace(tmp_path),
-                         compactor=Compactor(tmp_path, summarize=client))
+    run = run_wrong_loop(earlier_work_then_request(), REQUEST, compact_mid_batch, client=client,
+                         workspace=Workspace(tmp_path), compactor=Compactor(tmp_path, summarize=client))
     assert run.calls == [["write_file", "compact"]]
-    assert "with no matching tool_use in the message before" in run.refusal
+    assert "must have a corresponding `tool_use` block in the previous message" in run.refusal
     with pytest.raises(HistoryError, match="no matching tool_use"):
         validate_history(run.messages)                      # the package refuses it too
 
 
 def test_dropping_the_open_batch_makes_the_model_write_again(tmp_path):
     client = OfflineModel().client()
-    run = run_wrong_loop(REQUEST, compact_dropping_batch, client=client,
+    run = run_wrong_loop(earlier_work_then_request(), REQUEST, compact_dropping_batch, client=client,
                          workspace=Workspace(tmp_path), compactor=Compactor(tmp_path, summarize=client),
                          max_turns=3)
     assert run.refusal is None and run.count("write_file") == 3
@@ -88,6 +95,7 @@ def test_dropping_the_open_batch_makes_the_model_write_again(tmp_path):
 
 def test_the_right_way_writes_once(tmp_path):
     client = OfflineModel().client()
-    history = [{"role": "user", "content": REQUEST}]
+    history = earlier_work_then_request()
     trace = agent_loop(history, REQUEST, client=client, workspace=tmp_path, log=lambda _: None)
     assert [name for t in trace.turns for name, _ in t.tool_calls] == ["write_file", "compact"]
+    assert history[0]["content"].startswith("[Compacted]") and "write_file notes.md" in history[0]["content"]

@@ -98,18 +98,18 @@ class WrongRun:
         return sum(turn.count(tool) for turn in self.calls)
 
 
-def run_wrong_loop(request: str, batch: Batch, *, client: Any, workspace: Workspace,
-                   compactor: Compactor, max_turns: int = 3) -> WrongRun:
-    """The lesson's loop with ``batch`` handling each reply's tool calls; it stops at the
-    first refusal (recorded, not raised) or after ``max_turns``. The automatic pipeline is left
-    out (the ``compact`` tool is the only compaction here, and ``prepare`` would itself reject
-    an orphan before sending: see ``validate_history``)."""
-    messages = [{"role": "user", "content": request}]
+def run_wrong_loop(messages: list, active_request: str, batch: Batch, *, client: Any,
+                   workspace: Workspace, compactor: Compactor, max_turns: int = 3) -> WrongRun:
+    """The lesson's loop on ``messages`` (changed in place, as ``agent_loop`` does) with
+    ``batch`` handling each reply's tool calls; it stops at the first refusal (recorded, not
+    raised) or after ``max_turns``. The automatic pipeline is left out (the ``compact`` tool is
+    the only compaction here, and ``prepare`` would itself reject an orphan before sending: see
+    ``validate_history``). ``max_tokens`` is one any model accepts."""
     run = WrongRun(messages=messages)
     for _ in range(max_turns):
         try:
             response = call_model(client, model=default_model(client), system=SYSTEM,
-                                  tools=TOOLS, max_tokens=8_000, messages=messages)
+                                  tools=TOOLS, max_tokens=4_000, messages=messages)
         except anthropic.BadRequestError as error:
             run.refusal = api_message(error)
             break
@@ -118,5 +118,5 @@ def run_wrong_loop(request: str, batch: Batch, *, client: Any, workspace: Worksp
         run.calls.append(names)
         if not names:
             break
-        batch(response.content, workspace, messages, compactor, request)
+        batch(response.content, workspace, messages, compactor, active_request)
     return run
