@@ -76,9 +76,11 @@ def session(*batches: list[str], request: str = "do the task") -> list[dict]:
     return messages
 
 
-def chat(n: int) -> list[dict]:
-    """n numbered text messages, alternating user/assistant, none of them tool calls."""
-    return [user(f"u{i}") if i % 2 == 0 else assistant(f"a{i}") for i in range(n)]
+def chat(n: int, pad: int = 0) -> list[dict]:
+    """n numbered text messages, alternating user/assistant, none of them tool calls (``pad``
+    lengthens each, so that a summary of some of them is shorter than they are)."""
+    return [user(f"u{i}" + "." * pad) if i % 2 == 0 else assistant(f"a{i}" + "." * pad)
+            for i in range(n)]
 
 
 def replaced(messages: list, changes: dict[tuple[int, int], str]) -> list:
@@ -281,14 +283,14 @@ def _compact_history() -> list[Case]:
 # ---- reactive_compact -------------------------------------------------------------------
 
 def _tool_pair_at_the_cut() -> list:
-    return [user("task"), assistant("a1"), user("u2"), *batch("r", "p" * 10, "p" * 10),
-            assistant("a5"), user("u6"), assistant("a7"), user("u8")]
+    return [user("task"), assistant("a1" + "." * 400), user("u2" + "." * 400),
+            *batch("r", "p" * 10, "p" * 10), assistant("a5"), user("u6"), assistant("a7"), user("u8")]
 
 
 def _reactive_compact() -> list[Case]:
     return [
         Case("reactive_compact", "keeps the last 5 messages and summarises only what is before "
-             "them into a [Reactive compact] message", "lesson", lambda: chat(10),
+             "them into a [Reactive compact] message", "lesson", lambda: chat(10, pad=300),
              lambda h: [two_sections(REACTIVE, "task", counted(h[:5])), *h[5:]],
              request="task", summarize=counted),
         Case("reactive_compact", "the cut moves back one message so a tool_result keeps its "
@@ -296,7 +298,7 @@ def _reactive_compact() -> list[Case]:
              lambda h: [two_sections(REACTIVE, "task", counted(h[:3])), *h[3:]],
              request="task", summarize=counted),
         Case("reactive_compact", "the whole history is saved to .transcripts/ first", "lesson",
-             lambda: chat(10), lambda h: [two_sections(REACTIVE, "task", counted(h[:5])), *h[5:]],
+             lambda: chat(10, pad=300), lambda h: [two_sections(REACTIVE, "task", counted(h[:5])), *h[5:]],
              request="task", summarize=counted, disk=transcript_holds_history),
         Case("reactive_compact", "with nothing before the last 5 messages the history is left "
              "as it is (no summary call could help)", "fix", lambda: chat(4), lambda h: h,
