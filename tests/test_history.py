@@ -7,7 +7,17 @@ import pytest
 from histories import assistant, session, tool_turn, user
 
 from compact import Compactor, Limits, SummaryError, compacted_message, parse_compacted, read_transcript
+from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.stage_cases import cases
 from compact.pipeline.messages import pairing_problems
+
+
+@pytest.mark.parametrize("case", cases("compact_history") + cases("reactive_compact"),
+                         ids=lambda c: f"{c.stage}: {c.name[:50]}")
+def test_the_stages_own_cases(case, tmp_path):
+    """The cases the notebooks' exercises check a learner's function against (stage_cases)."""
+    outcome = run_case(case, PACKAGE[case.stage], tmp_path)
+    assert outcome.passed, outcome.message
 
 
 def test_compact_history_format_and_transcript(compactor, tmp_path):
