@@ -92,6 +92,7 @@ def test_no_notebooks_is_a_clear_error(tmp_path):
 def test_the_commands_serve_the_copy(tmp_path):
     lab = lab_command(tmp_path, ["--no-browser"])
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in lab and lab[-1] == "--no-browser"
+    assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
     present = present_command(tmp_path, ["--port=1"])
     assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
 

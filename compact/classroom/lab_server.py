@@ -67,8 +67,10 @@ def as_root() -> list[str]:
 
 
 def lab_command(folder: str | Path, extra: list[str]) -> list[str]:
+    """JupyterLab on the copy; hidden files allowed, so *View → Show Hidden Files* can show the
+    ``.transcripts/`` and ``.task_outputs/`` an experiment leaves in its run folder."""
     return [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={Path(folder).resolve()}",
-            *as_root(), *extra]
+            "--ContentsManager.allow_hidden=True", *as_root(), *extra]
 
 
 def present_command(folder: str | Path, extra: list[str]) -> list[str]:
