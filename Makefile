@@ -4,10 +4,12 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+# The git-ignored working copy `make lab` and `make present` serve (notebooks/ stays as committed).
+LAB_COPY ?= my-notebooks
 
-.PHONY: lab test chromium figures screenshots bench clean
+.PHONY: lab present book test chromium figures screenshots constraints bench clean
 
-$(VENV)/.suite: requirements.txt pyproject.toml
+$(VENV)/.suite: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt -e .
@@ -18,7 +20,19 @@ $(VENV)/.dev: $(VENV)/.suite requirements-dev.txt
 	touch $@
 
 lab: $(VENV)/.suite
-	$(PY) -m compact.classroom.lab_server notebooks $(LAB_ARGS)
+	$(PY) -m compact.classroom.lab_server lab --copy $(LAB_COPY) $(LAB_ARGS)
+
+# Presenter mode: the lab in Voilà (code hidden, dashboard first); Voilà is an optional extra.
+$(VENV)/.present: $(VENV)/.suite
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[present]"
+	touch $@
+
+present: $(VENV)/.present
+	$(PY) -m compact.classroom.lab_server present --copy $(LAB_COPY) $(PRESENT_ARGS)
+
+# A static site of the executed notebooks, plots included (publish build/book, e.g. on GitHub Pages).
+book: $(VENV)/.suite
+	$(PY) -m compact.classroom.book notebooks build/book
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -34,8 +48,12 @@ figures: $(VENV)/.suite
 	$(PY) -m compact.classroom.figures docs/img
 
 screenshots: $(VENV)/.dev chromium
-	$(PY) -m pytest -q -m browser tests/browser/test_lab_notebook.py
-	cp artifacts/browser/lab-experiment3.png docs/img/lab.png
+	$(PY) -m tests.browser.screenshots docs/img
+
+# The versions the tests passed with, for installs months from now (requirements.txt uses it).
+constraints: $(VENV)/.dev
+	{ echo "# pip freeze of the test venv (make constraints); requirements.txt installs with it."; \
+	  $(PY) -m pip freeze --exclude-editable --all | grep -v -E '^(pip|setuptools|wheel)=='; } > constraints.txt
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py

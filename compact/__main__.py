@@ -1,4 +1,9 @@
-"""python -m compact — the lesson's REPL (prompt ``s08 >>``, ``q`` to quit), offline by default."""
+"""python -m compact — the lesson's REPL (prompt ``s08 >>``, ``q`` to quit), offline by default.
+
+Ctrl-C during a turn stops it (a running command and everything it started are killed,
+the interrupted calls are answered) and returns to the prompt; a failed turn prints its
+error and returns to the prompt too. The history stays valid either way.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,12 @@ import argparse
 import sys
 import tempfile
 
+import anthropic
+
 from .client import banner, make_client
 from .demo import make_workspace
 from .loop import agent_loop
+from .pipeline import CompactError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,9 +41,19 @@ def main(argv: list[str] | None = None) -> int:
         if query.strip().lower() in ("q", "exit", ""):
             break
         history.append({"role": "user", "content": query})
-        trace = agent_loop(history, query, client=client, workspace=workdir,
-                           log=lambda line: print(line, flush=True))
-        print(trace.answer, flush=True)
+        try:
+            trace = agent_loop(history, query, client=client, workspace=workdir,
+                               log=lambda line: print(line, flush=True))
+        except KeyboardInterrupt:
+            print("\n[interrupted] the turn was stopped (Ctrl-C); the history is kept. "
+                  "Type the next request, or q to quit.", flush=True)
+            continue
+        except (CompactError, anthropic.APIError) as error:
+            print(f"[error] {type(error).__name__}: {error}", flush=True)
+            for note in getattr(error, "__notes__", []):
+                print(note, flush=True)
+            continue
+        print(trace.answer, flush=True)     # a refusal or a cut-off answer was logged above
     return 0
 
 

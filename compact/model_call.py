@@ -25,17 +25,33 @@ def api_message(error: Exception) -> str:
     return str(error)
 
 
+# stop reasons that mean the reply was cut off, not finished
+CUT_OFF = ("max_tokens", "model_context_window_exceeded")
+_TOO_LONG = ("prompt is too long", "prompt_too_long", "too many tokens",
+             "exceed context limit", "request_too_large")
+
+
 def is_prompt_too_long(error: Exception) -> bool:
-    text = str(error).lower()
-    return any(s in text for s in ("prompt is too long", "prompt_too_long", "too many tokens"))
+    """Whether the API refused the request for its size: "prompt is too long", "input length
+    and `max_tokens` exceed context limit", or HTTP 413 ``request_too_large``. All three are
+    answered the same way: a smaller history (the reactive path)."""
+    if getattr(error, "status_code", None) == 413:
+        return True
+    text = f"{api_message(error)} {error}".lower()
+    return any(s in text for s in _TOO_LONG)
 
 
 def response_problem(response: Any) -> str | None:
-    """What makes ``response`` unusable as a Messages-API message, or None when it is fine."""
+    """What makes ``response`` unusable as a Messages-API message, or None when it is fine.
+
+    A reply cut off by ``max_tokens`` may end with a tool call whose input is incomplete or
+    absent: that call is answered with an error, never run, so it is not a problem here.
+    """
     content = getattr(response, "content", None)
     if not isinstance(content, list):
         return f"the reply is a {type(response).__name__} without a list of content blocks"
-    for block in content:
+    cut = getattr(response, "stop_reason", None) in CUT_OFF
+    for k, block in enumerate(content):
         kind = getattr(block, "type", None)
         if not isinstance(kind, str):
             return "a content block has no type"
@@ -43,7 +59,8 @@ def response_problem(response: Any) -> str | None:
             return "a text block has no text"
         if kind == "tool_use" and not (isinstance(getattr(block, "id", None), str)
                                        and isinstance(getattr(block, "name", None), str)
-                                       and isinstance(getattr(block, "input", None), dict)):
+                                       and (isinstance(getattr(block, "input", None), dict)
+                                            or (cut and k == len(content) - 1))):
             return "a tool_use block lacks its id, name or input"
     usage = getattr(response, "usage", None)
     if not all(isinstance(getattr(usage, k, None), int) for k in ("input_tokens", "output_tokens")):
@@ -108,7 +125,7 @@ def call_with_reactive_retry(client: Any, request: dict, messages: list, compact
     while True:
         try:
             return call_model(client, messages=messages, **request), refused
-        except anthropic.BadRequestError as error:
+        except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
             if (not is_prompt_too_long(error) or "reactive_compact" not in compactor.stages
                     or refused >= compactor.limits.max_reactive_retries):
                 explain(error)

@@ -1,25 +1,27 @@
 """The agent's tools, confined to one workspace folder, plus the model-invoked compact tool.
 
 A tool never raises into the loop: a refused or failed call becomes an ``Error: ...``
-tool result the model can read. Paths are resolved (symlinks included) and must stay
-inside the workspace. ``bash`` runs with a timeout and an output cap; it is a convenience
-for teaching, not a security boundary (see SECURITY.md).
+tool result the model can read, and every result is valid text. Paths are resolved
+(symlinks included) and must stay inside the workspace; files are then opened without
+following links (``fileio``), so a symlink swapped in after the check cannot lead out.
+``bash`` (``shell``) runs with a timeout and an output cap, and nothing it starts outlives
+the call; it is a convenience for teaching, not a security boundary (see SECURITY.md).
 """
 
 from __future__ import annotations
 
 import os
-import selectors
-import signal
-import subprocess
-import time
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .destructive import ask_on_stdin, is_destructive
+from .fileio import opened, read_text, replace_bytes, write_all
+from .globbing import glob_files
 from .pipeline.env import is_live
 from .pipeline.errors import ToolError
+from .shell import run_command
 
 COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
@@ -46,7 +48,31 @@ TOOLS = [
     COMPACT_TOOL,
 ]
 
-DENIED = ("rm -rf /", "sudo ", "shutdown", "reboot", "mkfs", "> /dev/", ":(){")
+DENIED = ("rm -rf /", "sudo ", "shutdown", "reboot", "mkfs", ":(){")
+# A write into a device (> /dev/sda), but not into /dev/null, /dev/stdout, /dev/stderr, /dev/tty.
+DEVICE_WRITE = re.compile(r">\s*/dev/(?!(?:null|stdout|stderr|tty)(?![\w/.-]))")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Tool output as valid, encodable text: a byte of a non-UTF-8 file name (which Python
+    holds as a lone surrogate) becomes ``\\xNN``, any other lone surrogate U+FFFD. One
+    lone surrogate in a result would make every later request fail to encode."""
+    def escape(match: re.Match) -> str:
+        code = ord(match.group())
+        return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
+    return _SURROGATE.sub(escape, text)
+
+
+def _encoded(text: Any, name: str) -> bytes:
+    if not isinstance(text, str):
+        raise ToolError(f"{name} must be a string, got {type(text).__name__}")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolError(f"{name} holds a lone surrogate, which is not valid Unicode text; "
+                        "nothing was written") from None
+
 
 class Workspace:
     """File and shell tools rooted at ``root``; nothing reaches outside it.
@@ -60,10 +86,13 @@ class Workspace:
 
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,
                  max_output_chars: int = 1_000_000,
-                 confirm: Callable[[str], bool] | str | None = "auto") -> None:
+                 confirm: Callable[[str], bool] | str | None = "auto",
+                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024) -> None:
         self.root = Path(root).resolve()
         self.bash_timeout = bash_timeout
         self.max_output_chars = max_output_chars
+        self.glob_timeout = glob_timeout
+        self.max_edit_bytes = max_edit_bytes
         if confirm == "auto":
             confirm = ask_on_stdin if is_live() else None
         self.confirm = confirm
@@ -90,113 +119,81 @@ class Workspace:
                 + f"\n[... output truncated: {len(text) - self.max_output_chars} more chars]")
 
     def read_file(self, path: str, limit: int | None = None) -> str:
-        target = self.path(path)
-        if not target.is_file():
-            raise ToolError(f"no file {path!r} in the workspace")
-        text = target.read_bytes().decode("utf-8", errors="replace")
-        if limit:
-            lines = text.splitlines(keepends=True)
-            if len(lines) > limit:
-                text = "".join(lines[:limit]) + f"... ({len(lines) - limit} more lines)"
-        return self._cap(text)
+        """The file's text, reading only what is shown: ``limit`` lines, at most the cap."""
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                                  or limit < 1):
+            raise ToolError(f"limit must be a positive number of lines, got {limit!r}")
+        with opened(self.root, self.path(path), path, os.O_RDONLY) as (_, fd):
+            size = os.fstat(fd).st_size
+            text, more = read_text(fd, self.max_output_chars, limit)
+        if limit is not None and len(lines := text.splitlines(keepends=True)) > limit:
+            return self._cap("".join(lines[:limit])) + (
+                f"... (more lines follow; the file has {size:,} bytes: raise limit to read on)")
+        if more or len(text) > self.max_output_chars:
+            return (text[: self.max_output_chars] + f"\n[... output truncated at "
+                    f"{self.max_output_chars:,} chars; the file has {size:,} bytes and the rest "
+                    "was not read]")
+        return text
 
     def write_file(self, path: str, content: str) -> str:
-        target = self.path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        data = _encoded(content, "content")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        with opened(self.root, self.path(path), path, flags, create_dirs=True) as (_, fd):
+            write_all(fd, data)
         return f"Wrote {len(content)} chars to {path}"
 
     def edit_file(self, path: str, old_text: str, new_text: str) -> str:
-        target = self.path(path)
-        text = self.read_file(path)
-        if old_text not in text:
-            raise ToolError(f"text not found in {path}")
-        target.write_text(text.replace(old_text, new_text, 1), encoding="utf-8")
+        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes."""
+        old, new = _encoded(old_text, "old_text"), _encoded(new_text, "new_text")
+        if not old:
+            raise ToolError("old_text is empty: give the exact text to replace")
+        replace_bytes(self.root, self.path(path), path, old, new, self.max_edit_bytes)
         return f"Edited {path}"
 
     def glob(self, pattern: str) -> str:
-        if not isinstance(pattern, str) or Path(pattern).is_absolute() or ".." in pattern:
+        if not isinstance(pattern, str) or not pattern.strip() or Path(pattern).is_absolute() \
+                or ".." in pattern:
             raise ToolError(f"pattern {pattern!r} refused: use a relative pattern")
-        hits = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern)
-                      if p.is_file() and self.root in p.resolve().parents
-                      and not any(part.startswith(".") for part in p.relative_to(self.root).parts))
-        return "\n".join(hits) if hits else "(no matches)"
+        hits, out_of_time = glob_files(self.root, pattern, self.glob_timeout)
+        listing = "\n".join(hits) if hits else "(no matches)"
+        if out_of_time:
+            listing += (f"\n[glob stopped after {self.glob_timeout:g} s with {len(hits)} "
+                        "match(es) so far: use a narrower pattern]")
+        return listing
 
     def bash(self, command: str) -> str:
         if not isinstance(command, str) or not command.strip():
             raise ToolError("empty command")
-        if any(bad in command for bad in DENIED):
+        if any(bad in command for bad in DENIED) or DEVICE_WRITE.search(command):
             raise ToolError(f"dangerous command blocked: {command!r}")
         if self.confirm is not None and is_destructive(command, self.root) \
                 and not self.confirm(command):
             raise ToolError(f"command not confirmed by the user: {command!r}; do not retry it, "
                             "ask the user or choose a non-destructive way")
-        deadline = time.monotonic() + self.bash_timeout
-        with subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              start_new_session=True) as process:
-            data, timed_out, stopped = self._collect(process, deadline)
-            if not (timed_out or stopped):
-                try:                                   # output closed, shell still running?
-                    process.wait(timeout=max(deadline - time.monotonic(), 0))
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-            if timed_out or stopped:
-                _kill_group(process)
-            returncode = process.wait()
-        if timed_out:
+        done = run_command(command, self.root, self.bash_timeout,
+                           4 * self.max_output_chars + 4)   # enough bytes for the cap in UTF-8
+        if done.timed_out:
             raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
-        output = data.decode("utf-8", errors="replace").strip()
-        return self._cap(output or f"(no output, exit code {returncode})", stopped)
-
-    def _collect(self, process: subprocess.Popen, deadline: float) -> tuple[bytes, bool, bool]:
-        """Read output until EOF, the timeout or the cap: (data, timed out, stopped at cap).
-
-        Why not ``communicate()``: it holds all output in memory (``yes`` fills gigabytes
-        before a 30 s timeout) and waits for grandchildren that keep the pipe open.
-        """
-        limit = 4 * self.max_output_chars + 4      # enough bytes for the cap in any UTF-8
-        chunks: list[bytes] = []
-        size = 0
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return b"".join(chunks), True, False
-                if not selector.select(left):
-                    continue
-                chunk = os.read(process.stdout.fileno(), 65_536)
-                if not chunk:
-                    return b"".join(chunks), False, False
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    return b"".join(chunks), False, True
+        output = done.output.decode("utf-8", errors="replace").strip()
+        return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""
         handler = {"bash": self.bash, "read_file": self.read_file, "write_file": self.write_file,
                    "edit_file": self.edit_file, "glob": self.glob}.get(name)
         if handler is None:
-            return f"Error: unknown tool {name!r}"
+            return printable(f"Error: unknown tool {name!r}")
         try:
-            return handler(**(tool_input or {}))
+            output = handler(**(tool_input or {}))
         except ToolError as error:
-            return f"Error: {error}"
+            output = f"Error: {error}"
         except TypeError as error:
-            return f"Error: bad arguments for {name}: {error}"
+            output = f"Error: bad arguments for {name}: {error}"
         except OSError as error:
-            return f"Error: {name} failed: {error.strerror or error}"
+            output = f"Error: {name} failed: {error.strerror or error}"
         except Exception as error:     # a bug in a tool must not kill the turn (see SECURITY.md)
-            return (f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}); "
-                    "nothing else was run. Try another tool or approach, or report this.")
+            output = (f"Error: {name} failed unexpectedly ({type(error).__name__}: {error}); "
+                      "nothing else was run. Try another tool or approach, or report this.")
+        return printable(output)     # every result is valid text, whatever a file name holds
 
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """Stop the shell and everything it started (it runs in its own session)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -87,7 +87,8 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
     history = long_chat(10, 2_100) + [user("Say hello")]
     original = copy.deepcopy(history)
     model = OfflineModel(window_tokens=10_000)
-    trace, messages, log = run(ws, "Say hello", model=model, history=history)
+    trace, messages, log = run(ws, "Say hello", model=model, history=history,
+                               limits=Limits(summary_input_chars=20_000))  # + 2,000 output fits
     assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]
     assert any(line.startswith("[reactive compact] prompt is too long") for line in log)
     assert messages[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nSay hello")
@@ -100,10 +101,10 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
 def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     history = long_chat(10, 2_100) + [user("Say hello")]
     original = copy.deepcopy(history)
-    model = OfflineModel(window_tokens=3_000)          # the last 5 messages alone are too long
+    model = OfflineModel(window_tokens=2_500)          # the last 5 messages alone are too long
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
         run(ws, "Say hello", model=model, history=history,
-            limits=Limits(summary_input_chars=8_000))   # the summary call itself fits
+            limits=Limits(summary_input_chars=1_000))   # the summary call (+ 2,000 out) fits
     assert pairing_problems(history) == []
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]

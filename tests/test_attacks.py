@@ -178,11 +178,14 @@ def echo_summary(messages: list) -> str:
 @pytest.mark.parametrize("summarizer", ["offline", "echo"])
 def test_planted_instructions_never_reach_the_authoritative_request(tmp_path, phrase, summarizer):
     summarize = OfflineModel().client() if summarizer == "offline" else echo_summary
-    compactor = Compactor(tmp_path, summarize=summarize)
+    # reactive keeps 2, so each reactive round has planted turns to summarise, not just the
+    # earlier compacted message (which alone would be kept: nothing new to summarise)
+    compactor = Compactor(tmp_path, Limits(reactive_keep_messages=2), summarize=summarize)
     messages = planted_history(phrase)
     for round_ in range(4):
         method = compactor.compact_history if round_ % 2 == 0 else compactor.reactive_compact
         messages = method(messages, REQUEST)
+        assert compactor.events[-1].fired
         request, summary = parse_compacted(messages[0]["content"])
         assert request == REQUEST
         assert messages[0]["content"].startswith(
@@ -223,7 +226,7 @@ def test_agent_loop_compacting_files_full_of_instructions(tmp_path):
     compacted = [r for r in requests if r]
     assert len(compacted) >= 3 and all(r[0] == request for r in compacted)
     assert {name for t in trace.turns for name, _ in t.tool_calls} <= {"glob", "read_file"}
-    assert "every title is `sNN: <Topic> — <tagline>`" in trace.answer
+    assert "every title is `sNN: Topic N — tagline`" in trace.answer     # found from the titles
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
         f"s0{n}_lesson" for n in range(1, 6)]                           # nothing deleted
 

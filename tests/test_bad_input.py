@@ -24,7 +24,8 @@ def bad_result(content):
     ([user(), {"role": "assistant", "content": [{"text": "no type"}]}], "has no 'type'"),
     (bad_result(b"raw bytes"), "content of type bytes"),
     (bad_result(None), "content of type NoneType"),
-    (bad_result([{"type": "image", "source": {}}]), "content of type list"),
+    (bad_result([{"type": "image", "source": {}}]), "an image block needs a .source."),
+    (bad_result([{"type": "audio", "data": "x"}]), "content block 0 is a .audio."),
     ([user(), *tool_turn(["x"], "o")[1:]], "no matching tool_use"),
     ([user(), tool_turn(["x"], "o")[0], user("forgot the result")], "not answered"),
 ])

@@ -2,57 +2,39 @@
 
 import copy
 
-from histories import session, user
+import pytest
+from histories import session
 
 from compact import Limits
+from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.stage_cases import cases
 from compact.pipeline.formats import persisted_path
-from compact.pipeline.tool_result_budget import persisted_text, preview_of
+from compact.pipeline.tool_result_budget import preview_of
 
 
 def contents(messages):
     return [b["content"] for b in messages[-1]["content"]]
 
 
-def test_largest_result_goes_to_disk_first_and_stops_under_budget(compactor, tmp_path):
-    big, medium = "B" * 150_000 + "end", "M" * 60_000
-    history = session([["x" * 500], [big, medium, "s" * 25_000, "t" * 10_000]])
+@pytest.mark.parametrize("case", cases("tool_result_budget"), ids=lambda c: c.name[:60])
+def test_the_stages_own_cases(case, tmp_path):
+    """The cases the notebook's exercise checks a learner's function against (stage_cases)."""
+    outcome = run_case(case, PACKAGE["tool_result_budget"], tmp_path)
+    assert outcome.passed, outcome.message
+
+
+def test_the_compactor_records_what_it_persisted(compactor, tmp_path):
+    big = "B" * 150_000 + "end"
+    history = session([["x" * 500], [big, "M" * 60_000]])
     before = copy.deepcopy(history)
-
     result = compactor.tool_result_budget(history)
-
     assert history == before                       # the caller's list is untouched
-    first, second, third, fourth = contents(result)
-    path = persisted_path(first)
-    assert path == ".task_outputs/tool-results/t1_0.txt"
-    assert (tmp_path / path).read_text(encoding="utf-8") == big
-    assert first == persisted_text(path, big, 2_000)
-    assert "B" * 2_000 + "\n</persisted-output>" in first and "B" * 2_001 not in first
-    assert second == medium                        # total now under 200,000: the rest stays
-    assert (third, fourth) == ("s" * 25_000, "t" * 10_000)
+    path = persisted_path(contents(result)[0])
+    assert "B" * 2_000 + "\n</persisted-output>" in contents(result)[0]
+    assert "B" * 2_001 not in contents(result)[0]
     event = compactor.events[-1]
     assert event.fired and event.files_written == (path,) and event.placeholders == 1
     assert event.size_after < event.size_before - 140_000
-
-
-def test_several_results_persisted_until_the_batch_fits(compactor, tmp_path):
-    history = session([["A" * 90_000, "B" * 80_000, "C" * 70_000, "D" * 31_000, "E" * 29_000]])
-    result = compactor.tool_result_budget(history)
-    saved = [persisted_path(c) for c in contents(result)]
-    # 300,000 total: A (→ 210,000+preview) and B (→ ~134,000) go; C, D, E stay.
-    assert saved[:2] == [".task_outputs/tool-results/t0_0.txt", ".task_outputs/tool-results/t0_1.txt"]
-    assert saved[2:] == [None, None, None]
-
-
-def test_only_results_over_the_threshold_are_persisted(compactor, tmp_path):
-    history = session([["q" * 29_999] * 8])               # 239,992 chars, none over 30,000
-    assert compactor.tool_result_budget(history) == history
-    assert not compactor.events[-1].fired
-    assert not (tmp_path / ".task_outputs").exists()
-
-
-def test_only_the_newest_batch_is_considered(compactor):
-    history = session([["z" * 250_000]]) + [{"role": "assistant", "content": "seen"}, user("next")]
-    assert compactor.tool_result_budget(history) == history
 
 
 def test_persisted_bytes_equal_the_original_unicode_text(compactor, tmp_path):

@@ -88,7 +88,7 @@ OVERLOADED = httpx2.Response(529, json={"type": "error", "error": {
 
 @pytest.mark.parametrize("method", ["compact_history", "reactive_compact"])
 def test_transcript_folder_full(workdir, monkeypatch, method):
-    history = session([["a" * 500], ["b" * 500], ["c" * 500]])   # long enough for reactive to act
+    history = session([["a" * 500], ["b" * 500], ["c" * 500], ["d" * 500]])  # reactive acts
     before, on_disk = copy.deepcopy(history), files(workdir)
     monkeypatch.setattr(storage.os, "fsync", enospc)
     with pytest.raises(StorageError) as caught:
@@ -247,7 +247,8 @@ def _timeout(messages):
 ])
 @pytest.mark.parametrize("method", ["compact_history", "reactive_compact", "prepare"])
 def test_summariser_fails(tmp_path, summarize, words, method):
-    history = session([["a" * 30_000], ["b" * 30_000], ["c" * 10]])   # > 50,000 chars, > 5 messages
+    # > 50,000 chars (micro_compact leaves a 100-char result), and it precedes reactive's tail of 5
+    history = session([["a" * 100], ["b" * 30_000], ["c" * 30_000], ["d" * 10]])
     before = copy.deepcopy(history)
     with pytest.raises(SummaryError, match=words) as caught:
         getattr(Compactor(tmp_path, summarize=summarize), method)(history, "task")

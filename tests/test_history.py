@@ -7,7 +7,17 @@ import pytest
 from histories import assistant, session, tool_turn, user
 
 from compact import Compactor, Limits, SummaryError, compacted_message, parse_compacted, read_transcript
+from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.stage_cases import cases
 from compact.pipeline.messages import pairing_problems
+
+
+@pytest.mark.parametrize("case", cases("compact_history") + cases("reactive_compact"),
+                         ids=lambda c: f"{c.stage}: {c.name[:50]}")
+def test_the_stages_own_cases(case, tmp_path):
+    """The cases the notebooks' exercises check a learner's function against (stage_cases)."""
+    outcome = run_case(case, PACKAGE[case.stage], tmp_path)
+    assert outcome.passed, outcome.message
 
 
 def test_compact_history_format_and_transcript(compactor, tmp_path):
@@ -27,8 +37,8 @@ def test_compact_history_format_and_transcript(compactor, tmp_path):
 
 
 def test_transcripts_never_overwrite_each_other(compactor, tmp_path):
-    compactor.compact_history([user("one")], "one")
-    compactor.compact_history([user("two")], "two")
+    compactor.compact_history([user("one"), assistant("1" * 200)], "one")
+    compactor.compact_history([user("two"), assistant("2" * 200)], "two")
     names = sorted(p.name for p in (tmp_path / ".transcripts").iterdir())
     assert names == ["transcript-0001.jsonl", "transcript-0002.jsonl"]
 
@@ -45,7 +55,7 @@ def test_prepare_runs_stage_four_only_over_the_limit(compactor):
 
 
 def test_reactive_keeps_the_last_five_and_moves_back_for_a_pair(compactor):
-    history = [user("task"), assistant("a1"), user("u2"), *tool_turn(["r"] * 2, "p"),
+    history = [user("task"), assistant("a1" * 50), user("u2" * 50), *tool_turn(["r"] * 2, "p"),
                assistant("a5"), user("u6"), assistant("a7"), user("u8")]
     # 9 messages: the tail would start at index 4, a tool_result message → moves back to 3.
     assert history[4]["content"][0]["type"] == "tool_result"

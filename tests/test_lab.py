@@ -1,19 +1,34 @@
-"""The lab's widgets driven in-process: buttons redraw the plot and listings, sliders set limits."""
+"""The lab's widgets driven in-process: buttons redraw the plot and listings, sliders set limits,
+a failed run shows its error, a click during a run is ignored, each run has its own folder."""
+
+import io
+import struct
 
 import pytest
+from IPython.display import HTML, Image
+from PIL import Image as PILImage
 
-from compact.classroom.lab import Lab
+from compact import TurnLimitError
+from compact.classroom.lab import CSS_WIDTH, PIXEL_RATIO, SLIDERS, STYLE, Lab, run_folders
+
+DOCS_JSON_CHARS = 271_391          # experiment 2's single tool result
 
 
 @pytest.fixture
 def lab(tmp_path):
-    return Lab(root=tmp_path)
+    return Lab(root=tmp_path / "runs")
 
 
 def press(lab, label_start):
     button = next(b for b in lab.buttons if b.description.startswith(label_start))
     button.click()
+    lab.wait()
     return lab.result
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
 
 
 def test_each_button_updates_plot_events_and_files(lab):
@@ -24,7 +39,6 @@ def test_each_button_updates_plot_events_and_files(lab):
                 "Baseline": ("refused", None)}
     for label, (stage, landed) in expected.items():
         result = press(lab, label)
-        assert lab.plot.value[:8] == b"\x89PNG\r\n\x1a\n"
         assert lab.plot.value not in seen_plots               # the picture changed
         seen_plots.add(lab.plot.value)
         assert f"data-stage='{stage}'" in lab.events.value
@@ -34,25 +48,101 @@ def test_each_button_updates_plot_events_and_files(lab):
             assert "<li>none</li>" in lab.files.value
         assert lab.turn.max == len(result.trace.turns) and not lab.turn.disabled
         assert all(not b.disabled for b in lab.buttons) and lab.progress.description == "done"
+        assert label.lower().replace(" ", "") in result.workdir.name
     assert len(lab.runs) == 4 and len({r.workdir for r in lab.runs}) == 4
+    assert run_folders(lab.root) == sorted(r.workdir for r in lab.runs)
+    assert "4 run folder(s) kept" in lab.runs_kept.value
 
 
-def test_sliders_change_the_next_runs_limits(lab):
+def test_the_plot_is_drawn_at_twice_its_css_size_on_a_white_face(lab):
+    press(lab, "Experiment 3")
+    width, height = png_size(lab.plot.value)
+    assert width == CSS_WIDTH * PIXEL_RATIO and height > width // 2
+
+    corner = PILImage.open(io.BytesIO(lab.plot.value)).convert("RGB").getpixel((2, 2))
+    assert corner == (255, 255, 255)       # the page's CSS turns it dark in a dark theme
+    assert "data-jp-theme-light='false'" in STYLE and "invert(" in STYLE
+
+
+def test_sliders_change_the_next_runs_limits_and_the_texts(lab):
     lab.sliders["keep_recent_results"].value = 1
     lab.sliders["context_limit"].value = 100_000
     result = press(lab, "Experiment 1")
     assert result.limits.keep_recent_results == 1 and result.limits.context_limit == 100_000
     assert "kept the 1 newest" in lab.events.value
-    lab.sliders["persist_threshold"].value = 100_000              # docs.json ~271k > 100k
-    lab.sliders["max_messages"].value = 20
-    assert press(lab, "Experiment 2").limits.persist_threshold == 100_000
-
-
-def test_experiment_3_with_a_higher_limit_needs_no_summary(lab):
-    lab.sliders["context_limit"].value = 200_000
+    assert "the 1 newest results stay whole" in lab.state.value
     result = press(lab, "Experiment 3")
-    assert "compact_history" not in result.fired
-    assert "none fired" in lab.events.value
+    assert "past 100,000 chars" in lab.events.value and "50,000" not in lab.events.value
+    assert "compact_history" not in result.fired            # 74,458 chars stay under 100,000
+
+
+def test_every_experiment_has_a_slider_that_changes_its_outcome(lab):
+    assert SLIDERS["persist_threshold"][1] > DOCS_JSON_CHARS
+    assert SLIDERS["tool_result_budget"][1] > DOCS_JSON_CHARS
+    default = press(lab, "Experiment 2")
+    assert default.fired == ["tool_result_budget"]
+    lab.sliders["preview_chars"].value = 600
+    small = press(lab, "Experiment 2")
+    assert small.trace.turns[-1].size_sent < default.trace.turns[-1].size_sent - 1_000
+    lab.sliders["tool_result_budget"].value = 300_000      # the whole file fits the budget
+    over = press(lab, "Experiment 2")
+    assert "tool_result_budget" not in over.fired and "compact_history" in over.fired
+    assert "passes 300,000 chars" in lab.events.value
+    lab.sliders["context_limit"].value = 200_000          # above the model's own window
+    late = press(lab, "Experiment 3")
+    assert "compact_history" not in late.fired and late.error.startswith("prompt is too long")
+
+
+def test_a_failed_run_shows_its_error_and_the_next_run_works(lab):
+    before = press(lab, "Experiment 1")
+    lab.sliders["max_messages"].value = 8
+    with pytest.raises(TurnLimitError):
+        lab.run(1)
+    assert "failed: TurnLimitError: the agent did not finish within 40 turns" in lab.state.value
+    assert "data-stage='error'" in lab.events.value and lab.progress.bar_style == "danger"
+    assert lab.result.trace.turns and lab.plot.value                  # the partial run is drawn
+    failed_folder = lab.result.workdir
+    press(lab, "Experiment 1")                      # a button: shown, never raised
+    assert "TurnLimitError" in lab.state.value and lab.result.workdir != failed_folder
+    lab.sliders["max_messages"].value = 50
+    again = press(lab, "Experiment 1")             # no FileExistsError after a failure
+    assert lab.failure is None and again.answer == before.answer
+    assert lab.progress.bar_style == "info" and "failed" not in lab.state.value
+    assert len(run_folders(lab.root)) == 4
+
+
+def test_a_click_during_a_run_is_ignored_and_says_so(lab):
+    first, second = lab.buttons[2], lab.buttons[0]
+    first.click()
+    second.click()                                  # the first run is still going
+    assert "the click on experiment 1 was ignored" in lab.state.value
+    lab.wait()
+    assert [r.n for r in lab.runs] == [3] and len(run_folders(lab.root)) == 1
+    assert "1 click(s) during the run were ignored" in lab.state.value
+
+
+def test_moving_a_slider_after_a_run_says_the_plot_is_from_other_numbers(lab):
+    press(lab, "Experiment 1")
+    assert "changed" not in lab.state.value
+    lab.sliders["keep_recent_results"].value = 5
+    assert "The sliders have changed since (keep_recent_results)" in lab.state.value
+    lab.sliders["keep_recent_results"].value = 3
+    assert "changed" not in lab.state.value
+
+
+def test_two_labs_on_one_folder_never_share_a_run_folder(tmp_path):
+    a, b = Lab(root=tmp_path), Lab(root=tmp_path)
+    runs = [a.run(2), b.run(2), a.run(2)]
+    assert len({r.workdir for r in runs}) == 3
+
+
+def test_clear_old_runs_keeps_the_shown_run_and_other_folders(lab):
+    press(lab, "Experiment 1")
+    press(lab, "Experiment 2")
+    (lab.root / "my-notes").mkdir()
+    assert lab.clear_old_runs() == 1
+    assert run_folders(lab.root) == [lab.result.workdir]
+    assert (lab.root / "my-notes").is_dir() and "1 run folder(s) kept" in lab.runs_kept.value
 
 
 def test_turn_slider_inspects_the_messages_sent_at_that_turn(lab):
@@ -66,3 +156,26 @@ def test_turn_slider_inspects_the_messages_sent_at_that_turn(lab):
 
 def test_banner_says_offline_without_a_key(lab):
     assert "[offline] model offline-compact-1" in lab.status.value
+
+
+def test_a_saved_notebook_without_a_kernel_shows_a_sentence_not_a_repr(lab):
+    bundle = lab._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"].startswith("The lab's dashboard: run this cell")
+
+
+def test_the_gallery_renders_every_experiment_as_plain_outputs(lab):
+    items = list(lab.gallery())
+    images = [i for i in items if isinstance(i, Image)]
+    assert len(images) == 4 and all(png_size(i.data)[0] == CSS_WIDTH * PIXEL_RATIO for i in images)
+    pages = [i.data for i in items if isinstance(i, HTML)]
+    for stage in ("micro_compact", "tool_result_budget", "compact_history", "refused"):
+        assert any(f"data-stage='{stage}'" in page for page in pages)
+    assert len(run_folders(lab.root)) == 4
+
+
+def test_lessons_numbers_button_puts_every_slider_back(lab):
+    for slider in lab.sliders.values():
+        slider.value = slider.max
+    lab.reset.click()
+    assert lab.limits == type(lab.limits)()

@@ -7,6 +7,7 @@ import pytest
 
 from compact import banner, make_client
 from compact.classroom.experiments import run_experiment
+from compact.client import default_model, is_offline
 from compact.offline import OfflineModel
 from compact.offline.server import make_server
 
@@ -33,7 +34,9 @@ def test_live_path_over_http_matches_in_process(served, monkeypatch, tmp_path):
     monkeypatch.setenv("ANTHROPIC_BASE_URL", served)
     monkeypatch.setenv("MODEL_ID", "offline-compact-1")
     live = make_client(quiet=True)
-    assert banner(live).startswith("[live] model offline-compact-1 via http://127.0.0.1:")
+    # A key is set, but the endpoint says what it is: the banner never calls it live.
+    assert banner(live).startswith("[offline] model offline-compact-1 served at http://127.0.0.1:")
+    assert "not Claude" in banner(live) and "[live]" not in banner(live)
     assert not getattr(live, "_compact_offline", False)     # the real live client, real HTTP
 
     for n in (1, 2, 3):
@@ -43,6 +46,34 @@ def test_live_path_over_http_matches_in_process(served, monkeypatch, tmp_path):
         assert [(t.tool_calls, t.stages, t.size_sent, t.input_tokens)
                 for t in over_http.trace.turns] == [
             (t.tool_calls, t.stages, t.size_sent, t.input_tokens) for t in in_process.trace.turns]
+
+
+def test_a_dummy_key_and_the_served_model_is_never_called_live(served, monkeypatch, capsys):
+    """The lesson's own way of pointing a client elsewhere: a dummy key, a loopback URL."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", served)
+    monkeypatch.delenv("MODEL_ID", raising=False)
+    client = make_client()
+    printed = capsys.readouterr().err
+    assert printed.startswith(f"[offline] model offline-compact-1 served at {served}")
+    assert "claude-sonnet" not in printed
+    reply = client.messages.create(model=default_model(client), max_tokens=50,
+                                   messages=[{"role": "user", "content": "hello"}])
+    assert reply.model == "offline-compact-1"
+
+
+def test_an_endpoint_that_does_not_answer_stays_live(monkeypatch):
+    """Nothing listens on the port: the probe fails at once and the banner says live."""
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]          # closed again: nothing listens there
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("MODEL_ID", raising=False)
+    client = make_client(quiet=True)
+    assert banner(client).startswith(f"[live] model claude-sonnet-5-5 via http://127.0.0.1:{port}")
+    assert not is_offline(client)
 
 
 def test_serve_command_answers_any_client_over_loopback():

@@ -1,9 +1,12 @@
-"""The notebooks run top to bottom offline, are committed without outputs, and open with a title.
+"""The notebooks run top to bottom offline, twice in the same kernel (Run All, then Run All
+again), are committed without outputs, open with a title, and follow the suite's conventions.
 
 Every ``notebooks/*.ipynb`` is picked up automatically (sorted), so a new notebook is tested
-as soon as it is added.
+as soon as it is added. The executed notebooks run with the worked solutions in place (the
+"write it yourself" cells swap them in until a learner deletes that line).
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -13,11 +16,19 @@ from nbclient import NotebookClient
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition)\(")
+PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|tokens|batch|messages)\(")
+# The notebooks this suite's lesson chapters live in (06 is the lab, 07 the strategy study).
+LESSON_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05"}]
+WRITE_IT_YOURSELF = {"01": "tool_result_budget", "02": "snip_compact", "03": "micro_compact",
+                     "04": "compact_history", "05": "reactive_compact"}
 
 
 def code_cells(nb):
     return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def markdown(nb):
+    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
 
 
 @pytest.fixture
@@ -39,17 +50,27 @@ def test_notebooks_are_found():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_offline(path, kernel_home):
+def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
+    """Run All, then Run All again in the same kernel: every cell is safe to re-run. The
+    lesson notebooks are then run once more bottom to top: any cell after any other."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+    client = NotebookClient(nb, timeout=180, kernel_name="python3",
                             resources={"metadata": {"path": str(kernel_home)}})
-    client.execute()        # raises CellExecutionError on the first failing cell
-    outputs = [output for cell in code_cells(nb) for output in cell.outputs]
+    cells = list(enumerate(nb.cells))
+    rounds = [cells, cells] + ([cells[::-1]] if path in LESSON_NOTEBOOKS else [])
+    with client.setup_kernel():
+        for order in rounds:
+            for index, cell in order:              # raises CellExecutionError on a failing cell
+                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+    outputs = [output for cell in code_cells(nb) for output in cell.outputs]   # the last run's
     assert [o for o in outputs if o.output_type == "error"] == []
     source = "\n".join(cell.source for cell in code_cells(nb))
     if PLOT_CALL.search(source):
         images = [o for o in outputs if "image/png" in o.get("data", {})]
         assert images, f"{path.name} draws a plot but showed no image"
+    if "runs_dir=RUNS" in source or "new_run_dir(RUNS" in source:
+        runs = kernel_home / "runs"
+        assert runs.is_dir() and any(runs.iterdir()), "runs should land in runs/ beside the notebook"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -67,3 +88,91 @@ def test_notebook_opens_with_a_title(path):
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# "), \
         f"{path.name}: the first cell must be a markdown title starting with '# '"
+
+
+@pytest.mark.parametrize("path", LESSON_NOTEBOOKS, ids=lambda p: p.name)
+def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
+    nb = nbformat.read(path, as_version=4)
+    text = markdown(nb)
+    assert "**In this notebook you will**" in text, f"{path.name}: no objectives cell"
+    assert "zh@v7" in text and "v8" in text, f"{path.name}: say which lesson version it follows"
+    assert "## Recap" in text, f"{path.name}: no recap"
+    [following] = re.findall(r"\*\*Next:\*\* \[[^\]]+\]\(([\w.]+\.ipynb)\)", text)
+    assert (NOTEBOOK_DIR / following).is_file(), f"{path.name}: its next link {following} is broken"
+    if path.name[:2] != "00":
+        assert "## zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
+
+
+@pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
+def test_write_it_yourself_cells_check_the_stage_with_its_own_cases(number, stage):
+    [path] = [p for p in NOTEBOOKS if p.name.startswith(number)]
+    nb = nbformat.read(path, as_version=4)
+    sources = [cell.source for cell in code_cells(nb)]
+    [stub] = [s for s in sources if f"def my_{stage}(" in s]
+    assert "raise NotImplementedError" in stub
+    assert f"from compact.classroom.solutions import {stage} as my_{stage}  # ← delete this line" in stub
+    [checker] = [s for s in sources if f'check("{stage}", my_{stage})' in s]
+    assert "assert" in checker and ".passed" in checker
+    cells = nb.cells
+    check_at = next(i for i, c in enumerate(cells) if c.source is checker or c.source == checker)
+    assert cells[check_at - 1].cell_type == "markdown" and "**Predict:**" in cells[check_at - 1].source
+
+
+def assigned_names(source: str) -> set[str]:
+    """Top-level names a cell binds by assignment (imports, defs and loop variables excluded)."""
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("%")))
+    names = set()
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("path", LESSON_NOTEBOOKS, ids=lambda p: p.name)
+def test_no_name_is_assigned_in_two_cells_and_no_cell_reads_the_last_event(path):
+    """Re-running any cell cannot break another: each name is bound in one cell only, and no
+    cell depends on what happened to be the last event recorded."""
+    nb = nbformat.read(path, as_version=4)
+    owner = {}
+    for index, cell in enumerate(code_cells(nb)):
+        assert "events[-1]" not in cell.source, f"{path.name} cell {index} reads events[-1]"
+        for name in assigned_names(cell.source):
+            assert name not in owner, (f"{path.name}: {name!r} is assigned in code cells "
+                                       f"{owner[name]} and {index}")
+            owner[name] = index
+
+
+def test_the_name_check_would_catch_a_reassignment():
+    assert assigned_names("a = 1\nb, c = 2, 3\nd += 1\nfor e in x: f = e") == {"a", "b", "c", "d"}
+
+
+README = NOTEBOOK_DIR.parent / "README.md"
+LESSON_PARTS = ["先理解上下文", "为什么先整理工具结果", "试一下", "第一步", "第二步", "第三步", "第四步",
+                "为什么顺序固定", "与 s09 的边界", "放回 Agent Loop", "API 拒绝后的补救", "compact 工具",
+                "the wrong way", "相对 s07 的变更", "v8"]
+
+
+def headings(path: Path) -> set[str]:
+    nb = nbformat.read(path, as_version=4)
+    return {line.lstrip("#").strip() for cell in nb.cells if cell.cell_type == "markdown"
+            for line in cell.source.splitlines() if line.startswith("## ") or line.startswith("### ")}
+
+
+def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
+    block = README.read_text(encoding="utf-8").split("Where each part of the lesson is taught", 1)[1]
+    table = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("|")][2:]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table]
+    for part in LESSON_PARTS:
+        assert any(part in row[0] for row in rows), f"the README's table does not place {part!r}"
+    for part, numbers, sections in rows:
+        first, _, last = numbers.partition("–")
+        wanted = [p for p in NOTEBOOKS if first <= p.name[:2] <= (last or first)]
+        assert wanted, f"{part}: no notebook {numbers}"
+        names = [s.strip() for s in sections.split(";")]
+        for path in wanted:
+            assert headings(path) & set(names), f"{part}: {path.name} has no section {names}"

@@ -36,8 +36,12 @@ def test_orphan_tool_result_is_rejected_like_the_api(client):
 
 
 def test_unanswered_tool_use_is_rejected(client):
-    with pytest.raises(anthropic.BadRequestError, match="not answered"):
+    with pytest.raises(anthropic.BadRequestError) as caught:
         create(client, [user("x"), tool_turn(["r"], "u")[0], user("moving on")])
+    assert caught.value.body["error"]["message"] == (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        "u0. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+        "message.")
 
 
 def test_prompt_over_the_window_is_refused_with_the_api_message():

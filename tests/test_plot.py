@@ -2,9 +2,23 @@
 
 import pytest
 
-from compact.classroom.experiments import run_experiment
+from compact import Compactor, Trace, agent_loop
+from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.figures import write_figures
-from compact.classroom.plot import headline, plot_composition, plot_context, plot_run, stage_markers
+from compact.classroom.plot import (
+    batch_sizes,
+    headline,
+    plot_batch,
+    plot_composition,
+    plot_context,
+    plot_messages,
+    plot_run,
+    plot_tokens,
+    rereads_by_turn,
+    stage_markers,
+)
+from compact.demo import make_workspace
+from compact.offline import OfflineModel
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +83,78 @@ def test_figures_command_writes_pngs(tmp_path):
                                        "baseline.png"]
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
+
+
+def test_sizes_are_points_and_steps_not_slopes(runs):
+    ax = plot_context(runs[3])
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    assert lines["size_sent"].get_drawstyle() == "steps-post"
+    assert lines["size_before"].get_linestyle() == "None"          # markers only
+    [cut] = [c for c in ax.collections if c.get_gid() == "cut"]       # where the pipeline cut
+    turn = next(t for t in runs[3].trace.turns if "compact_history" in t.stages)
+    [(low, high)] = [sorted(seg[:, 1]) for seg in cut.get_segments()]
+    assert (low, high) == (turn.size_sent, turn.size_before)
+
+
+def test_the_baseline_shows_the_window_that_refused_it(runs):
+    baseline = runs["baseline"]
+    sent, window = baseline.refused_tokens
+    assert window == 16_000 and sent > window
+    ax = plot_tokens(baseline)
+    [line] = [line for line in ax.get_lines() if line.get_gid() == "window"]
+    assert list(line.get_ydata()) == [window, window]
+    [refused] = [c for c in ax.collections if c.get_gid() == "refused"]
+    assert refused.get_offsets().tolist() == [[len(baseline.trace.turns) + 1, sent]]
+    tokens = [line for line in ax.get_lines() if line.get_gid() == "tokens_sent"][0]
+    assert list(tokens.get_ydata()) == [t.input_tokens for t in baseline.trace.turns]
+
+
+def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):
+    ax = plot_batch(runs[2])
+    [budget] = [line for line in ax.get_lines() if line.get_gid() == "budget"]
+    assert list(budget.get_ydata()) == [200_000, 200_000]
+    arrived = {round(p.get_x() + 0.2): p.get_height() for p in ax.patches
+               if p.get_gid() == "batch_arrived"}
+    sent = {round(p.get_x() - 0.2): p.get_height() for p in ax.patches if p.get_gid() == "batch_sent"}
+    docs = (runs[2].workdir / "web/src/data/generated/docs.json").read_text()
+    assert arrived == {2: len(docs)} and sent[2] < 3_000         # the full result came, a preview went
+    assert batch_sizes(runs[1])[0][1] == batch_sizes(runs[1])[0][2]   # nothing persisted there
+
+
+def test_the_messages_panel_is_about_snip_compact(tmp_path):
+    ws = make_workspace(tmp_path / "ws")
+    client = OfflineModel().client()
+    chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(44)]
+    messages = chat + [{"role": "user", "content": PROMPTS[1]}]
+    trace = agent_loop(messages, PROMPTS[1], client=client, workspace=ws,
+                       compactor=Compactor(ws, summarize=client), log=lambda _: None)
+    ax = plot_messages(trace)
+    assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
+    [limit] = [line for line in ax.get_lines() if line.get_gid() == "max_messages"]
+    assert list(limit.get_ydata()) == [50, 50]
+    fired = sum("snip_compact" in t.stages for t in trace.turns)
+    assert fired > 0 and stage_markers(ax) == {"snip_compact": fired}
+    assert headline(trace, "tool_result_budget") == "tool_result_budget: did not fire in this run"
+
+
+def test_rereads_are_marked_on_the_turns_that_make_them(tmp_path):
+    forgetful = run_experiment(1, workdir=tmp_path / "f", model=OfflineModel(take_notes=False))
+    found = rereads_by_turn(forgetful)
+    assert sum(len(v) for v in found.values()) == forgetful.trace.rereads > 0
+    ax = plot_context(forgetful, mark_rereads=True)
+    [marks] = [c for c in ax.collections if c.get_gid() == "rereads"]
+    assert [int(x) for x, _ in marks.get_offsets()] == sorted(found)
+
+
+def test_plot_run_stacks_the_panels_asked_for(runs):
+    fig = plot_run(runs["baseline"], panels=("context", "tokens"))
+    assert len(fig.axes) >= 2 and fig.axes[1].get_title(loc="left").startswith("What the model measures")
+    with pytest.raises(ValueError, match="choose from"):
+        plot_run(runs[1], panels=("nonsense",))
+
+
+def test_an_empty_run_still_draws(recwarn):
+    for draw in (plot_context, plot_tokens, plot_batch, plot_messages, plot_composition):
+        ax = draw(Trace())
+        assert ax.get_xlim() == (0.5, 1.5)
+    assert [w for w in recwarn if "identical" in str(w.message)] == []

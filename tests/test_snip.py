@@ -1,8 +1,10 @@
 """Stage 2: more than 50 messages → first 3 + [snipped N messages] + last 47, pairs kept whole."""
 
-from histories import assistant, tool_turn, user
+import pytest
+from histories import assistant, user
 
-from compact.pipeline.formats import snipped_count
+from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.stage_cases import cases
 from compact.pipeline.messages import pairing_problems
 
 
@@ -11,44 +13,18 @@ def chat(n: int) -> list:
     return [user(f"u{i}") if i % 2 == 0 else assistant(f"a{i}") for i in range(n)]
 
 
-def test_keeps_three_marker_and_forty_seven(compactor):
+@pytest.mark.parametrize("case", cases("snip_compact"), ids=lambda c: c.name[:60])
+def test_the_stages_own_cases(case, tmp_path):
+    """The cases the notebook's exercise checks a learner's function against (stage_cases)."""
+    outcome = run_case(case, PACKAGE["snip_compact"], tmp_path)
+    assert outcome.passed, outcome.message
+
+
+def test_the_compactor_records_the_cut_and_leaves_the_input(compactor):
     history = chat(60)
     result = compactor.snip_compact(history)
-    assert len(result) == 51
-    assert result[:3] == history[:3]
-    assert result[3] == {"role": "user", "content": "[snipped 10 messages]"}
-    assert result[4:] == history[-47:]
-    assert len(history) == 60
-
-
-def test_fifty_messages_are_left_alone(compactor):
-    assert compactor.snip_compact(chat(50)) == chat(50)
-    assert not compactor.events[-1].fired
-
-
-def test_head_grows_forward_over_the_results_of_its_tool_use(compactor):
-    # message 2 is an assistant tool_use, message 3 holds its results: the head keeps both.
-    history = [user("task"), assistant("plan"), *tool_turn(["r"], "h"), *chat(60)[4:]]
-    result = compactor.snip_compact(history)
-    assert result[:4] == history[:4]
-    assert snipped_count(result[4]) is not None
+    assert len(result) == 51 and len(history) == 60
+    event = compactor.events[-1]
+    assert event.fired and event.extra == {"head_end": 3, "tail_start": 13}
     assert pairing_problems(result) == []
-
-
-def test_tail_start_moves_back_to_keep_the_pair(compactor):
-    # Build 61 messages so that the 47th from the end is a tool_result message.
-    body = chat(13) + tool_turn(["r1"], "x") + chat(46)
-    history = body
-    tail_start = len(history) - 47
-    assert history[tail_start]["content"][0]["type"] == "tool_result"
-    result = compactor.snip_compact(history)
-    assert result[-48:] == history[-48:]          # moved back by one: the tool_use stays
-    assert pairing_problems(result) == []
-
-
-def test_snipping_again_adds_up_and_a_snipped_list_is_stable(compactor):
-    once = compactor.snip_compact(chat(60))
-    assert compactor.snip_compact(once) == once      # 50 real messages + a marker: nothing to do
-    grown = once + chat(20)[:10]
-    twice = compactor.snip_compact(grown)
-    assert twice[3] == {"role": "user", "content": "[snipped 20 messages]"}
+    assert compactor.snip_compact(chat(50)) == chat(50) and not compactor.events[-1].fired

@@ -2,10 +2,14 @@
 
 Each run gets a fresh copy of the demo course workspace in its own folder, so the
 ``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
+Notebooks pass ``runs_dir="runs"``: every run then lands in a numbered folder beside the
+notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +36,7 @@ PROMPTS = {
     3: ("Compare s08_context_compact/code.py and s09_memory/code.py, and explain how each "
         "manages the current context and persistent memory."),
 }
+_REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
 SHOWS = {
     1: "micro_compact: the 3 newest results stay whole, older long ones become a placeholder",
     2: "tool_result_budget: a result too big for the batch budget is persisted to disk",
@@ -76,20 +81,47 @@ class ExperimentResult:
     def files_written(self) -> list[Path]:
         return self.transcripts + self.tool_results
 
+    @property
+    def refused_tokens(self) -> tuple[int, int] | None:
+        """(tokens the refused request had, the window) as the API's message states them."""
+        match = _REFUSAL.search(self.error or "")
+        return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def new_run_dir(runs_dir: str | Path, label: str) -> Path:
+    """A new, empty folder ``<runs_dir>/<label>-<n>`` (the next free n): runs never share one."""
+    folder = Path(runs_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        path = folder / f"{label}-{n}"
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")
+
 
 def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
                    workdir: str | Path | None = None, model: OfflineModel | None = None,
                    compaction: bool = True, max_turns: int = 40,
-                   on_turn: Callable[[Turn], None] | None = None) -> ExperimentResult:
+                   on_turn: Callable[[Turn], None] | None = None,
+                   runs_dir: str | Path | None = None) -> ExperimentResult:
     """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
 
     ``compaction=False`` is the baseline: no stage runs, so the context grows until the
     model's window refuses it, as the real API would. ``on_turn`` sees each turn as it ends
-    (the lab's progress bar).
+    (the lab's progress bar). The workspace is ``workdir`` if given, else a new numbered
+    folder in ``runs_dir`` (notebooks: ``"runs"``), else a temporary folder.
     """
     if n not in PROMPTS:
         raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
-    root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
+    if workdir is not None:
+        root = Path(workdir)
+    elif runs_dir is not None:
+        root = new_run_dir(runs_dir, f"experiment{n}" if compaction else f"baseline{n}")
+    else:
+        root = Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
     workspace = Workspace(make_workspace(root))
     if client is None:      # the offline model unless ANTHROPIC_API_KEY is set
         client = model.client() if model is not None else make_client(quiet=True)

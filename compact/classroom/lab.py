@@ -1,35 +1,105 @@
-"""The classroom dashboard: a button per experiment, sliders for the limits, the live plot.
+"""The classroom dashboard: a button per experiment, a slider per limit, the live plot.
 
 Every control calls the same package functions the tests call (``run_experiment``,
-``plot_run``); the lab only arranges them. The plot is an ``ipywidgets.Image`` holding a
-PNG, so what the browser shows is exactly what a test can read back.
+``plot_context``, ``plot_composition``); the lab only arranges them, for a 1280×720 projector:
+the controls in a column that wraps under the plot on a narrow window, the plot sized to the
+window's height, and the secondary panes (events, answer, files, inspector) in tabs.
+
+A button runs its experiment in a background thread, so the kernel keeps answering: a click
+while a run is going is ignored and says so (no double run). ``lab.run(n)`` from code waits
+for its turn and returns the result. Each run gets its own new folder under ``root``
+(``runs/lab`` beside the notebook by default, git-ignored), kept until "Clear old runs".
 """
 
 from __future__ import annotations
 
 import html
 import io
+import re
+import shutil
 import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
+from IPython.display import HTML, Image
+from matplotlib.figure import Figure
 
 from ..client import banner, make_client
+from ..loop import Trace, Turn
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from .experiments import PROMPTS, SHOWS, ExperimentResult, run_experiment
-from .plot import plot_run
+from .experiments import PROMPTS, ExperimentResult, run_experiment
+from .plot import headline, plot_composition, plot_context
 from .show import rows
 
 BUTTONS = [("Experiment 1 · micro_compact", 1, True), ("Experiment 2 · tool_result_budget", 2, True),
            ("Experiment 3 · compact_history", 3, True), ("Baseline · no compaction", 3, False)]
+SLIDERS = {   # Limits field → (min, max, step, the experiment it changes)
+    "context_limit": (10_000, 200_000, 5_000, "experiment 3: when compact_history fires"),
+    "keep_recent_results": (0, 10, 1, "experiment 1: how many newest results stay whole"),
+    "max_messages": (5, 100, 1, "snip_compact: above this many messages the middle goes"),
+    "tool_result_budget": (20_000, 400_000, 10_000,
+                           "experiment 2: results a batch may hold before the largest go to disk"),
+    "persist_threshold": (5_000, 400_000, 5_000,
+                          "experiment 2: only results longer than this are persisted"),
+    "preview_chars": (200, 10_000, 200, "experiment 2: how much of a persisted result stays"),
+}
+FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
+CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
+CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
+RUN_NAME = re.compile(r"^\d{8}-\d{6}-(experiment[123]|baseline)-[\w]+$")
+# The page's CSS: the plot as big as the window allows, and dark where the page is dark
+# (JupyterLab and Voilà mark a dark theme on <body>; VS Code has its own class).
+STYLE = """<style>
+.compact-lab .compact-plot { width: auto; height: auto; max-width: min(100%, CSS_WIDTHpx);
+  max-height: max(300px, calc(100vh - 190px)); }
+body[data-jp-theme-light='false'] .compact-lab .compact-plot,
+body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(180deg); }
+.compact-lab .lab-banner { font-size: 0.85em; line-height: 1.3; }
+.compact-lab .lab-error { color: var(--jp-error-color1, #d32f2f); font-weight: bold; }
+.compact-lab .compact-messages td { vertical-align: top; padding: 0 6px; }
+</style>""".replace("CSS_WIDTH", str(CSS_WIDTH))
 
 
-def figure_png(result: ExperimentResult) -> bytes:
+def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
+    """The context plot over the composition bars, sized for the lab's column."""
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
+    plot_context(result, ax=top, title=textwrap.fill(title or headline(result), 62))
+    plot_composition(result, ax=bottom)
+    return fig
+
+
+def figure_png(result: ExperimentResult, title: str | None = None) -> bytes:
     buffer = io.BytesIO()
-    plot_run(result).savefig(buffer, format="png", dpi=72)
+    lab_figure(result, title).savefig(buffer, format="png", dpi=CSS_DPI * PIXEL_RATIO,
+                                      facecolor="white", metadata={"Software": None})
     return buffer.getvalue()
+
+
+def explains(n: int, compaction: bool, limits: Limits) -> str:
+    """What an experiment shows, in the numbers it runs with."""
+    if not compaction:
+        return "no compaction: the context just grows until the model refuses it"
+    return {
+        1: (f"micro_compact: the {limits.keep_recent_results} newest results stay whole, older ones "
+            f"over {limits.min_compact_chars:,} chars become a placeholder"),
+        2: (f"tool_result_budget: when a batch of results passes {limits.tool_result_budget:,} chars, "
+            f"the largest over {limits.persist_threshold:,} go to disk with a "
+            f"{limits.preview_chars:,}-char preview"),
+        3: (f"compact_history: past {limits.context_limit:,} chars the history becomes one "
+            "[Compacted] message"),
+    }[n]
+
+
+def label_of(n: int, compaction: bool) -> str:
+    return f"experiment {n}" if compaction else "baseline"
 
 
 def messages_html(messages: list) -> str:
@@ -42,109 +112,260 @@ def messages_html(messages: list) -> str:
     return f"<table class='compact-messages'>{head}{body}</table>"
 
 
+def events_html(result: ExperimentResult, failure: str | None = None) -> str:
+    items = "".join(
+        f"<li class='stage-event' data-stage='{e.stage}'>turn {t.turn}: {html.escape(str(e))}</li>"
+        for t in result.trace.turns for e in t.events if e.fired)
+    if result.error:
+        items += f"<li class='stage-event' data-stage='refused'>{html.escape(result.error)}</li>"
+    if failure:
+        items += f"<li class='stage-event lab-error' data-stage='error'>{html.escape(failure)}</li>"
+    what = explains(result.n, result.compaction, result.limits)
+    return (f"<b>Stage events</b> ({html.escape(what)}):"
+            f"<ul>{items or '<li>none fired</li>'}</ul>")
+
+
+def answer_html(result: ExperimentResult, failure: str | None = None) -> str:
+    answer = result.answer or ("(no answer: the run failed)" if failure
+                               else "(no answer: the request was refused)")
+    return (f"<b>Answer</b> after {len(result.trace.turns)} turns:"
+            f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
+
+
+def files_html(result: ExperimentResult) -> str:
+    listing = "".join(f"<li class='landed-file'>{html.escape(p.relative_to(result.workdir).as_posix())}"
+                      f" ({p.stat().st_size:,} bytes)</li>" for p in result.files_written)
+    return (f"<b>Files in {TRANSCRIPT_DIR}/ and {TOOL_RESULTS_DIR}/</b> "
+            f"(in {html.escape(str(result.workdir))}):<ul>{listing or '<li>none</li>'}</ul>")
+
+
+def run_folders(root: Path) -> list[Path]:
+    """The lab's run folders under ``root``, oldest first (names start with the time)."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and RUN_NAME.match(p.name))
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
 class Lab:
     """Build with ``Lab()`` and display it; ``run(n)`` is what each button does."""
 
     def __init__(self, client: Any = None, root: str | Path | None = None,
                  limits: Limits = Limits()) -> None:
         self.client = client or make_client(quiet=True)   # offline unless a key is set
-        self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="compact-lab-"))
+        self.root = Path(root) if root else Path.cwd() / "runs" / "lab"
         self.runs: list[ExperimentResult] = []
-        self.result: ExperimentResult | None = None
-        self.sliders = {
-            "context_limit": w.IntSlider(limits.context_limit, 10_000, 200_000, 5_000,
-                                         description="context_limit"),
-            "keep_recent_results": w.IntSlider(limits.keep_recent_results, 0, 10,
-                                               description="keep recent"),
-            "max_messages": w.IntSlider(limits.max_messages, 5, 100, description="max_messages"),
-            "persist_threshold": w.IntSlider(limits.persist_threshold, 5_000, 100_000, 5_000,
-                                             description="persist >"),
-        }
-        for slider in self.sliders.values():
-            slider.style.description_width = "110px"
-            slider.layout.width = "420px"
+        self.result: ExperimentResult | None = None       # what the dashboard shows
+        self.failure: str | None = None                   # why the last run failed, if it did
+        self._lock = threading.Lock()                     # one run at a time
+        self._thread: threading.Thread | None = None
+        self._ignored = 0                                 # clicks ignored during this run
+        self._base = limits
+        self.sliders = {}
+        for name, (low, high, step, tip) in SLIDERS.items():
+            slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
+                                 tooltip=tip, readout_format=",d", continuous_update=False,
+                                 style={"description_width": "150px"},
+                                 layout=w.Layout(width="100%", min_width="0"))
+            slider.observe(self._sliders_moved, names="value")
+            self.sliders[name] = slider
         self.buttons = []
         for label, n, compaction in BUTTONS:
-            button = w.Button(description=label, layout=w.Layout(width="270px"),
+            button = w.Button(description=label, tooltip=PROMPTS[n],
                               button_style="" if compaction else "warning",
-                              tooltip=PROMPTS[n])
-            button.on_click(lambda _b, n=n, c=compaction: self.run(n, compaction=c))
+                              layout=w.Layout(width="100%", min_width="0"))
+            button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
             self.buttons.append(button)
-        self.progress = w.IntProgress(0, 0, 40, description="idle", bar_style="info")
+        self.reset = w.Button(description="Lesson's numbers", icon="undo",
+                              tooltip="put every slider back to the lesson's number",
+                              layout=w.Layout(width="auto", align_self="flex-end"))
+        self.reset.on_click(lambda _b: self.reset_sliders())
+        self.progress = w.IntProgress(0, 0, 40, description="idle", bar_style="info",
+                                      layout=w.Layout(width="100%", min_width="0"))
         self.status = w.HTML(self._banner())
-        self.plot = w.Image(format="png", layout=w.Layout(width="820px"))
-        self.events = w.HTML("<i>Press a button to run an experiment.</i>")
+        self.state = w.HTML("<div class='lab-state'><i>Press a button to run an experiment.</i></div>",
+                            layout=w.Layout(min_width="0"))
+        self.started = 0                                  # runs started, numbered in the state line
+        self.plot = w.Image(format="png", layout=w.Layout(min_width="0", margin="0"))
+        self.plot.add_class("compact-plot")
+        self.events = w.HTML("<i>Stage events appear here after a run.</i>")
         self.answer = w.HTML()
         self.files = w.HTML()
+        self.runs_kept = w.HTML()
+        self.clear = w.Button(description="Clear old runs", icon="trash",
+                              tooltip="delete every run folder except the one shown",
+                              layout=w.Layout(width="auto"))
+        self.clear.on_click(lambda _b: self.clear_old_runs())
         self.turn = w.IntSlider(1, 1, 1, description="turn", disabled=True)
         self.turn.observe(self._show_turn, names="value")
         self.inspector = w.HTML()
+        self._update_runs_kept()
+        controls = w.VBox([*self.buttons, self.progress, *self.sliders.values(), self.reset],
+                          layout=w.Layout(flex="0 1 320px", min_width="260px", max_width="420px"))
+        pane = w.Layout(max_height="45vh", overflow="auto")
+        self.tabs = w.Tab(children=[
+            w.VBox([self.events], layout=pane), w.VBox([self.answer], layout=pane),
+            w.VBox([self.files, w.HBox([self.runs_kept, self.clear])], layout=pane),
+            w.VBox([w.HTML("Inspect the message list as sent at a turn:"), self.turn,
+                    self.inspector], layout=pane)],
+            titles=["Stage events", "Answer", "Files", "Inspector"])
         self.widget = w.VBox([
-            self.status,
-            w.HBox([w.VBox(self.buttons), w.VBox(list(self.sliders.values()))]),
-            self.progress, self.plot, self.events, self.answer, self.files,
-            w.HTML("<b>Inspect the message list as sent at a turn:</b>"), self.turn,
-            self.inspector,
+            w.HTML(STYLE), self.status,
+            w.HBox([controls, w.VBox([self.state, self.plot],
+                                     layout=w.Layout(flex="1 1 420px", min_width="0"))],
+                   layout=w.Layout(flex_flow="row wrap", align_items="flex-start",
+                                   grid_gap="8px 12px")),
+            self.tabs,
         ])
+        self.widget.add_class("compact-lab")
 
     def _banner(self) -> str:
-        return f"<b>{html.escape(banner(self.client))}</b>"
+        return f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>"
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        # What a saved notebook shows once the kernel is gone, instead of a VBox(...) repr.
+        bundle["text/plain"] = "The lab's dashboard: run this cell to show it (widgets need a live kernel)."
+        return bundle
 
     @property
     def limits(self) -> Limits:
-        return Limits().with_(**{name: s.value for name, s in self.sliders.items()})
+        return self._base.with_(**{name: s.value for name, s in self.sliders.items()})
+
+    def reset_sliders(self) -> None:
+        """Every slider back to the lesson's number (the next run uses them)."""
+        for name, slider in self.sliders.items():
+            slider.value = getattr(self._base, name)
+
+    @property
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+    # ------------------------------------------------------------------ running
+
+    def click(self, n: int, compaction: bool = True) -> bool:
+        """A button press: start the run in the background, or ignore it (visibly) when busy."""
+        if not self._lock.acquire(blocking=False):
+            self._ignored += 1
+            self._say(f"<span class='lab-busy'>Still running: the click on "
+                      f"{label_of(n, compaction)} was ignored.</span>")
+            return False
+        self._ignored = 0             # counted from here: the thread may start after a 2nd click
+
+        def work() -> None:
+            try:
+                self._run(n, compaction)
+            except Exception:
+                pass                # already shown in the dashboard; a button has nowhere to raise
+            finally:
+                self._lock.release()
+
+        self._thread = threading.Thread(target=work, name=f"lab-{label_of(n, compaction)}",
+                                        daemon=True)
+        self._thread.start()
+        return True
+
+    def wait(self, timeout: float = 120) -> None:
+        """Wait for a button's run to finish (for code and tests that pressed one)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     def run(self, n: int, compaction: bool = True) -> ExperimentResult:
-        """Run an experiment with the sliders' limits and redraw everything."""
+        """Run an experiment with the sliders' limits and redraw everything; a failure is
+        shown in the dashboard and raised."""
+        with self._lock:
+            self._ignored = 0
+            return self._run(n, compaction)
+
+    def _new_folder(self, n: int, compaction: bool) -> Path:
+        self.root.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        name = label_of(n, compaction).replace(" ", "")
+        return Path(tempfile.mkdtemp(prefix=f"{stamp}-{name}-", dir=self.root))
+
+    def _run(self, n: int, compaction: bool) -> ExperimentResult:
+        limits, label = self.limits, label_of(n, compaction)
         for button in self.buttons:
             button.disabled = True
-        label = f"experiment {n}" if compaction else "baseline"
-        self.progress.max, self.progress.value = 40, 0
+        self.clear.disabled = True
+        self.progress.max, self.progress.value, self.progress.bar_style = 40, 0, "info"
         self.progress.description = f"running {label}"
+        self.started += 1
+        self._say(f"<i>Run {self.started} · running {label}…</i>")
+        turns: list[Turn] = []
+        folder = self._new_folder(n, compaction)
+        started = time.perf_counter()
         try:
-            folder = self.root / f"run-{len(self.runs) + 1:02d}-{label.replace(' ', '')}"
-            result = run_experiment(n, self.limits, client=self.client, workdir=folder,
-                                    compaction=compaction, on_turn=self._tick)
-            self.progress.max = self.progress.value = max(len(result.trace.turns), 1)
+            result = run_experiment(n, limits, client=self.client, workdir=folder,
+                                    compaction=compaction, on_turn=lambda t: self._tick(t, turns))
+        except Exception as error:
+            self.failure = f"{type(error).__name__}: {error}"
+            partial = ExperimentResult(n=n, prompt=PROMPTS[n], workdir=folder, limits=limits,
+                                       compaction=compaction, trace=getattr(error, "trace", None)
+                                       or Trace(turns=turns), messages=[])
+            self.result = partial
+            self.progress.bar_style, self.progress.description = "danger", "failed"
+            self._redraw(partial, title=f"{label} failed after {len(partial.trace.turns)} turns: "
+                                        f"{type(error).__name__}")
+            self._say(f"Run {self.started} · <span class='lab-error'>{html.escape(label)} failed: "
+                      f"{html.escape(self.failure)}</span>")
+            self.tabs.selected_index = 0
+            raise
+        else:
+            self.failure = None
             self.runs.append(result)
             self.result = result
+            self.progress.max = self.progress.value = max(len(result.trace.turns), 1)
+            self.progress.description = "done"
             self._redraw(result)
+            self._describe_run(time.perf_counter() - started)
+            return result
         finally:
             for button in self.buttons:
                 button.disabled = False
-            self.progress.description = "done"
-        return result
+            self.clear.disabled = False
+            self._update_runs_kept()
 
-    def _tick(self, turn: Any) -> None:
-        self.progress.value = turn.turn
+    def _tick(self, turn: Turn, turns: list[Turn]) -> None:
+        turns.append(turn)
+        self.progress.value = min(turn.turn, self.progress.max)
         self.progress.description = f"turn {turn.turn}"
 
-    def _redraw(self, result: ExperimentResult) -> None:
-        self.plot.value = figure_png(result)
-        what = SHOWS[result.n] if result.compaction else "no compaction: the context just grows"
-        items = "".join(
-            f"<li class='stage-event' data-stage='{e.stage}'>turn {t.turn}: "
-            f"{html.escape(str(e))}</li>"
-            for t in result.trace.turns for e in t.events if e.fired)
-        refusal = (f"<li class='stage-event' data-stage='refused'>"
-                   f"{html.escape(result.error)}</li>" if result.error else "")
-        self.events.value = (f"<b>Stage events</b> ({html.escape(what)}):"
-                             f"<ul>{items or '<li>none fired</li>'}{refusal}</ul>")
-        answer = result.answer or "(no answer: the request was refused)"
-        self.answer.value = (f"<b>Answer</b> after {len(result.trace.turns)} turns:"
-                             f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
-        listing = "".join(f"<li class='landed-file'>{html.escape(str(p.relative_to(result.workdir)))}"
-                          f" ({p.stat().st_size:,} bytes)</li>" for p in result.files_written)
-        self.files.value = (f"<b>Files in {TRANSCRIPT_DIR}/ and {TOOL_RESULTS_DIR}/</b> "
-                            f"(in {html.escape(str(result.workdir))}):"
-                            f"<ul>{listing or '<li>none</li>'}</ul>")
+    def _describe_run(self, seconds: float) -> None:
+        result = self.result
+        if result is None:
+            return
+        label = label_of(result.n, result.compaction)
+        changed = [name for name, s in self.sliders.items() if s.value != getattr(result.limits, name)]
+        note = (f" <span class='lab-stale'>The sliders have changed since ({', '.join(changed)}): "
+                f"press a button to run with them.</span>" if changed else "")
+        timing = f" in {seconds:.1f} s" if seconds else ""
+        ignored = (f" <span class='lab-busy'>{self._ignored} click(s) during the run were "
+                   "ignored.</span>" if self._ignored else "")
+        self._say(f"Run {self.started} · <b>{html.escape(label)}</b>{timing}: "
+                  f"{html.escape(explains(result.n, result.compaction, result.limits))}."
+                  f"{note}{ignored}")
+
+    def _say(self, text: str) -> None:
+        """The line above the plot: which run the plot shows, or why there is none."""
+        self.state.value = f"<div class='lab-state'>{text}</div>"
+
+    def _sliders_moved(self, _change: Any) -> None:
+        if self.result is not None and self.failure is None and not self.busy:
+            self._describe_run(0)
+
+    def _redraw(self, result: ExperimentResult, title: str | None = None) -> None:
+        self.plot.value = figure_png(result, title)
+        self.events.value = events_html(result, self.failure)
+        self.answer.value = answer_html(result, self.failure)
+        self.files.value = files_html(result)
         count = max(len(result.trace.turns), 1)
         self.turn.unobserve(self._show_turn, names="value")
-        self.turn.max, self.turn.value, self.turn.disabled = count, count, False
+        self.turn.max, self.turn.value = count, count
+        self.turn.disabled = not result.trace.turns
         self.turn.observe(self._show_turn, names="value")
         self._show_turn()
 
@@ -156,3 +377,45 @@ class Lab:
         self.inspector.value = (f"<p>Turn {turn.turn}: {len(turn.sent)} messages, "
                                 f"{turn.size_sent:,} chars sent, stages: "
                                 f"{', '.join(turn.stages) or 'none'}</p>" + messages_html(turn.sent))
+
+    # ------------------------------------------------------------------ run folders
+
+    def _update_runs_kept(self) -> None:
+        folders = run_folders(self.root)
+        size = sum(folder_bytes(f) for f in folders)
+        self.runs_kept.value = (f"<span class='runs-kept'>{len(folders)} run folder(s) kept in "
+                                f"{html.escape(str(self.root))} ({size / 1e6:.1f} MB)</span>")
+
+    def clear_old_runs(self) -> int:
+        """Delete every run folder under ``root`` except the one the dashboard shows."""
+        if not self._lock.acquire(blocking=False):
+            self._say("<span class='lab-busy'>Still running: nothing was cleared.</span>")
+            return 0
+        try:
+            keep = self.result.workdir.resolve() if self.result else None
+            removed = 0
+            for folder in run_folders(self.root):
+                if folder.resolve() != keep:
+                    shutil.rmtree(folder)
+                    removed += 1
+            self.runs = [r for r in self.runs if r.workdir.exists()]
+            return removed
+        finally:
+            self._lock.release()
+            self._update_runs_kept()
+
+    # ------------------------------------------------------------------ static gallery
+
+    def gallery(self) -> Iterator[Any]:
+        """Each experiment run with the sliders' limits, as plain outputs (HTML and a PNG):
+        what a static page of this notebook shows, through the same functions as the lab."""
+        for n, compaction in [(n, c) for _label, n, c in BUTTONS]:
+            with self._lock:
+                result = run_experiment(n, self.limits, client=self.client,
+                                        workdir=self._new_folder(n, compaction), compaction=compaction)
+            self.runs.append(result)
+            yield HTML(f"<h3>{html.escape(label_of(n, compaction).capitalize())}</h3>"
+                       f"<p>{html.escape(PROMPTS[n])}</p>")
+            yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
+            yield HTML(events_html(result) + answer_html(result) + files_html(result))
+        self._update_runs_kept()

@@ -1,6 +1,12 @@
 """Pictures of a run: context size per turn with the stages that fired, and what fills it.
 
-Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-safe palette, one
+Each stage has a panel around its own trigger: ``plot_context`` (chars against the 50,000
+``context_limit``: compact_history), ``plot_tokens`` (the model's tokens against its window:
+the refusal, reactive_compact), ``plot_batch`` (the newest batch against the 200,000 budget:
+tool_result_budget), ``plot_messages`` (the message count against ``max_messages``:
+snip_compact); ``mark_rereads`` flags what micro_compact's placeholders cost.
+Sizes are measured once per model call, so they are drawn as points and steps, never as
+slopes. Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-safe palette, one
 marker shape per stage, and a title that says what happened. Figures are built with the
 object API (no pyplot state), so a notebook shows one only when it is the cell's value.
 """
@@ -12,11 +18,14 @@ from typing import Any
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..loop import Trace
 from ..pipeline import Limits
 from ..pipeline.anatomy import KINDS
-from ..pipeline.formats import is_placeholder
+from ..pipeline.formats import is_placeholder, parse_persisted
+from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
+from .show import call_text
 
 STYLE = {   # stage → (colour, marker, legend label)
     "tool_result_budget": ("#E69F00", "s", "tool_result_budget (persisted to disk)"),
@@ -39,74 +48,247 @@ def _parts(run: Any) -> tuple[Trace, Limits, Any]:
     return run.trace, getattr(run, "limits", Limits()), run
 
 
-def headline(run: Any) -> str:
-    """One sentence on what happened, for the plot's title."""
+def rereads_by_turn(run: Any) -> dict[int, list[str]]:
+    """Turn → its tool calls that repeat an earlier call exactly (what ``Trace.rereads`` counts)."""
+    trace, _, _ = _parts(run)
+    seen, found = set(), {}
+    for turn in trace.turns:
+        for name, tool_input in turn.tool_calls:
+            key = (name, repr(sorted(tool_input.items())))
+            if key in seen:
+                found.setdefault(turn.turn, []).append(call_text(name, tool_input))
+            seen.add(key)
+    return found
+
+
+def _describe(stage: str, hits: list, trace: Trace) -> str:
+    turn, event = hits[-1]
+    if stage == "micro_compact":
+        last = trace.turns[-1].sent
+        count = sum(1 for m in last if isinstance(m.get("content"), list)
+                    for b in m["content"] if b.get("type") == "tool_result"
+                    and is_placeholder(str(b.get("content", ""))))
+        return f"micro_compact: {count} old results are placeholders by turn {turn}"
+    if stage == "tool_result_budget":
+        return (f"tool_result_budget persisted {len(event.files_written)} result(s) at turn "
+                f"{turn} ({event.size_before:,} → {event.size_after:,} chars)")
+    if stage == "snip_compact":
+        turns = sorted({t for t, _ in hits})
+        return (f"snip_compact at turn(s) {', '.join(map(str, turns))} "
+                f"(last: {event.messages_before} → {event.messages_after} messages)")
+    return (f"{stage} at turn {turn}: {event.size_before:,} → {event.size_after:,} chars, "
+            "transcript saved")
+
+
+def headline(run: Any, stage: str | None = None) -> str:
+    """One sentence on what happened, for the plot's title (about ``stage``, if given)."""
     trace, _, result = _parts(run)
-    if result is not None and getattr(result, "error", None):
+    if stage is None and result is not None and getattr(result, "error", None):
         turn = len(trace.turns) + 1
         return f"No compaction: refused at turn {turn} — {result.error}"
     fired = [(t.turn, e) for t in trace.turns for e in t.events if e.fired]
-    for stage in ("compact_history", "reactive_compact", "tool_result_budget", "micro_compact",
-                  "snip_compact"):
-        hits = [(turn, e) for turn, e in fired if e.stage == stage]
-        if not hits:
-            continue
-        turn, event = hits[-1]
-        if stage == "micro_compact":
-            last = trace.turns[-1].sent
-            count = sum(1 for m in last if isinstance(m.get("content"), list)
-                        for b in m["content"] if b.get("type") == "tool_result"
-                        and is_placeholder(str(b.get("content", ""))))
-            return f"micro_compact: {count} old results are placeholders by turn {turn}"
-        if stage == "tool_result_budget":
-            return (f"tool_result_budget persisted {len(event.files_written)} result(s) at turn "
-                    f"{turn} ({event.size_before:,} → {event.size_after:,} chars)")
-        if stage == "snip_compact":
-            return f"snip_compact: {event.detail} at turn {turn}"
-        return (f"{stage} at turn {turn}: {event.size_before:,} → {event.size_after:,} chars, "
-                "transcript saved")
+    for name in ((stage,) if stage else ("compact_history", "reactive_compact",
+                                          "tool_result_budget", "micro_compact", "snip_compact")):
+        hits = [(turn, e) for turn, e in fired if e.stage == name]
+        if hits:
+            return _describe(name, hits, trace)
+    if stage:
+        return f"{stage}: did not fire in this run"
     return "No compaction needed: the context stayed under the limit"
 
 
-def plot_context(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
+def _turn_axis(ax: Axes, last_turn: int) -> None:
+    last_turn = max(last_turn, 1)          # an empty run still gets a readable axis
+    ax.set_xlabel("turn (model call)")
+    if last_turn <= 20:
+        ax.set_xticks(range(1, last_turn + 1))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0.5, last_turn + 0.5)
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:,.0f}")
+
+
+def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[int],
+                     what: str) -> None:
+    """Sizes are measured once per model call, so they are drawn as points and steps, never as
+    a slope: hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut."""
+    ax.plot(turns, before, linestyle="None", marker="o", markersize=9, markerfacecolor="white",
+            color="#777777", label=f"{what} before the pipeline", gid="size_before")
+    ax.plot(turns, sent, drawstyle="steps-post", color="#0072B2", linewidth=2, marker="o",
+            markersize=7, label=f"{what} sent to the model", gid="size_sent")
+    cuts = [(t, s, b) for t, b, s in zip(turns, before, sent, strict=True) if b > s]
+    if cuts:
+        xs, lows, highs = zip(*cuts, strict=True)
+        ax.vlines(xs, lows, highs, color="#D55E00", linewidth=2.5, alpha=0.6,
+                  label="cut by the pipeline", gid="cut")
+
+
+def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
+                 stage: str | None = None, mark_rereads: bool = False) -> Axes:
+    """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
+    stage that fired; ``mark_rereads`` flags turns that re-run an earlier tool call."""
     trace, limits, result = _parts(run)
     with matplotlib.rc_context(RC):
         if ax is None:
             ax = Figure(figsize=(11, 6), layout="constrained").subplots()
         turns = [t.turn for t in trace.turns]
-        ax.plot(turns, [t.size_before for t in trace.turns], linestyle="--", color="#999999",
-                marker=".", label="before the pipeline", gid="size_before")
-        ax.plot(turns, [t.size_sent for t in trace.turns], color="#0072B2", linewidth=2.5,
-                marker=".", label="sent to the model", gid="size_sent")
+        _before_and_sent(ax, turns, [t.size_before for t in trace.turns],
+                         [t.size_sent for t in trace.turns], "chars")
         ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
                    label=f"context_limit = {limits.context_limit:,} chars", gid="limit")
-        for stage, (colour, marker, label) in STYLE.items():
+        for name, (colour, marker, label) in STYLE.items():
             points = [(t.turn, t.size_sent) for t in trace.turns for e in t.events
-                      if e.fired and e.stage == stage]
-            if stage == "compact_tool":
-                points = [(t.turn, t.size_sent) for t in trace.turns if stage in t.stages]
+                      if e.fired and e.stage == name]
+            if name == "compact_tool":
+                points = [(t.turn, t.size_sent) for t in trace.turns if name in t.stages]
             if points:
                 xs, ys = zip(*points, strict=True)
                 ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black",
-                           zorder=5, label=label, gid=f"stage:{stage}")
+                           zorder=5, label=label, gid=f"stage:{name}")
+        if mark_rereads:
+            _mark_rereads(ax, trace)
         last_turn = max(turns, default=0)
         if result is not None and getattr(result, "refused_size", None):
             last_turn += 1
             if turns:
                 ax.plot([turns[-1], last_turn], [trace.turns[-1].size_sent, result.refused_size],
-                        color="black", linestyle=":", linewidth=1.5)
+                        drawstyle="steps-post", color="black", linestyle=":", linewidth=1.5)
             ax.scatter([last_turn], [result.refused_size], s=260, marker="X", color="black",
                        zorder=6, label="refused: prompt is too long", gid="refused")
-        ax.set_xlabel("turn (model call)")
         ax.set_ylabel("context size (chars of JSON)")
-        ax.yaxis.set_major_formatter(lambda v, _: f"{v:,.0f}")
         ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                lambda t: t * CHARS_PER_TOKEN)
                            ).set_ylabel("≈ tokens (chars ÷ 4)")
-        ax.set_xticks(range(1, last_turn + 1))
-        ax.set_ylim(bottom=0)
+        _turn_axis(ax, last_turn)
         ax.legend(loc="upper left", framealpha=0.9)
-        ax.set_title(title or headline(run), loc="left")
+        ax.set_title(title or headline(run, stage), loc="left")
+    return ax
+
+
+def _mark_rereads(ax: Axes, trace: Trace) -> None:
+    found = rereads_by_turn(trace)
+    sizes = {t.turn: t.size_sent for t in trace.turns}
+    if not found:
+        return
+    xs = sorted(found)
+    ax.scatter(xs, [sizes[x] for x in xs], s=420, marker="o", facecolor="none",
+               edgecolor="#CC79A7", linewidth=3, zorder=7,
+               label="turn that re-runs an earlier call", gid="rereads")
+    for x in xs:
+        ax.annotate(f"{len(found[x])} re-read{'s' if len(found[x]) > 1 else ''}", (x, sizes[x]),
+                    xytext=(0, 18), textcoords="offset points", ha="center",
+                    color="#CC79A7", fontweight="bold")
+
+
+def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
+                window_tokens: int | None = None) -> Axes:
+    """What the model measures: tokens per request (system prompt and tools included) against
+    its window; the refused request is the ✕ (its count as the API's message states it)."""
+    trace, _, result = _parts(run)
+    refused = getattr(result, "refused_tokens", None) if result is not None else None
+    window = window_tokens or (refused[1] if refused else None)
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        turns = [t.turn for t in trace.turns]
+        ax.plot(turns, [t.size_sent / CHARS_PER_TOKEN for t in trace.turns], linestyle="None",
+                marker="s", markersize=8, markerfacecolor="white", color="#777777",
+                label="the messages alone (chars ÷ 4)", gid="message_tokens")
+        ax.plot(turns, [t.input_tokens for t in trace.turns], drawstyle="steps-post",
+                color="#0072B2", linewidth=2, marker="o", markersize=7,
+                label="tokens the model counted (+ system prompt and tools)", gid="tokens_sent")
+        last_turn = max(turns, default=0)
+        if refused:
+            last_turn += 1
+            if turns:
+                ax.plot([turns[-1], last_turn], [trace.turns[-1].input_tokens, refused[0]],
+                        drawstyle="steps-post", color="black", linestyle=":", linewidth=1.5)
+            ax.scatter([last_turn], [refused[0]], s=260, marker="X", color="black", zorder=6,
+                       label=f"refused: {refused[0]:,} tokens", gid="refused")
+        if window:
+            ax.axhline(window, color="black", linestyle="--", linewidth=2,
+                       label=f"the model's window = {window:,} tokens", gid="window")
+        ax.set_ylabel("tokens per request")
+        _turn_axis(ax, last_turn)
+        if window:
+            ax.set_ylim(top=max(window, refused[0] if refused else 0) * 1.35)
+        ax.legend(loc="upper left", framealpha=0.9, ncols=2)
+        ax.set_title(title or "What the model measures: tokens, against its window", loc="left")
+    return ax
+
+
+def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
+    """(turn, chars of the newest batch of tool results as it arrived, as it was sent).
+
+    A persisted result counts at its full size on arrival (its block states it), so the
+    numbers are in the unit ``tool_result_budget`` compares with its budget.
+    """
+    trace, _, _ = _parts(run)
+    found = []
+    for turn in trace.turns:
+        last = turn.sent[-1] if turn.sent else {}
+        if not is_tool_result_message(last):
+            continue
+        texts = [joined_text(b.get("content", "")) for b in blocks_of(last)
+                 if block_type(b) == "tool_result"]
+        arrived = sum(p.total_chars if (p := parse_persisted(t)) else len(t) for t in texts)
+        found.append((turn.turn, arrived, sum(len(t) for t in texts)))
+    return found
+
+
+def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
+    """tool_result_budget's own trigger: the newest batch's size against the 200,000 budget."""
+    trace, limits, _ = _parts(run)
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        sizes = batch_sizes(run)
+        if sizes:
+            xs, arrived, sent = zip(*sizes, strict=True)
+            for offset, values, colour, label, gid in (
+                    (-0.2, arrived, "#BBBBBB", "newest batch as it arrived", "batch_arrived"),
+                    (0.2, sent, "#E69F00", "as sent (persisted → path + preview)", "batch_sent")):
+                bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
+                              edgecolor="black", label=label, gid=gid)
+                ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=10, padding=2)
+        ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
+                   label=f"tool_result_budget = {limits.tool_result_budget:,} chars", gid="budget")
+        ax.axhline(limits.persist_threshold, color="#777777", linestyle="--", linewidth=1.5,
+                   label=f"persist_threshold = {limits.persist_threshold:,} (only longer results "
+                         "go to disk)", gid="persist_threshold")
+        ax.set_ylabel("chars of tool results\nin the newest batch")
+        _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
+        ax.legend(loc="upper left", framealpha=0.9)
+        ax.set_title(title or "tool_result_budget's trigger: the newest batch against the budget",
+                     loc="left")
+    return ax
+
+
+def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
+    """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
+    trace, limits, _ = _parts(run)
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        turns = [t.turn for t in trace.turns]
+        _before_and_sent(ax, turns, [t.messages_before for t in trace.turns],
+                         [len(t.sent) for t in trace.turns], "messages")
+        ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
+                   label=f"max_messages = {limits.max_messages}", gid="max_messages")
+        colour, marker, label = STYLE["snip_compact"]
+        points = [(t.turn, len(t.sent)) for t in trace.turns
+                  if any(e.fired and e.stage == "snip_compact" for e in t.events)]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black", zorder=5,
+                       label=label, gid="stage:snip_compact")
+        ax.set_ylabel("messages in the list\n(a snip marker is one)")
+        _turn_axis(ax, max(turns, default=0))
+        highest = max([limits.max_messages, *(t.messages_before for t in trace.turns)])
+        ax.set_ylim(0, highest * 1.12)
+        ax.legend(loc="lower right", framealpha=0.9)
+        ax.set_title(title or headline(run, "snip_compact"), loc="left")
     return ax
 
 
@@ -123,22 +305,30 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind], label=kind,
                        edgecolor="white", gid=f"kind:{kind}")
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-        ax.set_xlabel("turn (model call)")
         ax.set_ylabel("chars in the context")
-        ax.yaxis.set_major_formatter(lambda v, _: f"{v:,.0f}")
-        ax.set_xticks(turns)
+        _turn_axis(ax, max(turns, default=0))
         ax.legend(loc="upper left", framealpha=0.9, ncols=2)
         ax.set_title("What the context is made of, per turn", loc="left")
     return ax
 
 
-def plot_run(run: Any) -> Figure:
-    """Both views, stacked: the picture the notebooks and the lab show."""
+PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
+          "messages": plot_messages, "composition": plot_composition}
+
+
+def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition")) -> Figure:
+    """Panels stacked, sharing the turn axis: by default the context size over what fills it,
+    the picture the lab shows. Other panels: "tokens", "batch", "messages" (each stage's trigger).
+    """
+    unknown = [p for p in panels if p not in PANELS]
+    if unknown or not panels:
+        raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
     with matplotlib.rc_context(RC):
-        fig = Figure(figsize=(11, 10), layout="constrained")
-        top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
-        plot_context(run, ax=top)
-        plot_composition(run, ax=bottom)
+        heights = [3 if p == "context" else 2 for p in panels]
+        fig = Figure(figsize=(11, 2.2 * sum(heights)), layout="constrained")
+        axes = fig.subplots(len(panels), 1, height_ratios=heights, squeeze=False)[:, 0]
+        for name, ax in zip(panels, axes, strict=True):
+            PANELS[name](run, ax=ax)
     return fig
 
 

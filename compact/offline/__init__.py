@@ -1,5 +1,14 @@
 """The embedded offline model: the Messages API, answered deterministically on this machine."""
 
-from .api import DEFAULT_WINDOW_TOKENS, MODEL_NAME, OfflineModel, count_tokens
+from .api import (
+    AGENT_MAX_TOKENS,
+    DEFAULT_WINDOW_TOKENS,
+    MAX_OUTPUT_TOKENS,
+    SERVE_WINDOW_TOKENS,
+    OfflineModel,
+    count_tokens,
+)
+from .identity import HEADER, MODEL_NAME
 
-__all__ = ["DEFAULT_WINDOW_TOKENS", "MODEL_NAME", "OfflineModel", "count_tokens"]
+__all__ = ["AGENT_MAX_TOKENS", "DEFAULT_WINDOW_TOKENS", "HEADER", "MAX_OUTPUT_TOKENS", "MODEL_NAME",
+           "SERVE_WINDOW_TOKENS", "OfflineModel", "count_tokens"]

@@ -1,10 +1,15 @@
-"""python -m compact.offline serve --port 8765 [--window-tokens N]"""
+"""python -m compact.offline serve --port 8765 [--window-tokens N]
+
+The served window defaults to a real model's (200,000 tokens), so any client of the
+lesson's shape runs its whole session; ``--window-tokens 16000`` gives the teaching
+window the notebooks use in-process.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from .api import DEFAULT_WINDOW_TOKENS, OfflineModel
+from .api import SERVE_WINDOW_TOKENS, OfflineModel
 from .server import make_server
 
 
@@ -13,11 +18,14 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="answer the Messages API on loopback")
     serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--window-tokens", type=int, default=DEFAULT_WINDOW_TOKENS)
+    serve.add_argument("--window-tokens", type=int, default=SERVE_WINDOW_TOKENS,
+                       help="refuse prompts over this many tokens (default %(default)s; "
+                            "the notebooks' teaching window is 16000)")
     args = parser.parse_args()
     server = make_server(OfflineModel(window_tokens=args.window_tokens), args.port)
     print(f"offline model offline-compact-1 serving on http://127.0.0.1:{server.server_port} "
-          "(set ANTHROPIC_BASE_URL to this and ANTHROPIC_API_KEY to anything)", flush=True)
+          f"(window {args.window_tokens:,} tokens; set ANTHROPIC_BASE_URL to this and "
+          "ANTHROPIC_API_KEY to anything)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

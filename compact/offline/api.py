@@ -7,19 +7,25 @@ through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port (``
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 import anthropic
 import httpx2
 
-from ..pipeline.messages import estimate_tokens, pairing_problems, wire_json
+from ..pipeline.messages import estimate_tokens, wire_json
+from .conversation import summary_conversation
+from .identity import HEADER, MODEL_NAME, route
 from .skills import decide
 from .summarizer import offline_summary
+from .tooling import WHAT, Toolbox
+from .truncation import cut_at_max_tokens
+from .validation import json_problem, request_problem, window_problem
 from .view import read_view
 
-MODEL_NAME = "offline-compact-1"
-DEFAULT_WINDOW_TOKENS = 16_000
+DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
+SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
+MAX_OUTPUT_TOKENS = 8_192           # the most max_tokens may ask; the lesson's loop asks 8,000
+AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
 
 
 def count_tokens(payload: dict) -> int:
@@ -41,73 +47,79 @@ class OfflineModel:
         50,000-char compaction limit, below what an uncompacted long task sends.
     take_notes: write facts about each result in its own text (so they survive
         micro_compact). Off, it must re-read whatever was compacted away.
+    max_output_tokens: the largest ``max_tokens`` it accepts; prompt + ``max_tokens`` must
+        fit in the window, as with the real API.
     """
 
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     take_notes: bool = True
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
     calls: int = 0
     usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
 
     def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
             return _error(404, "not_found_error", f"{method} {path} is not served here")
+        payload, problem = json_problem(body)
+        count_only = path.endswith("count_tokens")
         try:
-            payload = json.loads(body or b"{}")
-        except ValueError:
-            return _error(400, "invalid_request_error", "the request body is not valid JSON")
-        messages = payload.get("messages")
-        if not isinstance(messages, list) or not messages:
-            return _error(400, "invalid_request_error", "messages: at least one message is required")
-        if messages[0].get("role") != "user":
-            return _error(400, "invalid_request_error",
-                          "messages: first message must use the \"user\" role")
-        problems = pairing_problems(messages)
-        if problems:
-            return _error(400, "invalid_request_error", f"messages: {problems[0]}. Each "
-                          "`tool_result` block must have a corresponding `tool_use` block in "
-                          "the previous message, and each `tool_use` its `tool_result` next.")
-        tokens = count_tokens(payload)
-        if path.endswith("count_tokens"):
+            problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
+                                                 model=MODEL_NAME, count_only=count_only)
+            if problem:                      # the real API's rules and wording (validation.py)
+                return _error(400, "invalid_request_error", problem)
+            tokens = count_tokens(payload)
+        except RecursionError:
+            return _error(400, "invalid_request_error", "the request body is nested too deeply")
+        if count_only:
             return 200, {"input_tokens": tokens}
-        if tokens > self.window_tokens:
-            return _error(400, "invalid_request_error",
-                          f"prompt is too long: {tokens} tokens > {self.window_tokens} maximum")
+        problem = window_problem(tokens, payload["max_tokens"], self.window_tokens)
+        if problem:
+            return _error(400, "invalid_request_error", problem)
         self.calls += 1
         return 200, self._reply(payload, tokens)
 
     def _reply(self, payload: dict, tokens: int) -> dict:
-        system = payload.get("system") or ""
-        if not isinstance(system, str):
-            system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
-        tool_names = {t.get("name") for t in payload.get("tools") or []}
         digest = hashlib.sha256(wire_json(payload).encode()).hexdigest()[:16]
-        summary = "Remaining work" in system and "Goal" in system   # asked for a summary
-        self.usage.append(("summary" if summary else "agent", tokens))
-        if summary:
-            last = payload["messages"][-1].get("content")
-            text = last if isinstance(last, str) else json.dumps(last, ensure_ascii=False)
-            content, stop = [{"type": "text", "text": offline_summary(text)}], "end_turn"
+        conversation = summary_conversation(payload)     # a summary request, by its shape
+        self.usage.append(("summary" if conversation is not None else "agent", tokens))
+        if conversation is not None:
+            content, stop = [{"type": "text", "text": offline_summary(conversation)}], "end_turn"
         else:
-            step = decide(read_view(payload["messages"]), take_notes=self.take_notes)
-            calls = [(n, i) for n, i in step.calls if n in tool_names]
-            content = [{"type": "text", "text": step.text}] if step.text else []
-            content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
-                         "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
-            if not calls and step.calls:
-                content = [{"type": "text", "text": "(offline model) I need tools "
-                            f"{sorted({n for n, _ in step.calls})} for this, and none were offered."}]
-            stop = "tool_use" if calls else "end_turn"
-        output = estimate_tokens(content)
+            content, stop = self._agent_turn(payload, digest)
+        content, cut = cut_at_max_tokens(content, payload["max_tokens"])
+        output = payload["max_tokens"] if cut else estimate_tokens(content)
+        stop = "max_tokens" if cut else stop
         return {"id": f"msg_off_{digest}", "type": "message", "role": "assistant",
                 "model": MODEL_NAME, "content": content, "stop_reason": stop,
                 "stop_sequence": None,
                 "usage": {"input_tokens": tokens, "output_tokens": output}}
 
+    def _agent_turn(self, payload: dict, digest: str) -> tuple[list, str]:
+        """The next step of the task, its tool calls in the client's own tool names."""
+        toolbox = Toolbox.from_request(payload.get("tools"))
+        step = decide(read_view(payload["messages"], frozenset(toolbox.tools)),
+                      take_notes=self.take_notes)
+        planned = [(role, i) for role, i in step.calls if toolbox.has(role)]
+        calls = [toolbox.call(role, i) for role, i in planned]
+        content = [{"type": "text", "text": step.text}] if step.text else []
+        content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
+                     "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
+        if not calls and step.calls:
+            needed = ", ".join(WHAT[r] for r in toolbox.missing([r for r, _ in step.calls]))
+            offered = ", ".join(toolbox.offered) or "none"
+            content = [{"type": "text", "text": f"(offline model) I need a tool to {needed} for "
+                        f"this, and the request offers none that can (tools offered: {offered})."}]
+        return content, "tool_use" if calls else "end_turn"
+
     # ---- transports ---------------------------------------------------------------------
 
+    def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+        """``respond`` plus the models list that says what this server is."""
+        return route(method, path) or self.respond(method, path, body)
+
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        status, body = self.respond(request.method, request.url.path, request.read())
-        headers = {"request-id": f"req_offline_{self.calls}"}
+        status, body = self.answer(request.method, request.url.path, request.read())
+        headers = {"request-id": f"req_offline_{self.calls}", HEADER: MODEL_NAME}
         return httpx2.Response(status, json=body, headers=headers)
 
     def client(self) -> anthropic.Anthropic:
@@ -117,4 +129,5 @@ class OfflineModel:
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
         client._compact_offline = True      # read by compact.client.banner
         client._compact_model_name = MODEL_NAME     # the model a summariser asks for
+        client._compact_max_tokens = min(AGENT_MAX_TOKENS, self.max_output_tokens)  # agent_loop's default
         return client

@@ -1,34 +1,106 @@
-"""Serve the offline model over real HTTP on loopback, for any Anthropic client."""
+"""Serve the offline model over real HTTP on loopback, for any Anthropic client.
+
+Any client means any bytes: every request gets an answer (a 4xx error with the API's error
+shape when it is malformed), none can drop the connection, and none can hold a thread
+forever: a body larger than the API's 32 MB limit is refused unread, and a client that stops
+sending halfway is answered after ``timeout`` seconds.
+"""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .api import OfflineModel
+from .identity import HEADER, MODEL_NAME
+
+MAX_BODY_BYTES = 32 * 1024 * 1024        # the Messages API's request size limit
+READ_TIMEOUT = 10.0                      # seconds a client may take to send its request
+LINGER_SECONDS, LINGER_BYTES = 1.0, 4 * 1024 * 1024   # what is read after an early answer
 
 
-def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1"
-                ) -> ThreadingHTTPServer:
+def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
+                timeout: float = READ_TIMEOUT) -> ThreadingHTTPServer:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length)
-            with lock:                       # one model, one request at a time
-                status, reply = model.respond(self.command, self.path.split("?")[0], body)
-            data = json.dumps(reply).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        def _body(self) -> tuple[bytes | None, tuple[int, dict] | None]:
+            """(body, None), or (None, the error answer) for a length that cannot be read."""
+            if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
+                return None, _error(411, "invalid_request_error",
+                                    "chunked bodies are not accepted: send Content-Length")
+            raw = self.headers.get("content-length") or "0"
+            if not raw.strip().isdigit():
+                return None, _error(400, "invalid_request_error",
+                                    f"Content-Length {raw!r} is not a non-negative integer")
+            length = int(raw)
+            if length > MAX_BODY_BYTES:
+                return None, _error(413, "request_too_large", "Request exceeds the maximum size")
+            chunks, got = [], 0
+            while got < length:              # read1: what has arrived, so a stall is counted
+                try:
+                    chunk = self.rfile.read1(min(length - got, 1 << 16))
+                except TimeoutError:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+            body = b"".join(chunks)
+            if len(body) < length:
+                return None, _error(400, "invalid_request_error",
+                                    f"the request body ended after {len(body)} of {length} "
+                                    "bytes (Content-Length); send the whole body")
+            return body, None
 
-        do_POST = do_GET = _answer
+        def _answer(self) -> None:
+            body, problem = self._body()
+            self.close_connection = True     # one request per connection, then close
+            if problem is None:
+                try:
+                    with lock:               # one model, one request at a time
+                        problem = model.answer(self.command, self.path.split("?")[0], body)
+                except Exception as error:   # a bug must answer 500, never drop the client
+                    problem = _error(500, "api_error", f"the offline model failed: "
+                                     f"{type(error).__name__}: {error}")
+            status, reply = problem
+            data = json.dumps(reply).encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header(HEADER, MODEL_NAME)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                self._linger()
+            except OSError:                  # the client went away (or stopped reading)
+                pass
+
+        def _linger(self) -> None:
+            """Read what the client still sends (a body refused unread) before closing: closing
+            with unread bytes resets the connection, and the client could lose the answer."""
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(min(timeout, LINGER_SECONDS))
+            drained = 0
+            while drained < LINGER_BYTES and (chunk := self.connection.recv(1 << 16)):
+                drained += len(chunk)
+
+        do_POST = do_GET = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _answer   # 404s too
 
         def log_message(self, *args: object) -> None:
             pass
 
-    return ThreadingHTTPServer((host, port), Handler)
+    Handler.timeout = timeout                # a socket timeout on every read and write
+    return Server((host, port), Handler)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True                    # a stuck client never keeps the process alive
+    request_queue_size = 128                 # a burst of clients waits instead of being reset

@@ -1,86 +1,116 @@
 """The offline model's answer to a summary request: extractive, facts only, labelled.
 
-It copies the agent's own notes, derives notes for files the agent read but had not noted
-yet (from the clipped excerpt it was sent), lists the tool calls, the last stated next
-step and the user's constraints. Instructions inside tool output are not copied as goals.
+It copies the agent's own notes and those of earlier summaries, derives notes for files the
+agent read but had not noted yet (from what the request shows of them, saying when that is
+only an excerpt), lists the tool calls, the last stated next step and the user's
+constraints. The goal is a short reference to the request (the compacted message carries
+the request itself beside the summary: copying a long one whole would make compaction grow
+the context). Instructions inside tool output are never copied as goals.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
-from ..pipeline.formats import PLACEHOLDER_PREFIX, SNIP_PREFIX, parse_compacted
+from ..pipeline.formats import read_compacted, read_placeholder, read_snip
+from .conversation import Entry
+from .knowledge import describe_output
 from .notes import describe, note_line, one_line
-from .skills import describe_output
+from .tooling import planned_call
 from .view import NOTE
 
-_ENTRY = re.compile(r"^\[(user|assistant|tool_use (\w+) id=(\S+)|tool_result id=(\S+))\] ",
-                    re.MULTILINE)
-_CONSTRAINT = re.compile(r"\b(must|never|don't|do not|only|always)\b", re.I)
+GOAL_CHARS = 240
+LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
+_CONSTRAINT = re.compile(r"\b(must|never|don't|do not|only|always|avoid)\b|必须|不要|不得|禁止|务必|"
+                         r"只能|只用|请勿|不能", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
+_NEXT = re.compile(r"^Next: (.+)$", re.MULTILINE)
 
 
-def entries(conversation: str) -> list[tuple[str, str, str]]:
-    """(kind, id-or-name, text) for each rendered line group."""
-    found = list(_ENTRY.finditer(conversation))
-    result = []
-    for index, match in enumerate(found):
-        end = found[index + 1].start() if index + 1 < len(found) else len(conversation)
-        text = conversation[match.end():end].rstrip("\n")
-        if match.group(1) in ("user", "assistant"):
-            result.append((match.group(1), "", text))
-        elif match.group(2):
-            result.append(("tool_use", f"{match.group(2)} {match.group(3)}", text))
-        else:
-            result.append(("tool_result", match.group(4), text))
-    return result
+def goal_reference(request: str) -> str:
+    """The request in a line: whole when short, else its beginning and its length."""
+    line = one_line(request, 100_000)
+    if len(line) <= GOAL_CHARS:
+        return line
+    tail = f"… ({len(request):,} chars; the full request is kept beside this summary)"
+    return line[:GOAL_CHARS - len(tail)].rstrip() + tail
 
 
-def offline_summary(conversation: str) -> str:
-    goal, notes, files, constraints, remaining = "", [], [], [], ""
-    calls: dict[str, tuple[str, dict]] = {}
-    noted = set()
-    for kind, key, text in entries(conversation):
-        if kind == "user":
-            parsed = parse_compacted(text)
-            if parsed:
-                goal = parsed[0]
-                earlier = str(parsed[1])
-                notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(earlier)]
-                noted |= {k for k, _ in NOTE.findall(earlier)}
-                files += re.findall(r"^- (\w+ .+)$", earlier, re.MULTILINE)
-            elif not text.startswith(SNIP_PREFIX):
-                goal = one_line(text, 2000)
-                constraints += [one_line(s, 200) for s in re.split(r"(?<=[.!?])\s+", text)
-                                if _CONSTRAINT.search(s)]
-        elif kind == "assistant":
-            for k, fact in NOTE.findall(text):
-                notes.append(note_line(k, fact))
-                noted.add(k)
-            step = re.search(r"^Next: (.+)$", text, re.MULTILINE)
-            remaining = step.group(1) if step else remaining
-        elif kind == "tool_use":
-            name, call_id = key.split(" ", 1)
-            try:
-                tool_input = json.loads(text)
-            except ValueError:
-                tool_input = {}
-            calls[call_id] = (name, tool_input)
-            target = tool_input.get("path") or tool_input.get("pattern") or \
-                tool_input.get("command") or ""
-            files.append(f"{name} {one_line(str(target), 120)}".rstrip())
-        elif kind == "tool_result" and key in calls and \
-                not text.startswith(PLACEHOLDER_PREFIX):
-            name, tool_input = calls[key]
-            note_key = tool_input.get("path") if name == "read_file" else (
-                f"bash {tool_input.get('command')}" if name == "bash" else None)
-            if note_key and note_key not in noted:   # the agent had no chance to note it
-                fact = describe(note_key, text) if name == "read_file" else describe_output(text)
-                notes.append(note_line(note_key, fact + " (from an excerpt)"))
-                noted.add(note_key)
-    lines = ["(offline extractive summary by offline-compact-1, not Claude)",
-             f"Goal: {goal or 'not stated'}", "Findings:", *(notes or ["(none recorded)"]),
-             "Files:", *([f"- {f}" for f in dict.fromkeys(files)] or ["- none"]),
+def _constraints(text: str) -> list[str]:
+    return [one_line(s, 200) for s in _SENTENCE.split(text) if s.strip() and _CONSTRAINT.search(s)]
+
+
+def _noted_anywhere(entries: list[Entry]) -> set[str]:
+    """Every key the agent (or an earlier summary) wrote a note about, anywhere."""
+    keys = set()
+    for entry in entries:
+        if entry.kind == "assistant":
+            keys |= {k for k, _ in NOTE.findall(entry.text)}
+        elif entry.kind == "user" and (compacted := read_compacted(entry.text.strip())):
+            keys |= {k for k, _ in NOTE.findall(compacted.summary)}
+    return keys
+
+
+def offline_summary(entries: list[Entry]) -> str:
+    goal, earlier, remaining = "", [], ""
+    notes: list[str] = []
+    files: dict[str, int] = {}
+    constraints: list[str] = []
+    calls: dict[str, tuple[str | None, dict]] = {}
+    noted = _noted_anywhere(entries)
+    unused: list[str] = []           # targets of calls answered after the agent last wrote
+    for entry in entries:
+        if entry.kind == "user":
+            text = entry.text.strip()
+            compacted = read_compacted(text)
+            if compacted:
+                goal = compacted.request.strip() if compacted.request else goal
+                summary = compacted.summary
+                notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(summary)]
+                for line in re.findall(r"^- (\w+ .+?)(?: \(×\d+\))?$", summary, re.MULTILINE):
+                    files[line] = files.get(line, 0) + 1
+                constraints += [c for c in re.findall(r"^User constraints: (.+)$", summary,
+                                                      re.MULTILINE)[:1] if c != "none stated"]
+            elif text and read_snip(text) is None:
+                if goal and goal != text:
+                    earlier.append(goal)
+                goal = text
+                constraints += _constraints(text)
+        elif entry.kind == "assistant":
+            notes += [note_line(key, fact) for key, fact in NOTE.findall(entry.text)]
+            step = _NEXT.findall(entry.text)
+            remaining = step[-1] if step else remaining
+            unused = []
+        elif entry.kind == "tool_use":
+            role, planned = planned_call(entry.name, entry.input)
+            calls[entry.id] = (role, planned)
+            target = planned.get("path") or planned.get("pattern") or planned.get("command") or ""
+            line = f"{role or entry.name} {one_line(str(target), 120)}".rstrip()
+            files[line] = files.get(line, 0) + 1
+            unused.append(line)
+        elif entry.kind == "tool_result" and entry.id in calls:
+            role, planned = calls[entry.id]
+            if read_placeholder(entry.text.strip()) is not None:
+                continue
+            key = planned.get("path") if role == "read_file" else (
+                f"bash {planned.get('command')}" if role == "bash" else None)
+            if key and key not in noted:     # the agent had no chance to note it
+                fact = describe(key, entry.text) if role == "read_file" \
+                    else describe_output(entry.text)
+                how = ("from an excerpt cut by the summary request's size cap" if entry.cut
+                       else "noted by the summariser, not yet by the agent")
+                notes.append(note_line(key, f"{fact}; source: {how}"))
+                noted.add(key)
+    if unused and remaining:
+        remaining = (f"{remaining.rstrip('.')} (done: the result of {', '.join(unused)} arrived "
+                     "and is noted above); then finish the goal")
+    lines = [LABEL,
+             f"Goal: {goal_reference(goal) if goal else 'not stated'}",
+             *([f"Earlier requests: {'; '.join(one_line(e, 120) for e in earlier[-5:])}"]
+               if earlier else []),
+             "Findings:", *(list(dict.fromkeys(notes)) or ["(none recorded)"]),
+             "Files:", *([f"- {f}" + (f" (×{n})" if n > 1 else "") for f, n in files.items()]
+                         or ["- none"]),
              f"Remaining work: {remaining or 'not recorded'}",
              "User constraints: " + ("; ".join(dict.fromkeys(constraints)) or "none stated")]
     return "\n".join(lines)

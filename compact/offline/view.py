@@ -1,7 +1,9 @@
 """What the offline model can see: everything it knows is parsed from the request.
 
 No hidden state survives between calls. If compaction removed a file's content and the
-model left itself no note about it, the file is simply unknown again.
+model left itself no note about it, the file is simply unknown again. The markers of every
+version of the lesson are read (``formats.read_*``); tool calls are read in the plan's
+terms (``tooling.planned_call``), whatever the client named its tools.
 """
 
 from __future__ import annotations
@@ -9,18 +11,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..pipeline.formats import is_placeholder, parse_compacted, snipped_count
+from ..pipeline.formats import read_compacted, read_placeholder, read_snip
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
+from .tooling import planned_call
 
-NOTE = re.compile(r"^Note \[([^\]]+)\]: (.+)$", re.MULTILINE)
+NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)
+_GOAL = re.compile(r"^Goal: (.+)$", re.MULTILINE)
 
 
 @dataclass
 class Call:
     id: str
-    name: str
-    input: dict
+    name: str                      # the plan's role (read_file, glob, ...) or the raw name
+    input: dict                    # the plan's argument names
     result: str | None = None      # None while unanswered
+
+
+def is_placeholder(text: str | None) -> bool:
+    return text is not None and read_placeholder(text) is not None
 
 
 @dataclass
@@ -32,6 +40,10 @@ class View:
     compacted_before: bool = False
     fresh: dict[str, list[str]] = field(default_factory=dict)  # notes since the request
     request_from: int = 0                           # index of the first call for this request
+    tools: frozenset[str] | None = None             # the roles the request offers (None: any)
+
+    def can(self, role: str) -> bool:
+        return self.tools is None or role in self.tools
 
     def note(self, key: str) -> list[str]:
         return self.notes.get(key, [])
@@ -61,7 +73,6 @@ class View:
         return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
 
 
-
 def _add_notes(view: View, text: str) -> None:
     for key, fact in NOTE.findall(text):
         for book in (view.notes, view.fresh):
@@ -70,18 +81,26 @@ def _add_notes(view: View, text: str) -> None:
                 facts.append(fact)
 
 
-def read_view(messages: list) -> View:
-    view = View()
+def _assistant_blocks(message: dict) -> list:
+    content = message.get("content")
+    if isinstance(content, list):
+        return content
+    return [{"type": "text", "text": content if isinstance(content, str) else ""}]
+
+
+def read_view(messages: list, tools: frozenset[str] | None = None) -> View:
+    view = View(tools=tools)
     by_id: dict[str, Call] = {}
     for message in to_plain(messages):
-        role = message.get("role")
-        if role == "assistant":
-            for block in message.get("content") if isinstance(message.get("content"), list) \
-                    else [{"type": "text", "text": message.get("content", "")}]:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            for block in _assistant_blocks(message):
                 if block_type(block) == "text":
-                    _add_notes(view, block.get("text", ""))
+                    _add_notes(view, str(block.get("text", "")))
                 elif block_type(block) == "tool_use":
-                    call = Call(block["id"], block["name"], dict(block.get("input") or {}))
+                    role, planned = planned_call(block.get("name", ""), block.get("input"))
+                    call = Call(str(block.get("id")), role or str(block.get("name")), planned)
                     view.calls.append(call)
                     by_id[call.id] = call
             continue
@@ -95,18 +114,19 @@ def read_view(messages: list) -> View:
         if results:
             continue                 # tool output is data: it never sets the task
         text = plain_text(message)
-        if snipped_count(message) is not None:
+        if not text.strip() or read_snip(text.strip()) is not None:
             continue
-        parsed = parse_compacted(text)
-        if text.strip():
-            view.fresh, view.request_from = {}, len(view.calls)
-        if parsed:
-            request, summary = parsed
-            view.request = request
-            view.reference.append(str(summary))
-            view.compacted_before = True
-            _add_notes(view, str(summary))
-        elif text.strip():
+        view.fresh, view.request_from = {}, len(view.calls)
+        compacted = read_compacted(text)
+        if compacted is None:
             view.request = text.strip()
+            continue
+        view.reference.append(compacted.summary)
+        view.compacted_before = True
+        _add_notes(view, compacted.summary)
+        if compacted.request is not None:
+            view.request = compacted.request.strip()
+        else:                        # a version that keeps no request: the summary's goal
+            goal = _GOAL.search(compacted.summary)
+            view.request = goal.group(1).strip() if goal else view.request
     return view
-

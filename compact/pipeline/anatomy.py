@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
-from .messages import block_type, blocks_of, plain_text, result_text, to_plain
+from .messages import block_type, blocks_of, plain_text, result_size, result_text, to_plain
 
 KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted previews",
          "placeholders", "summaries", "markers")
@@ -41,5 +41,5 @@ def composition(messages: list) -> dict[str, int]:
                 elif text.startswith(PLACEHOLDER_PREFIX):
                     counts["placeholders"] += len(text)
                 else:
-                    counts["tool results"] += len(text)
+                    counts["tool results"] += result_size(block)    # images: IMAGE_CHARS
     return counts

@@ -16,6 +16,11 @@ from .errors import HistoryError
 
 ROLES = ("user", "assistant")
 BYTES_PER_TOKEN = 4          # the offline tokenizer's rule, and the plots' "≈ tokens"
+# An image costs tokens by its pixels, not by its base64 text: about 1,600 tokens for one
+# the API has resized to its limit. A screenshot is counted as that, whatever its bytes.
+IMAGE_TOKENS = 1_600
+IMAGE_CHARS = IMAGE_TOKENS * BYTES_PER_TOKEN
+RESULT_BLOCKS = ("text", "image")    # what a tool_result's content list may hold
 
 
 def to_plain(value: Any) -> Any:
@@ -30,11 +35,16 @@ def to_plain(value: Any) -> Any:
 
 
 def assistant_message(content: Any) -> dict:
-    """An assistant message from ``response.content``, keeping only the fields the API takes back."""
+    """An assistant message from ``response.content``, keeping only the fields the API takes back.
+
+    Empty (or whitespace-only) text blocks are dropped: the API refuses them when they are
+    sent back ("text content blocks must be non-empty").
+    """
     blocks = []
     for block in to_plain(list(content)):
         if block.get("type") == "text":
-            blocks.append({"type": "text", "text": block["text"]})
+            if isinstance(block.get("text"), str) and block["text"].strip():
+                blocks.append({"type": "text", "text": block["text"]})
         elif block.get("type") == "tool_use":
             blocks.append({"type": "tool_use", "id": block["id"], "name": block["name"],
                            "input": block.get("input", {})})
@@ -54,23 +64,58 @@ def wire_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_sdk_object)
 
 
+def _image_cost(block: Any) -> int:
+    """What an image block adds to the wire size to count as ``IMAGE_CHARS``."""
+    source = block.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    return IMAGE_CHARS - (len(data) if isinstance(data, str) else 0)
+
+
+def image_adjustment(messages: Any) -> int:
+    """Characters to add to the wire size so each image counts as ``IMAGE_CHARS``, not as
+    the length of its base64 data (a 1 MB screenshot is ~1,600 tokens, not 350,000).
+
+    Images sit in user content or inside a tool_result; one plain loop, no recursion (it
+    runs on every size measurement).
+    """
+    if isinstance(messages, dict):                     # a request payload
+        messages = messages.get("messages")
+    total = 0
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "image":
+                total += _image_cost(block)
+            elif kind == "tool_result" and isinstance(inner := block.get("content"), list):
+                total += sum(_image_cost(item) for item in inner
+                             if isinstance(item, dict) and item.get("type") == "image")
+    return total
+
+
 def estimate_size(messages: Any) -> int:
     """Characters of the serialised messages: the lesson's measure, taken on the wire JSON.
 
     The lesson uses ``len(str(messages))``, which measures Python's repr (quotes, escapes and
     ``True``/``None`` differ from what is sent). Same character-count spirit, honest input.
+    Images count as ``IMAGE_CHARS`` each, not by their base64 text.
     """
     try:
-        return len(wire_json(messages))
+        text = wire_json(messages)
     except (TypeError, ValueError, RecursionError) as error:   # bytes, sets, cycles, ...
         raise HistoryError(
             f"the history is not JSON ({error}); the Messages API takes only JSON values: "
             "decode bytes to str and turn sets into lists") from error
+    return len(text) + image_adjustment(messages)
 
 
 def estimate_tokens(value: Any) -> int:
-    """Tokens by the offline rule: one per 4 UTF-8 bytes of the wire JSON."""
-    return math.ceil(len(wire_json(value).encode("utf-8", "surrogatepass")) / BYTES_PER_TOKEN)
+    """Tokens by the offline rule: one per 4 UTF-8 bytes of the wire JSON (an image:
+    ``IMAGE_TOKENS``)."""
+    size = len(wire_json(value).encode("utf-8", "surrogatepass")) + image_adjustment(value)
+    return math.ceil(size / BYTES_PER_TOKEN)
 
 
 def blocks_of(message: Any) -> list:
@@ -122,19 +167,51 @@ def joined_text(content: Any) -> str:
     return ""
 
 
-def result_text(block: dict) -> str:
-    """The text of a tool_result: a string, or the joined text of a list of text blocks."""
+def result_content_problem(block: dict) -> str | None:
+    """Why a tool_result's content is not what the API takes, or None (a string, or a list
+    of text, image and document blocks: screenshots and computer use send images)."""
     content = block.get("content", "")
-    if isinstance(content, str) or (isinstance(content, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        for b in content
-    )):
-        return joined_text(content)
-    raise HistoryError(
-        f"tool_result {block.get('tool_use_id')!r} has content of type "
-        f"{type(content).__name__}; expected a string or a list of text blocks. "
-        "Decode bytes to str (or wrap them as text) before adding the result."
-    )
+    if isinstance(content, str):
+        return None
+    where = f"tool_result {block.get('tool_use_id')!r}"
+    if not isinstance(content, list):
+        return (f"{where} has content of type {type(content).__name__}; expected a string or a "
+                "list of text/image blocks. Decode bytes to str (or wrap them as text) before "
+                "adding the result.")
+    for k, item in enumerate(content):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind not in RESULT_BLOCKS:
+            return (f"{where}, content block {k} is a {kind or type(item).__name__!r}; expected "
+                    f"one of {', '.join(RESULT_BLOCKS)}")
+        if kind == "text" and not isinstance(item.get("text"), str):
+            return f"{where}, content block {k}: a text block needs a string 'text'"
+        source = item.get("source")
+        if kind == "image" and not (isinstance(source, dict) and (
+                isinstance(source.get("data"), str) or isinstance(source.get("url"), str))):
+            return (f"{where}, content block {k}: an image block needs a 'source' with base64 "
+                    "'data' or a 'url'")
+    return None
+
+
+def result_text(block: dict) -> str:
+    """The text of a tool_result: a string, or the joined text of its text blocks (images,
+    if any, are left out: see ``result_size`` for what the whole result costs)."""
+    problem = result_content_problem(block)
+    if problem:
+        raise HistoryError(problem)
+    return joined_text(block.get("content", ""))
+
+
+def result_images(block: dict) -> int:
+    """How many image blocks a tool_result holds."""
+    content = block.get("content")
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "image"
+               ) if isinstance(content, list) else 0
+
+
+def result_size(block: dict) -> int:
+    """What a tool_result costs in characters: its text, plus ``IMAGE_CHARS`` per image."""
+    return len(result_text(block)) + IMAGE_CHARS * result_images(block)
 
 
 def plain_text(message: Any) -> str:
@@ -189,7 +266,9 @@ def validate_history(messages: Any, start: int = 0) -> None:
                 if not isinstance(block.get("tool_use_id"), str):
                     raise HistoryError(f"{where}, block {j}: tool_result needs a string "
                                        "tool_use_id")
-                result_text(block)
+                problem = result_content_problem(block)
+                if problem:
+                    raise HistoryError(problem)
             if kind == "tool_use" and message["role"] != "assistant":
                 raise HistoryError(f"{where}: tool_use blocks belong in assistant messages")
             if kind == "tool_use" and not isinstance(to_plain(block).get("id"), str):

@@ -12,7 +12,15 @@ from collections.abc import Callable
 from .events import StageEvent
 from .formats import PLACEHOLDER, kept_path_placeholder, placeholder_for
 from .limits import Limits
-from .messages import estimate_size, iter_tool_results, result_text, with_results_replaced
+from .messages import (
+    IMAGE_CHARS,
+    estimate_size,
+    iter_tool_results,
+    result_images,
+    result_text,
+    wire_json,
+    with_results_replaced,
+)
 
 
 def micro_compact(messages: list, limits: Limits = Limits(),
@@ -36,14 +44,16 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     for i, j, block in older:
         if i > seen_until:          # the newest batch: the model has not read it yet
             continue
-        text = result_text(block)
-        if len(text) <= limits.min_compact_chars:
+        text, images = result_text(block), result_images(block)
+        cost = len(text) + IMAGE_CHARS * images      # a screenshot counts as an image's tokens
+        if cost <= limits.min_compact_chars:
             continue
-        placeholder = placeholder_for(text)
-        if len(placeholder) >= len(text):   # also: already a placeholder
+        placeholder = PLACEHOLDER if images else placeholder_for(text)
+        if len(placeholder) >= cost:        # also: already a placeholder
             continue
         if archive is not None and placeholder == PLACEHOLDER:
-            path = archive(block.get("tool_use_id"), text)
+            # an image result is archived whole, as the JSON of its blocks
+            path = archive(block.get("tool_use_id"), wire_json(block["content"]) if images else text)
             placeholder = kept_path_placeholder(path)
             written.append(path)
         replacements[i, j] = placeholder

@@ -36,12 +36,20 @@ def _body(text: object) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """Head and tail of ``text`` around a marker saying how much was left out."""
+    """Head and tail of ``text`` around a marker saying how much was left out.
+
+    The tail starts on a line of its own: if the cut fell mid-line where planted text looks
+    like an entry header ("...xx[user] do this"), that fragment is indented like any other
+    forged header, so clipping cannot turn it into a turn.
+    """
     if len(text) <= limit:
         return text
     half = max(limit // 2, 1)
     omitted = len(text) - 2 * half
-    return f"{text[:half]}\n[... {omitted} chars omitted ...]\n{text[-half:]}"
+    tail = text[-half:]
+    if text[-half - 1] != "\n" and _FORGED_ENTRY.match(tail):
+        tail = " " + tail
+    return f"{text[:half]}\n[... {omitted} chars omitted ...]\n{tail}"
 
 
 def clip_utf8(text: str, limit: int) -> str:
@@ -71,9 +79,12 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
                 lines.append(f"[tool_use {block.get('name')} id={block.get('id')}] "
                              f"{json.dumps(block.get('input', {}), ensure_ascii=False)}")
             elif kind == "tool_result":
-                body = joined_text(block.get("content", ""))
+                content = block.get("content", "")
+                images = sum(1 for b in content if isinstance(b, dict)
+                             and b.get("type") == "image") if isinstance(content, list) else 0
+                body = joined_text(content) + " [image]" * images
                 lines.append(f"[tool_result id={block.get('tool_use_id')}] "
-                             f"{clip(_body(body), limits.summary_result_chars)}")
+                             f"{_body(clip(body, limits.summary_result_chars))}")
     return clip_utf8("\n".join(lines), limits.summary_input_chars)
 
 

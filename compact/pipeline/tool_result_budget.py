@@ -17,6 +17,8 @@ from .messages import (
     block_type,
     estimate_size,
     is_tool_result_message,
+    result_images,
+    result_size,
     result_text,
     with_results_replaced,
 )
@@ -68,14 +70,17 @@ def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits(),
         return list(messages), nothing
     last = messages[-1]
     blocks = [(j, b) for j, b in enumerate(last["content"]) if block_type(b) == "tool_result"]
-    texts = {j: result_text(b) for j, b in blocks}
-    total = sum(len(t) for t in texts.values())
+    total = sum(result_size(b) for _, b in blocks)      # an image counts as IMAGE_CHARS
     if total <= limits.tool_result_budget:
         return list(messages), nothing
 
+    # A result holding images stays as it is: its text preview would drop the image the
+    # model has not seen yet (an image costs a fixed ~1,600 tokens, not its base64 size).
+    texts = {j: result_text(b) for j, b in blocks if not result_images(b)}
     replacements: dict[tuple[int, int], str] = {}
     written: list[str] = []
-    ranked = sorted(blocks, key=lambda jb: len(texts[jb[0]]), reverse=True)
+    ranked = sorted(((j, b) for j, b in blocks if j in texts), key=lambda jb: len(texts[jb[0]]),
+                    reverse=True)
     for j, block in ranked:
         if total <= limits.tool_result_budget:
             break

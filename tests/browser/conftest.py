@@ -1,14 +1,17 @@
 """Fixtures for browser tests: one Chromium and one JupyterLab server per notebooks folder.
 
 * ``chromium``: session-scoped Playwright browser (Debian's /usr/bin/chromium).
-* ``lab_server``: session-scoped factory ``lab_server(src_dir) -> LabServer``; copies
-  ``src_dir`` to a temp root and serves it (one fresh server per folder per session).
-* ``browser_page``: a fresh page (own context) per test; on failure it saves a
-  screenshot to ``artifacts/browser/`` and prints the lab server logs.
+* ``lab_server``: session-scoped factory ``lab_server(src_dir, settings=None) -> LabServer``;
+  copies ``src_dir`` to a temp root and serves it (one fresh server per folder and settings
+  per session; ``settings=DARK_THEME`` for the dark theme).
+* ``browser_page``: a fresh page (own context) per test; ``new_page(viewport=..., **options)``
+  makes more (another size, ``device_scale_factor``). On failure each saves a screenshot to
+  ``artifacts/browser/`` and the lab server logs are printed.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,20 +52,20 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def lab_server(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Callable[[Path], LabServer]]:
-    servers: dict[Path, LabServer] = {}
+    servers: dict[tuple[Path, str], LabServer] = {}
 
-    def factory(src_dir: Path) -> LabServer:
-        src_dir = Path(src_dir).resolve()
-        if src_dir not in servers:
+    def factory(src_dir: Path, settings: dict[str, Any] | None = None) -> LabServer:
+        key = (Path(src_dir).resolve(), json.dumps(settings, sort_keys=True))
+        if key not in servers:
             tmp = tmp_path_factory.mktemp("lab")
             root = tmp / "root"
             shutil.copytree(
-                src_dir,
+                key[0],
                 root,
-                ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+                ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "runs"),
             )
-            servers[src_dir] = start_lab(root, tmp / "state")
-        return servers[src_dir]
+            servers[key] = start_lab(root, tmp / "state", settings=settings)
+        return servers[key]
 
     factory.servers = servers  # type: ignore[attr-defined]  # read by browser_page
     yield factory
@@ -71,26 +74,40 @@ def lab_server(
 
 
 @pytest.fixture
-def browser_page(
+def new_page(
     chromium: Any, lab_server: Callable[[Path], LabServer], request: pytest.FixtureRequest
-) -> Iterator[Any]:
-    context = chromium.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    console: list[str] = []
-    page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
-    page.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+) -> Iterator[Callable[..., Any]]:
+    opened: list[tuple[Any, Any, list[str]]] = []
+
+    def factory(viewport: dict[str, int] | None = None, **options: Any) -> Any:
+        context = chromium.new_context(viewport=viewport or VIEWPORT, **options)
+        page = context.new_page()
+        console: list[str] = []
+        page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
+        page.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+        opened.append((context, page, console))
+        return page
+
     try:
-        yield page
+        yield factory
     finally:
         rep = getattr(request.node, "rep_call", None)
-        if rep is not None and rep.failed:
-            shot = ARTIFACTS / f"{request.node.name}-failure.png"
-            try:
-                save_screenshot(page, shot)
-                print(f"failure screenshot: {shot}")
-            except Exception as exc:  # the page may be gone
-                print(f"could not save failure screenshot: {exc}")
-            print("browser console (last 40):\n" + "\n".join(console[-40:]))
+        failed = rep is not None and rep.failed
+        for index, (context, page, console) in enumerate(opened):
+            if failed:
+                shot = ARTIFACTS / f"{request.node.name}-{index}-failure.png"
+                try:
+                    save_screenshot(page, shot)
+                    print(f"failure screenshot: {shot}")
+                except Exception as exc:  # the page may be gone
+                    print(f"could not save failure screenshot: {exc}")
+                print("browser console (last 40):\n" + "\n".join(console[-40:]))
+            context.close()
+        if failed:
             for server in getattr(lab_server, "servers", {}).values():
                 print(f"--- {server.log_path} (tail)\n{server.log_tail(40)}")
-        context.close()
+
+
+@pytest.fixture
+def browser_page(new_page: Callable[..., Any]) -> Any:
+    return new_page()

@@ -71,6 +71,11 @@ LAB_SETTINGS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Extra settings for a server in the dark theme: start_lab(..., settings=DARK_THEME).
+DARK_THEME: dict[str, dict[str, Any]] = {
+    "@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": "JupyterLab Dark"},
+}
+
 _ENV_DIRS = {
     "JUPYTER_CONFIG_DIR": "jupyter-config",
     "JUPYTER_DATA_DIR": "jupyter-data",
@@ -114,8 +119,15 @@ class LabServer:
         return f"http://127.0.0.1:{self.port}"
 
     def url(self, path: str = "") -> str:
-        """``/lab/tree/<path>?token=...`` (path relative to the server root)."""
-        return f"{self.base_url}/lab/tree/{quote(path)}?token={self.token}"
+        """``/lab/workspaces/<new>/tree/<path>?reset&token=...`` (path relative to the root).
+
+        A new, reset workspace per call: otherwise JupyterLab restores the tabs an earlier
+        page opened, and the status bar can show *their* kernel as idle before this
+        notebook's kernel exists (Run All is then dropped).
+        """
+        workspace = f"page-{secrets.token_hex(4)}"
+        return (f"{self.base_url}/lab/workspaces/{workspace}/tree/{quote(path)}"
+                f"?reset&token={self.token}")
 
     # -- REST helpers
     def get(self, path: str, timeout: float = 5.0) -> bytes:
@@ -250,8 +262,9 @@ def _same_process_alive(pid: int, start: int) -> bool:
     return st is not None and st[1] == start
 
 
-def lab_env(tmp: Path) -> dict[str, str]:
-    """Environment for the server (and its kernels): every Jupyter/IPython/mpl dir in tmp."""
+def lab_env(tmp: Path, settings: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """Environment for the server (and its kernels): every Jupyter/IPython/mpl dir in tmp;
+    ``settings`` adds user settings files to LAB_SETTINGS."""
     env = dict(os.environ)
     for var, sub in _ENV_DIRS.items():
         d = tmp / sub
@@ -266,7 +279,7 @@ def lab_env(tmp: Path) -> dict[str, str]:
     env.pop("MPLBACKEND", None)
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     settings_dir = Path(env["JUPYTERLAB_SETTINGS_DIR"])
-    for rel, value in LAB_SETTINGS.items():
+    for rel, value in {**LAB_SETTINGS, **(settings or {})}.items():
         path = settings_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(value, indent=2))
@@ -279,6 +292,7 @@ def start_lab(
     *,
     timeout: float = 60.0,
     extra_args: tuple[str, ...] = (),
+    settings: dict[str, dict[str, Any]] | None = None,
     require_kernel: str | None = "python3",
     require_extensions: tuple[str, ...] = (WIDGETS_EXTENSION,),
 ) -> LabServer:
@@ -291,7 +305,7 @@ def start_lab(
     notebook_dir = Path(notebook_dir).resolve()
     tmp = Path(tmp)
     tmp.mkdir(parents=True, exist_ok=True)
-    env = lab_env(tmp)
+    env = lab_env(tmp, settings)
     log_path = tmp / "jupyterlab.log"
     last_error = ""
     for attempt in range(3):  # a port grabbed by someone else between pick and bind

@@ -1,53 +1,233 @@
-"""06_lab in real JupyterLab + Chromium: click each experiment button, check what the page shows."""
+"""06_lab in real JupyterLab + Chromium, as an instructor on a 1280×720 projector, a learner on a
+900 px window and someone in the dark theme would use it.
+
+One page for the module (opening the notebook and Run All is most of the time): the tests run
+in order on it, and each leaves the sliders at the lesson's numbers.
+"""
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Iterator
+from itertools import combinations
+from typing import Any
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
+
+from compact.classroom.lab import SLIDERS
 
 from .conftest import ARTIFACTS, REPO_ROOT
 from .jupyterlab import open_notebook, run_all_cells, save_screenshot
 
 pytestmark = pytest.mark.browser
 
+PROJECTOR = {"width": 1280, "height": 720}
+LAPTOP = {"width": 900, "height": 700}
 CASES = [  # button label, stage that must appear in the event list, file that must be listed
-    ("Experiment 1 · micro_compact", "micro_compact", None),
+    # (after Run All the dashboard shows experiment 1: start elsewhere, so every click redraws)
     ("Experiment 2 · tool_result_budget", "tool_result_budget", ".task_outputs/tool-results/"),
     ("Experiment 3 · compact_history", "compact_history", ".transcripts/transcript-0001.jsonl"),
     ("Baseline · no compaction", "refused", None),
+    ("Experiment 1 · micro_compact", "micro_compact", None),
 ]
+EXPERIMENT_BUTTONS = [label for label, _stage, _file in CASES]
 
 
-def test_lab_buttons_redraw_the_plot_and_list_stage_events(browser_page, lab_server):
-    page = browser_page
-    lab = lab_server(REPO_ROOT / "notebooks")
+def open_lab(page: Any, lab: Any) -> Any:
+    """Open a copy of 06_lab, Run All, scroll the dashboard to the top; return the dashboard."""
     open_notebook(page, lab, lab.copy_notebook("06_lab.ipynb"))
     counts = run_all_cells(page)
     assert counts and all(c > 0 for c in counts)
+    dashboard = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .compact-lab").first
+    expect(dashboard.locator("img.compact-plot")).to_have_attribute(
+        "src", re.compile(r"^(blob:|data:image/png)"), timeout=30_000)
+    dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    return dashboard
 
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    banner = panel.locator(".widget-html", has_text="[offline] model offline-compact-1").first
-    expect(banner).to_be_visible()
-    plot = panel.locator("img.widget-image").first
-    events = panel.locator(".widget-html", has_text="Stage events").first
-    files = panel.locator(".widget-html", has_text="Files in .transcripts/").first
-    # The "try it" cell already ran experiment 1 through lab.run(1): the plot exists.
-    expect(plot).to_have_attribute("src", re.compile(r"^(blob:|data:image/png)"))
 
+def button(dashboard: Any, label: str) -> Any:
+    return dashboard.locator("button.jupyter-widgets.widget-button", has_text=label).first
+
+
+def box(locator: Any) -> dict[str, float]:
+    found = locator.bounding_box()
+    assert found, f"{locator} is not rendered"
+    return found
+
+
+def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
+    return (inner["x"] >= outer["x"] - 0.5 and inner["y"] >= outer["y"] - 0.5
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5)
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["x"] < b["x"] + b["width"] - 0.5 and b["x"] < a["x"] + a["width"] - 0.5
+            and a["y"] < b["y"] + b["height"] - 0.5 and b["y"] < a["y"] + a["height"] - 0.5)
+
+
+def set_slider(dashboard: Any, name: str, value: int) -> None:
+    """Type a value into a slider's readout, as a user can (ipywidgets 8 readouts are editable)."""
+    slider = dashboard.locator(".widget-slider", has_text=name).first
+    readout = slider.locator(".widget-readout")
+    readout.click()
+    readout.press("Control+a")
+    readout.type(str(value))
+    readout.press("Enter")
+    expect(readout).to_have_text(f"{value:,}", timeout=10_000)
+
+
+def click_and_wait(dashboard: Any, label: str) -> None:
+    """Click, then wait for the run to be reported (the line above the plot numbers each run)."""
+    state = dashboard.locator(".lab-state").first
+    number = int(re.search(r"Run (\d+)", state.inner_text() or "Run 0").group(1))
+    button(dashboard, label).click()
+    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    expect(button(dashboard, label)).to_be_enabled(timeout=30_000)
+
+
+def plot_changes(dashboard: Any, label: str) -> None:
+    plot = dashboard.locator("img.compact-plot")
+    before = plot.get_attribute("src")
+    click_and_wait(dashboard, label)
+    expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+
+
+def choose_theme(page: Any, theme: str) -> None:
+    """Settings → Theme → <theme>, as a user switches it (applies at once, no reload)."""
+    page.locator("#jp-MainMenu .lm-MenuBar-item", has_text=re.compile(r"^\s*Settings\s*$")).click()
+    page.locator(".lm-Menu-item", has_text=re.compile(r"^Theme$")).first.hover()
+    page.locator(".lm-Menu-item", has_text=re.compile(rf"^{re.escape(theme)}$")).first.click()
+    expected = "false" if "Dark" in theme else "true"
+    page.wait_for_function(f"document.body.dataset.jpThemeLight === '{expected}'", timeout=10_000)
+
+
+@pytest.fixture(scope="module")
+def lab_page(chromium: Any, lab_server: Any) -> Iterator[tuple[Any, Any]]:
+    context = chromium.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        yield page, open_lab(page, lab_server(REPO_ROOT / "notebooks"))
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def lab(lab_page: tuple[Any, Any], request: pytest.FixtureRequest) -> Iterator[Any]:
+    page, dashboard = lab_page
+    page.set_viewport_size(PROJECTOR)
+    dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
+    yield dashboard
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        save_screenshot(page, ARTIFACTS / f"{request.node.name}-failure.png")
+    if button(dashboard, "Lesson's numbers").is_enabled():
+        button(dashboard, "Lesson's numbers").click()
+
+
+def test_projector_shows_the_buttons_and_the_whole_plot_at_once(lab):
+    page = lab.page
+    expect(lab.locator(".widget-html", has_text="[offline] model offline-compact-1")).to_be_visible()
+    # After Run All the plot is from a run with the numbers the sliders show (the lesson's).
+    state = lab.locator(".lab-state").first
+    expect(state).to_contain_text("experiment 1")
+    expect(state).to_contain_text("the 3 newest results stay whole")
+    expect(state).not_to_contain_text("changed")
+    expect(lab.locator(".widget-slider", has_text="keep_recent_results").locator(".widget-readout")
+           ).to_have_text("3")
+
+    screen = {"x": 0, "y": 0, **PROJECTOR}
+    notebook = box(page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer"))
+    plot = lab.locator("img.compact-plot")
+    for thing in [*(button(lab, label) for label in EXPERIMENT_BUTTONS), plot]:
+        assert inside(box(thing), screen) and inside(box(thing), notebook), box(thing)
+    save_screenshot(page, ARTIFACTS / "lab-1280x720.png")
+    # Drawn at twice its CSS size: sharp on a high-DPI screen.
+    natural, shown = plot.evaluate("img => [img.naturalWidth, img.clientWidth]")
+    assert natural >= 2 * shown
+
+
+def test_each_button_changes_the_plot_and_the_events(lab):
+    events = lab.locator(".widget-html", has_text="Stage events").first
     for label, stage, landed in CASES:
-        before = plot.get_attribute("src")
-        button = panel.locator("button.jupyter-widgets.widget-button", has_text=label).first
-        button.scroll_into_view_if_needed()
-        button.click()
-        expect(plot).not_to_have_attribute("src", before, timeout=30_000)
+        plot_changes(lab, label)
         expect(events.locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
+        lab.locator(".lm-TabBar-tab", has_text="Files").click()
+        files = lab.locator(".widget-html", has_text="Files in .transcripts/").first
         if landed:
             expect(files.locator("li.landed-file", has_text=landed).first).to_be_visible()
         else:
             expect(files.locator("li.landed-file")).to_have_count(0)
-        expect(button).to_be_enabled()
-        plot.scroll_into_view_if_needed()
+        lab.locator(".lm-TabBar-tab", has_text="Stage events").click()
         name = label.split(" · ")[0].lower().replace(" ", "")
-        save_screenshot(page, ARTIFACTS / f"lab-{name}.png")
+        save_screenshot(lab.page, ARTIFACTS / f"lab-{name}.png")
+
+
+def test_budget_slider_changes_experiment_2(lab):
+    events = lab.locator(".widget-html", has_text="Stage events").first
+    click_and_wait(lab, "Experiment 2")
+    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(1)
+    set_slider(lab, "tool_result_budget", 300_000)        # above the 271,391-char file
+    click_and_wait(lab, "Experiment 2")
+    expect(events).to_contain_text("passes 300,000 chars")
+    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(0)
+    expect(events.locator("li[data-stage='compact_history']")).to_have_count(1)
+
+
+def test_a_failed_run_shows_its_error(lab):
+    set_slider(lab, "max_messages", 8)
+    click_and_wait(lab, "Experiment 1")
+    error = lab.locator(".lab-error", has_text="TurnLimitError").first
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("did not finish within 40 turns")
+    expect(lab.locator(".widget-html", has_text="Stage events").first
+           .locator("li[data-stage='error']")).to_have_count(1)
+
+
+def test_a_double_click_runs_once_and_says_so(lab):
+    kept = lab.locator(".runs-kept").first
+    count = int(re.search(r"(\d+) run folder", kept.inner_text()).group(1))
+    button(lab, "Experiment 3").dblclick()
+    expect(lab.locator(".lab-state").first).to_contain_text("1 click(s) during the run were ignored",
+                                                            timeout=30_000)
+    expect(kept).to_contain_text(f"{count + 1} run folder(s) kept")
+
+
+def test_no_two_controls_overlap_at_900px(lab):
+    lab.page.set_viewport_size(LAPTOP)
+    lab.page.wait_for_timeout(500)
+    controls = {f"button {i}": box(button(lab, label)) for i, label in enumerate(EXPERIMENT_BUTTONS)}
+    controls["progress"] = box(lab.locator(".widget-hprogress").first)
+    for name in SLIDERS:
+        controls[name] = box(lab.locator(".widget-slider", has_text=name).first)
+    controls["lesson's numbers"] = box(button(lab, "Lesson's numbers"))
+    controls["plot"] = box(lab.locator("img.compact-plot"))
+    controls["tabs"] = box(lab.locator(".lm-TabBar").first)
+    overlapping = [(a, b) for (a, ba), (b, bb) in combinations(controls.items(), 2) if overlap(ba, bb)]
+    assert overlapping == [], overlapping
+    whole = box(lab)
+    assert all(inside(b, whole) for b in controls.values())
+    cut = lab.locator(".widget-slider .widget-readout, .widget-slider .widget-label").evaluate_all(
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
+    assert cut == []
+    save_screenshot(lab.page, ARTIFACTS / "lab-900px.png")
+
+
+def test_dark_theme_plot_is_not_a_white_rectangle(lab):
+    choose_theme(lab.page, "JupyterLab Dark")
+    try:
+        lab.page.wait_for_timeout(300)
+        shot = Image.open(io.BytesIO(lab.locator("img.compact-plot").screenshot())).convert("L")
+        save_screenshot(lab.page, ARTIFACTS / "lab-dark.png")
+    finally:
+        choose_theme(lab.page, "JupyterLab Light")
+    width, height = shot.size
+    corners = [shot.getpixel((x, y)) for x in (3, width - 4) for y in (3, height - 4)]
+    assert max(corners) < 80, corners                        # the background is dark
+    histogram = shot.histogram()
+    assert sum(histogram[:80]) > 0.6 * width * height        # mostly dark, not a white box
+    assert sum(histogram[200:]) > 0.005 * width * height     # with light text and lines on it

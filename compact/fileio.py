@@ -1,0 +1,159 @@
+"""Workspace files opened, read and edited without leaving the workspace or losing a byte.
+
+* Opening walks the (already resolved and checked) path one folder at a time from the
+  workspace's own descriptor, with ``O_NOFOLLOW`` at every step: a symlink swapped in after
+  the check makes the open fail instead of leading outside.
+* Reading reads only what will be shown (a 2 GB file costs a few chunks, not 2 GB).
+* Editing works on the raw bytes: only the replaced bytes change; a file that is not UTF-8
+  is refused, never re-decoded; the new file replaces the old one atomically.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .pipeline.errors import ToolError
+
+CHUNK = 1 << 16
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+@contextmanager
+def opened_dir(root: Path, target: Path, shown: str, create: bool = False) -> Iterator[int]:
+    """A descriptor of ``target``'s folder, reached from ``root`` without following links.
+
+    ``target`` is a resolved path inside ``root``; ``create`` makes missing folders.
+    """
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        for part in target.relative_to(root).parts[:-1]:
+            if create:
+                try:
+                    os.mkdir(part, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            except OSError as error:
+                raise _open_error(error, shown) from error
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _open_error(error: OSError, shown: str) -> Exception:
+    if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
+                         "in it): refused; only files inside the workspace can be used")
+    if error.errno == errno.ENOENT:
+        return ToolError(f"no file {shown!r} in the workspace")
+    if error.errno == errno.ENXIO:
+        return ToolError(f"{shown!r} is not a regular file (a pipe with no reader)")
+    return error
+
+
+@contextmanager
+def opened(root: Path, target: Path, shown: str, flags: int, mode: int = 0o666,
+           create_dirs: bool = False) -> Iterator[tuple[int, int]]:
+    """(folder descriptor, file descriptor) of a regular file inside the workspace."""
+    if target == root:
+        raise ToolError(f"{shown!r} is the workspace folder itself, not a file")
+    with opened_dir(root, target, shown, create_dirs) as dir_fd:
+        try:
+            fd = os.open(target.name, flags | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, mode,
+                         dir_fd=dir_fd)
+        except OSError as error:
+            raise _open_error(error, shown) from error
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):   # a FIFO or a device would block
+                raise ToolError(f"{shown!r} is not a regular file")
+            os.set_blocking(fd, True)
+            yield dir_fd, fd
+        finally:
+            os.close(fd)
+
+
+def read_text(fd: int, max_chars: int, max_lines: int | None) -> tuple[str, bool]:
+    """(text, more): the file's start, decoded as UTF-8 (invalid bytes become U+FFFD), read
+    until it holds more than ``max_chars`` characters or more than ``max_lines`` lines;
+    ``more`` says the file goes on past what was read."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    parts: list[str] = []
+    chars = lines = 0
+    while True:
+        data = os.read(fd, CHUNK)
+        text = decoder.decode(data, final=not data)
+        parts.append(text)
+        chars += len(text)
+        lines += text.count("\n")
+        if not data:
+            return "".join(parts), False
+        if chars > max_chars or (max_lines is not None and lines > max_lines):
+            return "".join(parts), True
+
+
+def read_all(fd: int, shown: str, max_bytes: int) -> bytes:
+    size = os.fstat(fd).st_size
+    if size > max_bytes:
+        raise ToolError(f"{shown!r} is {size:,} bytes, more than edit_file edits "
+                        f"({max_bytes:,}); use bash (e.g. sed) for it")
+    chunks = []
+    while data := os.read(fd, CHUNK):
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes,
+                  max_bytes: int) -> None:
+    """Replace the first ``old`` with ``new`` in the file's raw bytes; every other byte stays.
+
+    The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). The new
+    content goes to a temporary file in the same folder, then replaces the original in one
+    rename, keeping its permission bits.
+    """
+    with opened(root, target, shown, os.O_RDONLY) as (dir_fd, fd):
+        raw = read_all(fd, shown, max_bytes)
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ToolError(
+                f"{shown!r} is not UTF-8 text (byte 0x{raw[error.start]:02x} at offset "
+                f"{error.start}); edit_file edits UTF-8 files only and changed nothing. Use "
+                "bash (e.g. iconv or sed) for other encodings.") from None
+        at = raw.find(old)
+        if at < 0:
+            raise ToolError(f"text not found in {shown}")
+        temp = f".{target.name}.{os.getpid()}.edit"
+        tmp_fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                         mode, dir_fd=dir_fd)
+        try:
+            with os.fdopen(tmp_fd, "wb") as handle:
+                handle.write(raw[:at])
+                handle.write(new)
+                handle.write(raw[at + len(old):])
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(temp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise

@@ -1,0 +1,72 @@
+"""Skills for small tasks: write a file, run a named command, keep a constraint, read files.
+
+``run_command`` runs only a command the user's own request names in backticks, so the
+person typing is the person confirming (SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .knowledge import PREFIX, Step, describe, describe_output, reads
+from .notes import note_line, one_line
+from .request_text import paths
+from .view import View
+
+
+def write_file(view: View) -> Step:
+    """"Write P containing 'T'" (and, if asked, compact afterwards): once, never again."""
+    match = re.search(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
+                      r"(?:containing|saying|with)\s+['\"](.+?)['\"]", view.request, re.I | re.S)
+    path, text = match.group(1).removeprefix("./"), match.group(2)
+    written = bool(view.note(f"write_file {path}")) or any(
+        c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(
+        f"write_file {path}" in ref for ref in view.reference)
+    wants_compact = bool(re.search(r"\bcompact", view.request.replace(path, ""), re.I))
+    if not written:
+        calls = [("write_file", {"path": path, "content": text})]
+        return Step(f"Writing {path}" + (", then asking for compaction." if wants_compact else "."),
+                    calls + ([("compact", {})] if wants_compact else []))
+    if wants_compact:
+        return Step(PREFIX + f"Done: {path} is written (once) and the finished turn was compacted.")
+    return Step(PREFIX + f"Done: {path} is written.")
+
+
+def run_command(view: View) -> Step:
+    """"Run `cmd`": run it once, then report what the output says."""
+    command = re.search(r"`([^`]+)`", view.request).group(1)
+    key = f"bash {command}"
+    known = view.fresh_note(key)
+    if not known:
+        result = view.latest("bash", "command", command, current=True)
+        if result is None:
+            return Step(f"Next: run {command}.", [("bash", {"command": command})])
+        known = [describe_output(result)]
+    return Step(PREFIX + f"`{command}`: {known[-1]}")
+
+
+def remember(view: View) -> Step:
+    """A constraint or fact the user states: acknowledge it and keep it as a note."""
+    text = one_line(re.sub(r"^(constraint|remember( that)?)\s*:?\s*", "", view.request,
+                           flags=re.I), 300)
+    return Step(note_line("constraint", text) + "\n" + PREFIX + f"Noted: {text}")
+
+
+def read_files(view: View) -> Step:
+    """"Read a, b": read them (again, if asked again), all in one batch, then report."""
+    wanted = paths(view.request)
+
+    def known(path: str) -> str | None:
+        if view.fresh_note(path):
+            return view.fresh_note(path)[-1]
+        raw = view.latest("read_file", "path", path, current=True)
+        return describe(path, raw) if raw is not None else None
+    missing = [p for p in wanted if known(p) is None]
+    if missing:
+        return Step(f"Reading {len(missing)} file(s).", reads(missing))
+    return Step(PREFIX + "\n".join(f"- {p}: {known(p)}" for p in wanted))
+
+
+def plain(view: View) -> Step:
+    return Step(PREFIX + "I am the offline teaching model. I can list, read, compare and "
+                "summarise files in the workspace; I received: " + one_line(view.request, 200))

@@ -1,0 +1,27 @@
+"""How the offline model says what it is, to any client that asks.
+
+Every HTTP answer carries the header ``x-offline-model: offline-compact-1``, and
+``GET /v1/models`` lists only this model, so a client with a dummy key pointed at
+``python -m compact.offline serve`` can tell it is not talking to Claude.
+"""
+
+from __future__ import annotations
+
+MODEL_NAME = "offline-compact-1"
+HEADER = "x-offline-model"
+_MODEL = {"type": "model", "id": MODEL_NAME, "created_at": "2026-01-01T00:00:00Z",
+          "display_name": "offline-compact-1 (the embedded teaching model, not Claude)"}
+
+
+def route(method: str, path: str) -> tuple[int, dict] | None:
+    """The answer to a models request (list or one model), or None for any other path."""
+    if method != "GET" or not path.startswith("/v1/models"):
+        return None
+    if path.rstrip("/") == "/v1/models":
+        return 200, {"data": [_MODEL], "has_more": False, "first_id": MODEL_NAME,
+                     "last_id": MODEL_NAME}
+    if path == f"/v1/models/{MODEL_NAME}":
+        return 200, dict(_MODEL)
+    return 404, {"type": "error", "error": {"type": "not_found_error",
+                                            "message": f"model {path.rsplit('/', 1)[-1]!r} is not "
+                                                       f"served here; this server is {MODEL_NAME}"}}

@@ -1,0 +1,124 @@
+"""What the model knows about a file, the notes it writes, and how it fetches the rest.
+
+Every skill works the same way: ``facts`` says what is known about a path (its note, or
+its visible result); what is unknown is fetched with ``fetch``: first reads one file per
+turn with a note after each, the way a careful agent works; anything lost to compaction
+in one batch, so it is all visible together.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..pipeline.formats import read_persisted
+from .notes import describe, note_line, one_line
+from .view import Call, View, is_placeholder
+
+PREFIX = "(offline model) "
+
+
+@dataclass
+class Step:
+    text: str = ""
+    calls: list[tuple[str, dict]] = field(default_factory=list)   # (role, planned input)
+
+
+def say(lang: str, en: str, zh: str) -> str:
+    return zh if lang == "zh" else en
+
+
+def note_key(call: Call) -> str | None:
+    if call.name == "read_file":
+        return call.input.get("path")
+    if call.name == "glob":
+        return f"glob {call.input.get('pattern')}"
+    if call.name in ("write_file", "edit_file"):
+        return f"{call.name} {call.input.get('path')}"
+    if call.name == "bash":
+        return f"bash {call.input.get('command')}"
+    return None
+
+
+def facts(view: View, path: str) -> str | None:
+    """What the model knows about ``path``: its notes, else the visible result."""
+    noted = view.note(path)
+    if noted:
+        return noted[-1]
+    raw = view.read_result(path)
+    return describe(path, raw) if raw is not None else None
+
+
+def describe_output(text: str) -> str:
+    """A command's output in one line: size, first line, and the lines that matter."""
+    persisted = read_persisted(text)
+    body = persisted.preview if persisted else text
+    lines = [line for line in body.splitlines() if line.strip()]
+    salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
+    fact = f"{len(lines)} lines; first: {one_line(lines[0] if lines else '', 120)!r}"
+    if salient:
+        fact += "; notable: " + " / ".join(one_line(line, 120) for line in salient[:4])
+    if persisted:
+        fact += f"; full output persisted at {persisted.path} (facts from its preview)"
+    return fact
+
+
+def describe_call(call: Call) -> str | None:
+    """The note for one answered call, or None when there is nothing to note."""
+    text = call.result
+    if text is None or is_placeholder(text):
+        return None
+    if call.name == "read_file" and text:
+        return describe(call.input.get("path", ""), text)
+    if call.name == "glob":
+        return "files: " + ", ".join(text.split())
+    if call.name in ("write_file", "edit_file"):
+        return one_line(text, 200)
+    if call.name == "bash":
+        return describe_output(text)
+    return None
+
+
+def new_notes(view: View) -> list[str]:
+    """Notes for results that arrived since the model last wrote (and are not noted yet)."""
+    lines = []
+    for call in view.current_calls:
+        key = note_key(call)
+        if key is None or view.fresh_note(key):
+            continue
+        fact = describe_call(call)
+        if fact is None:
+            continue
+        view.notes[key] = view.fresh[key] = [fact]
+        lines.append(note_line(key, fact))
+    return lines
+
+
+def reads(paths: list[str]) -> list[tuple[str, dict]]:
+    return [("read_file", {"path": p}) for p in paths]
+
+
+def fetch(view: View, needed: list[str], lang: str = "en") -> Step | None:
+    """Tool calls for what is still unknown, or None when everything is known."""
+    missing = [p for p in needed if facts(view, p) is None]
+    if not missing:
+        return None
+    if any(view.was_read(p) for p in missing):
+        # Lost to compaction: fetch everything needed at once, so it is all visible together.
+        lost = [p for p in needed if not view.note(p)]   # known only while visible
+        return Step(say(lang, f"Re-reading {len(lost)} file(s) whose results were compacted away.",
+                        f"重新读取 {len(lost)} 个结果已被压缩的文件。"), reads(lost))
+    return Step(f"Next: read {missing[0]}.",
+                reads(missing[:1]))
+
+
+def listing(view: View, pattern: str) -> list[str] | None:
+    """The files a glob of ``pattern`` listed: from its note, else its visible result."""
+    noted = view.note(f"glob {pattern}")
+    if noted:
+        files = noted[-1].removeprefix("files: ")
+        return [] if files.strip() in ("", "(no matches)") else files.split(", ")
+    text = view.latest("glob", "pattern", pattern)
+    if text is None:
+        return None
+    return [] if text.strip() == "(no matches)" else text.split()

@@ -1,0 +1,344 @@
+"""JSON read by its structure, from a whole result or from the head of one (a preview).
+
+``parse_prefix`` parses as much of a JSON text as is there: what ``json`` can parse whole it
+parses, and a text cut off (the 2,000-char preview of a persisted result) still gives every
+value that ended before the cut, with the containers and the string the cut went through
+marked as cut. ``describe_json`` then finds the records at any depth (a list of objects, or
+an object whose values are objects) and says what it can see and what it cannot.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+class CutList(list):
+    """A JSON array the text ended inside."""
+
+
+class CutDict(dict):
+    """A JSON object the text ended inside."""
+
+
+class CutStr(str):
+    """A JSON string the text ended inside (the part that was there)."""
+
+
+CUT_VALUE = CutStr("")           # a key whose value had not started when the text ended
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+class _Stop(Exception):
+    """The text ended (or stopped being JSON) here."""
+
+
+@dataclass
+class _Prefix:
+    text: str
+    pos: int = 0
+
+    def skip(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()
+        if self.pos >= len(self.text):
+            raise _Stop
+
+    def value(self, depth: int = 0) -> Any:
+        if depth > 200:
+            raise _Stop
+        self.skip()
+        char = self.text[self.pos]
+        if char == "{":
+            return self.container(CutDict(), depth)
+        if char == "[":
+            return self.container(CutList(), depth)
+        if char == '"':
+            return self.string()
+        match = _NUMBER.match(self.text, self.pos)
+        if match:
+            self.pos = match.end()
+            if self.pos >= len(self.text):
+                raise _Stop
+            number = match.group()
+            return float(number) if any(c in number for c in ".eE") else int(number)
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, self.pos):
+                self.pos += len(word)
+                return literal
+        raise _Stop
+
+    def string(self) -> str:
+        try:
+            text, self.pos = json.decoder.scanstring(self.text, self.pos + 1, False)
+            return text
+        except ValueError:       # unterminated: keep what is there
+            raw = self.text[self.pos + 1:]
+            for trim in range(7):
+                try:
+                    part = json.loads('"' + raw[:len(raw) - trim] + '"', strict=False)
+                    break
+                except ValueError:
+                    part = ""
+            self.pos = len(self.text)
+            raise _Cut(CutStr(part)) from None
+
+    def container(self, into: CutDict | CutList, depth: int) -> Any:
+        closer = "}" if isinstance(into, dict) else "]"
+        self.pos += 1
+        try:
+            self.skip()
+            if self.text[self.pos] == closer:
+                self.pos += 1
+                return dict(into) if isinstance(into, dict) else list(into)
+            while True:
+                if isinstance(into, dict):
+                    self.skip()
+                    if self.text[self.pos] != '"':
+                        raise _Stop
+                    try:
+                        key = self.string()
+                    except _Cut:
+                        raise _Stop from None
+                    self.skip()
+                    if self.text[self.pos] != ":":
+                        raise _Stop
+                    self.pos += 1
+                    into[key] = CUT_VALUE
+                    into[key] = self.value(depth + 1)
+                else:
+                    into.append(self.value(depth + 1))
+                self.skip()
+                char = self.text[self.pos]
+                self.pos += 1
+                if char == closer:
+                    return dict(into) if isinstance(into, dict) else list(into)
+                if char != ",":
+                    raise _Stop
+        except _Cut as cut:
+            _put(into, cut.value)
+            raise _Cut(into) from None
+        except _Stop:
+            raise _Cut(into) from None
+
+
+class _Cut(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__()
+        self.value = value
+
+
+def _put(into: CutDict | CutList, value: Any) -> None:
+    """Put the cut inner value where the parser was when the text ended."""
+    if isinstance(into, dict):
+        if into:
+            into[list(into)[-1]] = value
+    else:
+        into.append(value)
+
+
+def parse_prefix(text: str) -> tuple[Any, bool]:
+    """(the value, whether the text held it whole). Cut parts are Cut* instances."""
+    try:
+        return json.loads(text), True
+    except (ValueError, RecursionError):
+        pass
+    parser = _Prefix(text)
+    try:
+        return parser.value(), False
+    except _Cut as cut:
+        return cut.value, False
+    except (_Stop, IndexError, RecursionError):
+        return None, False
+
+
+def is_cut(value: Any) -> bool:
+    return isinstance(value, (CutList, CutDict, CutStr))
+
+
+# ---- records ------------------------------------------------------------------------------
+
+@dataclass
+class Records:
+    where: str                  # "the top-level array", '"docs"', '"course.chapters"'
+    keyed: bool                 # an object of records (keyed by id) rather than a list
+    items: list[dict]
+    keys: list[str]             # for keyed records: the keys seen
+    cut: bool                   # the collection itself was cut off
+
+    @property
+    def complete(self) -> list[dict]:
+        return [item for item in self.items if not isinstance(item, CutDict)]
+
+
+def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list[Records]:
+    """Every collection of records (objects) up to four levels deep."""
+    found: list[Records] = []
+    where = f'"{".".join(path)}"' if path else "the top level"
+    if isinstance(value, list):
+        objects = [v for v in value if isinstance(v, dict)]
+        if objects and len(objects) * 2 >= len(value):
+            found.append(Records(where if path else "the top-level array", False, objects,
+                                 [], isinstance(value, CutList)))
+        children = [(str(i), v) for i, v in enumerate(value[:3])]
+    elif isinstance(value, dict):
+        objects = {k: v for k, v in value.items() if isinstance(v, dict)}
+        shared = _shared_keys(list(objects.values()))
+        first_of_many = (isinstance(value, CutDict) and len(objects) == len(value) >= 1
+                         and len(objects[list(objects)[0]]) >= 2)   # a map cut after one record
+        if (len(objects) >= 2 and len(objects) * 2 >= len(value) and shared) or first_of_many:
+            found.append(Records(where, True, list(objects.values()), list(objects),
+                                 isinstance(value, CutDict)))
+        children = list(value.items())
+    else:
+        return found
+    if depth < 4:
+        for key, child in children:
+            if isinstance(child, (list, dict)):
+                found += find_records(child, (*path, key), depth + 1)
+    return found
+
+
+def _shared_keys(objects: list[dict]) -> set[str]:
+    if len(objects) < 2:
+        return set()
+    common = set(objects[0])
+    for item in objects[1:]:
+        common &= set(item)
+    return common
+
+
+def best_records(value: Any) -> Records | None:
+    """The main collection: most records; on a tie the deepest (the most specific)."""
+    candidates = find_records(value)
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
+
+
+def kind(value: Any, inner: bool = True) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        kinds = sorted({kind(v, inner=False) for v in value}) if inner else []
+        return f"array of {'/'.join(kinds)}" if kinds else "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _field(name: str, values: list[Any]) -> str:
+    kinds = list(dict.fromkeys(kind(v) for v in values if v is not CUT_VALUE))
+    if any(k.startswith("array of") for k in kinds):
+        kinds = [k for k in kinds if k != "array"]      # an empty list says nothing more
+    label = "/".join(kinds) if kinds else "value not visible"
+    objects = [v for v in values if isinstance(v, dict) and v]
+    if objects:
+        inner = list(dict.fromkeys(k for o in objects for k in o))
+        label += f": {', '.join(inner[:8])}{', …' if len(inner) > 8 else ''}"
+    if kinds and values and all(is_cut(v) for v in values):
+        label += ", cut off"
+    return f"{name} ({label})"
+
+
+def record_fields(records: Records) -> list[tuple[str, list[Any]]]:
+    """(field, its values) in order of first appearance over the records seen."""
+    fields: dict[str, list[Any]] = {}
+    for item in records.items:
+        for key, value in item.items():
+            fields.setdefault(key, []).append(value)
+    return list(fields.items())
+
+
+def field_names(text: str) -> list[str]:
+    """The field names of the main records in ``text`` (whole or a prefix)."""
+    value, _ = parse_prefix(text)
+    records = best_records(value)
+    return [name for name, _ in record_fields(records)] if records else []
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def describe_json(text: str, total_chars: int | None = None, preview: bool = False) -> str:
+    """What the structure of ``text`` shows, and what it cannot show when it was cut off.
+
+    ``preview``: ``text`` is the head of a longer output of ``total_chars`` characters.
+    """
+    value, whole = parse_prefix(text)
+    if value is None and not whole:
+        return "not JSON that can be read (it does not start with a JSON value)"
+    seen = f"only its first {len(text):,} chars were seen" + (
+        f" of {total_chars:,}" if total_chars else "")
+    parts = []
+    if isinstance(value, dict):
+        keys = [f"{k}{' (cut off)' if is_cut(v) else ''}" for k, v in value.items()]
+        parts.append(f"JSON object{f' ({seen})' if not whole else ''}; top-level keys"
+                     f"{' seen' if not whole else ''}: {', '.join(keys) or 'none'}")
+    elif isinstance(value, list):
+        parts.append(f"JSON array{f' ({seen})' if not whole else ''}"
+                     + (f" of {len(value)} items" if whole else ""))
+    else:
+        return f"a single JSON {kind(value)}: {str(value)[:80]!r}"
+    records = best_records(value)
+    if records is None:
+        parts.append("no list or map of records in the text seen")
+        spine = _spine(value)
+        if spine:
+            parts.append(f"nesting seen: {spine}")
+        return "; ".join(parts)
+    complete = len(records.complete)
+    cut_items = len(records.items) - complete
+    noun = "record" if complete == 1 else "records"
+    if whole or not (records.cut or cut_items):
+        count = f"{complete} {noun}"
+        if records.keyed:
+            shown = ", ".join(records.keys[:6]) + (", …" if len(records.keys) > 6 else "")
+            count += f", keyed by id ({shown})"
+        parts.append(f"{records.where} holds {count}")
+    else:
+        visible = f"{complete} complete {noun} visible"
+        if cut_items:
+            visible += f", the {_ordinal(complete + 1)} cut off where the text seen ends"
+        parts.append(f"{records.where} holds the records: {visible}; the total number of "
+                     "records is not visible in the text seen")
+    fields = record_fields(records)
+    only_cut = {name for name, values in fields
+                if all(isinstance(item, CutDict) for item in records.items if name in item)}
+    listed = ", ".join(_field(name, values) for name, values in fields)
+    parts.append(f"a record's fields: {listed}")
+    if only_cut and complete:
+        parts.append(f"seen only in the cut-off record: {', '.join(sorted(only_cut))}")
+    if not complete and cut_items:
+        parts.append("these come from a record the text seen cuts off: more fields may follow")
+    return "; ".join(parts)
+
+
+def _spine(value: Any, limit: int = 6) -> str:
+    """The path into the last value seen, and the keys where it ends: how the data nests."""
+    steps: list[str] = []
+    while len(steps) < limit:
+        if isinstance(value, dict) and value:
+            last = list(value)[-1]
+            if not isinstance(value[last], (dict, list)) or not value[last]:
+                keys = [f"{k}{' (cut off)' if is_cut(v) else ''}" for k, v in value.items()]
+                steps.append("{" + ", ".join(keys[:8]) + "}")
+                break
+            steps.append(last)
+            value = value[last]
+        elif isinstance(value, list) and value:
+            steps.append(f"[{len(value) - 1}]")
+            value = value[-1]
+        else:
+            break
+    return " → ".join(steps)

@@ -1,0 +1,66 @@
+"""Replies real Claude sends, scripted through the real SDK, and every request checked.
+
+``Script(*replies)`` is an ``anthropic.Anthropic`` client whose HTTP answers are the given
+bodies, in order (an ``httpx2.Response`` is sent as it is, e.g. a 400 or a 413). Every request
+body it receives is recorded and checked against the Messages API's rules
+(``compact.offline.validation``, the offline model's own rules); ``problems`` lists each one
+the real API would have refused.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import httpx2
+
+from compact.offline.validation import request_problem
+
+MODEL = "scripted-claude"
+
+
+def reply(*content: dict, stop: str = "end_turn") -> dict:
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": MODEL,
+            "content": list(content), "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5}}
+
+
+def text(words: str) -> dict:
+    return {"type": "text", "text": words}
+
+
+def call(name: str, tool_input: dict | None, call_id: str) -> dict:
+    """A tool_use block; ``tool_input=None`` leaves the input out (a call cut off early)."""
+    block = {"type": "tool_use", "id": call_id, "name": name}
+    if tool_input is not None:
+        block["input"] = tool_input
+    return block
+
+
+def api_error(status: int, kind: str, message: str) -> httpx2.Response:
+    return httpx2.Response(status, json={"type": "error", "error": {"type": kind,
+                                                                     "message": message}})
+
+
+class Script:
+    """A client answering from a script; ``then`` answers once the script is used up."""
+
+    def __init__(self, *replies, then: dict | None = None) -> None:
+        self.queue = list(replies)
+        self.then = then
+        self.requests: list[dict] = []
+        self.problems: list[str] = []
+        self.client = anthropic.Anthropic(
+            api_key="x", base_url="http://scripted.invalid", max_retries=0,
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.read())
+        self.requests.append(body)
+        problem = request_problem(body, max_output_tokens=64_000, model=MODEL)
+        if problem:
+            self.problems.append(problem)
+        if not self.queue and self.then is None:
+            raise AssertionError("the script ran out of replies")
+        answer = self.queue.pop(0) if self.queue else self.then
+        return answer if isinstance(answer, httpx2.Response) else httpx2.Response(200, json=answer)

@@ -1,0 +1,179 @@
+"""The lesson's three experiments on course workspaces the offline model was not written beside.
+
+Two generated courses (``tests/courses.py``) differ from the demo and from each other in
+chapter names, README styles, JSON shapes and code styles. Each experiment runs in English
+and in the lesson's Chinese, with the DEFAULT Limits and the default in-process offline
+model: it must finish, its stage must fire, and the answer's facts are checked against the
+files (never against a stored answer).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+from courses import COURSES, build, prompts
+
+from compact import Compactor, Limits, agent_loop, read_transcript
+from compact.offline import MODEL_NAME, OfflineModel
+from compact.pipeline.formats import PLACEHOLDER, read_persisted
+from compact.pipeline.messages import tool_results
+from compact.pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from compact.tools import Workspace
+
+CASES = [(course, lang) for course in COURSES for lang in ("en", "zh")]
+
+
+class Run:
+    def __init__(self, course: str, lang: str, n: int, root: Path) -> None:
+        self.course = COURSES[course]
+        self.root = build(self.course, root)
+        self.prompt = prompts(self.course, lang)[n]
+        client = OfflineModel().client()
+        self.compactor = Compactor(self.root, Limits(), summarize=client, model=MODEL_NAME)
+        self.messages = [{"role": "user", "content": self.prompt}]
+        self.log: list[str] = []
+        self.trace = agent_loop(self.messages, self.prompt, client=client,
+                                compactor=self.compactor, workspace=Workspace(self.root),
+                                log=self.log.append)
+
+    @property
+    def fired(self) -> list[str]:
+        return [stage for t in self.trace.turns for stage in t.stages]
+
+    @property
+    def answer(self) -> str:
+        return self.trace.answer
+
+    def reads(self) -> list[str]:
+        return [c[1]["path"] for t in self.trace.turns for c in t.tool_calls if c[0] == "read_file"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    done: dict[tuple, Run] = {}
+
+    def get(course: str, lang: str, n: int) -> Run:
+        if (course, lang, n) not in done:
+            done[course, lang, n] = Run(course, lang, n,
+                                        tmp_path_factory.mktemp(f"{course}-{lang}-{n}") / "ws")
+        return done[course, lang, n]
+    return get
+
+
+@pytest.mark.parametrize(("course", "lang"), CASES)
+def test_every_path_the_model_reads_exists(run, course, lang):
+    for n in (1, 2, 3):
+        result = run(course, lang, n)
+        assert result.reads(), "the model read nothing"
+        for path in result.reads():
+            assert (result.root / path).is_file(), f"experiment {n} read {path!r}, not a file"
+
+
+@pytest.mark.parametrize(("course", "lang"), CASES)
+def test_experiment_1_titles_and_their_pattern(run, course, lang):
+    result = run(course, lang, 1)
+    assert "micro_compact" in result.fired
+    final = tool_results(result.trace.turns[-1].sent)
+    assert final.count(PLACEHOLDER) >= 2 and PLACEHOLDER not in final[-3:]
+    assert all(len(text) > 120 for text in final[-3:])          # the 3 newest stay whole
+    five = result.course.chapters[:5]
+    assert result.reads() == [f"{c}/README.md" for c in five]
+    for chapter in five:
+        title = result.course.titles[chapter]
+        assert title in (result.root / chapter / "README.md").read_text(encoding="utf-8")
+        assert f"{chapter}: {title}" in result.answer
+    expected = {"workshop": "`Chapter N · <Topic> | <tagline>`",
+                "bootcamp": "`第N课：<Topic> / <tagline>`"}[course]
+    label = "Naming pattern: every title is " if lang == "en" else "命名规律：每个标题都是 "
+    assert label + expected in result.answer
+
+
+def _complete_records_in(preview: str, start: str) -> int:
+    """Records that end inside the preview, found with json's own decoder."""
+    decoder = json.JSONDecoder()
+    count = 0
+    for match in re.finditer(start, preview):
+        try:
+            decoder.raw_decode(preview, match.end())
+            count += 1
+        except ValueError:
+            break
+    return count
+
+
+@pytest.mark.parametrize(("course", "lang"), CASES)
+def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
+    result = run(course, lang, 2)
+    assert result.fired == ["tool_result_budget"]
+    original = (result.root / result.course.data_path).read_text(encoding="utf-8")
+    [saved] = sorted((result.root / TOOL_RESULTS_DIR).glob("*.txt"))
+    assert saved.read_text(encoding="utf-8") == original and len(original) > 200_000
+    block = read_persisted(tool_results(result.trace.turns[-1].sent)[0])
+    assert block is not None and block.preview == original[:2_000]
+    data = json.loads(original)
+    if result.course.data_shape == "array":
+        record, start, where = data[0], r"\n  (?=\{)", "the top-level array"
+    else:
+        entries = data["search"]["entries"]
+        record, start, where = next(iter(entries.values())), r'"e\d{4}": (?=\{)', '"search.entries"'
+    for field in record:
+        assert f"{field} (" in result.answer, f"field {field!r} not named"
+    seen = _complete_records_in(block.preview, start)
+    assert f"{where} holds the records: {seen} complete record" in result.answer
+    assert "the total number of records is not visible" in result.answer
+    assert f"persisted at {saved.relative_to(result.root).as_posix()}" in result.answer
+
+
+def _definitions(path: Path) -> tuple[list[str], list[str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    return classes, functions
+
+
+@pytest.mark.parametrize(("course", "lang"), CASES)
+def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
+    result = run(course, lang, 3)
+    assert "compact_history" in result.fired
+    turn = next(t for t in result.trace.turns if "compact_history" in t.stages)
+    assert turn.size_before > 50_000 > turn.size_sent
+    assert turn.sent[0]["content"].startswith("[Compacted]")
+    [transcript] = sorted((result.root / TRANSCRIPT_DIR).glob("*.jsonl"))
+    assert len(read_transcript(transcript)) == turn.messages_before
+    assert any(line.endswith(f"{transcript.relative_to(result.root)}]") for line in result.log)
+    answer = result.answer
+    assert ("from the summary's notes" if lang == "en" else "根据摘要中的笔记") in answer
+    first, second = result.course.programs
+    # The program noted before compaction: its real classes and functions are named.
+    classes, functions = _definitions(result.root / first.path)
+    for name in classes + functions[:6]:
+        assert re.search(rf"\b{re.escape(name)}\b", answer), f"{name} missing for {first.path}"
+    for method in next(iter(first.classes.values()), []):
+        assert method in answer
+    # Both: what each says it is, and what its README explains (the careful agent read it).
+    readme = "README.md" if lang == "en" else "README.zh.md"
+    for program in (first, second):
+        assert program.docstring.split(":")[0] in answer
+        folder = program.path.split("/")[0]
+        assert f"{folder}/{readme}" in result.reads()
+        for name in result.course.readme_names[folder]:
+            assert name in answer
+    # Nothing invented: every definition named for a program exists in that program.
+    for program in (first, second):
+        text = (result.root / program.path).read_text(encoding="utf-8")
+        block = answer.split(f"\n{program.path}\n", 1)[1].split("\n\n", 1)[0]
+        structure = next(line for line in block.splitlines() if line.startswith("- ")
+                         and ("structure" in line or "结构" in line))
+        for part in structure.split("; "):
+            if re.search(r"\b(functions?|class|classes): ", part):
+                for name in re.findall(r"[A-Za-z_]\w{2,}", part.split(":", 1)[-1]):
+                    if name not in ("methods", "class", "classes"):
+                        assert re.search(rf"\b(def|class) {name}\b", text), name
+        if "(an excerpt" in structure:              # honest about what it did not see
+            assert "the middle not seen" in structure
+            assert "no function or class definitions in the part seen" in structure \
+                or "at least" in structure

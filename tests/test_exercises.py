@@ -1,0 +1,131 @@
+"""The "write it yourself" checker: right functions pass the stage's own cases, wrong ones are
+reported failing, case by case, in words that say what was expected and what came back."""
+
+import copy
+
+import pytest
+
+from compact.classroom import as_written, solutions
+from compact.classroom.exercises import PACKAGE, check, difference
+from compact.classroom.stage_cases import CASES, SIGNATURES
+from compact.pipeline.snip_compact import snip_compact
+from compact.pipeline.tool_result_budget import persisted_text
+
+
+@pytest.mark.parametrize("stage", list(CASES))
+def test_worked_solutions_and_the_package_pass_every_case(stage):
+    for fn in (getattr(solutions, stage), PACKAGE[stage]):
+        report = check(stage, fn)
+        assert report.passed, str(report)
+        assert str(report).startswith(f"{stage}: {len(CASES[stage])} of {len(CASES[stage])} cases pass")
+
+
+def test_every_stage_has_lesson_cases_and_a_signature():
+    assert set(CASES) == set(SIGNATURES) == set(PACKAGE)
+    for stage, stage_cases in CASES.items():
+        assert sum(c.source == "lesson" for c in stage_cases) >= 3, stage
+        assert all(c.source in ("lesson", "fix") for c in stage_cases)
+
+
+def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
+    def keeps_two(messages, limits):           # off by one: keeps the 2 newest, not 3
+        return solutions.micro_compact(messages, limits.with_(keep_recent_results=2))
+
+    report = check("micro_compact", keeps_two)
+    assert not report.passed
+    assert report.failed[0] == ("all but the 3 newest results become the placeholder, if longer "
+                                "than 120 chars")
+    text = str(report)
+    assert "✗ [lesson] all but the 3 newest results" in text
+    assert ("message 8, block 0 (a tool_result): expected '4444444444444444444444444444444444444"
+            "44444444444444444444444…' (500 chars), got '[Earlier tool result compacted. "
+            "Re-run if needed.]'") in text
+    assert "✓ [fix] results the model has not seen yet" in text
+    assert "✗" in report._repr_html_() and "expected" in report._repr_html_()
+
+
+def test_the_lessons_snippet_fails_exactly_the_two_fixes():
+    report = check("micro_compact", lambda m, limits: as_written.micro_compact(copy.deepcopy(m)))
+    assert [c.source for c in CASES["micro_compact"] if c.name in report.failed] == ["fix", "fix"]
+    assert any("has not seen yet" in name for name in report.failed)
+    assert any("keeps the path" in name for name in report.failed)
+
+
+def test_changing_the_callers_list_is_reported():
+    report = check("micro_compact", lambda m, limits: as_written.micro_compact(m))   # in place
+    assert "it changed the list it was given" in str(report)
+
+
+def test_a_snip_that_breaks_pairs_is_shown_where():
+    def naive(messages, limits):                 # the cut without pair protection
+        if len(messages) <= limits.max_messages:
+            return list(messages)
+        gap = len(messages) - limits.max_messages
+        return [*messages[:3], {"role": "user", "content": f"[snipped {gap} messages]"},
+                *messages[3 + gap:]]
+
+    report = check("snip_compact", naive)
+    assert "the head grows forward so a tool_use keeps its results" in report.failed
+    assert "message 3: expected a user message with blocks [tool_result], got a user message " \
+           "'[snipped 10 messages]'" in str(report)
+
+
+def test_budget_that_forgets_to_write_the_file_is_caught():
+    def no_disk(messages, workdir, limits):
+        out = solutions.tool_result_budget(messages, workdir, limits)
+        for path in (workdir / ".task_outputs/tool-results").glob("*.txt"):
+            path.unlink()
+        return out
+
+    report = check("tool_result_budget", no_disk)
+    assert not report.passed
+    assert "expected the full result saved at .task_outputs/tool-results/t1_0.txt; no such file" \
+        in str(report)
+
+
+def test_errors_unwritten_functions_and_wrong_types_are_reported_not_raised():
+    def stub(messages, limits):
+        raise NotImplementedError
+
+    def crashes(messages, limits):
+        return 1 / 0
+
+    assert "not written yet (it raises NotImplementedError)" in str(check("snip_compact", stub))
+    crashed = str(check("snip_compact", crashes))
+    assert "it raised ZeroDivisionError: division by zero (line" in crashed and "of crashes)" in crashed
+    assert "it returned NoneType None, not a list of messages" in str(
+        check("snip_compact", lambda m, limits: None))
+
+
+def test_bad_arguments_to_check_say_what_to_pass():
+    with pytest.raises(ValueError, match="choose from"):
+        check("mystery_stage", solutions.snip_compact)
+    with pytest.raises(TypeError, match="snip_compact\\(messages, limits\\)"):
+        check("snip_compact", "not a function")
+
+
+def test_difference_names_the_first_place_two_histories_differ():
+    a = [{"role": "user", "content": "task"},
+         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                       "content": persisted_text("p.txt", "x" * 9, 3)}]}]
+    b = copy.deepcopy(a)
+    assert difference(a, b) is None
+    b[1]["content"][0]["content"] = "short"
+    assert difference(a, b).startswith("message 1, block 0 (a tool_result): expected '<persisted")
+    assert difference(a, a[:1]) == ("it returned 1 messages, fewer than the 2 expected; the first "
+                                    "missing is a user message with blocks [tool_result]")
+
+
+def test_a_function_with_the_wrong_parameters_is_told_which_ones():
+    def my_snip(messages):
+        return messages
+
+    with pytest.raises(TypeError, match=r"my_snip\(messages\) cannot be called as "
+                                        r"snip_compact\(messages, limits\) -> list"):
+        check("snip_compact", my_snip)
+
+
+def test_returning_the_packages_pair_instead_of_a_list_is_explained():
+    report = check("snip_compact", snip_compact)          # returns (list, StageEvent)
+    assert not report.passed
+    assert "it returned tuple" in str(report) and "not a list of messages" in str(report)

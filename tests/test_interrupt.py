@@ -1,0 +1,115 @@
+"""Ctrl-C during a tool: the command's whole process group dies, the call and the rest of
+its batch are answered as interrupted, and the REPL returns to its prompt (no traceback)."""
+
+from __future__ import annotations
+
+import _thread
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from histories import user
+from replies import Script, call, reply, text
+from test_real_files import running
+
+from compact import Compactor, Workspace, agent_loop
+from compact.loop import INTERRUPTED, NOT_RUN_INTERRUPTED
+from compact.offline.validation import messages_problem
+from compact.pipeline.messages import validate_history
+
+SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
+
+
+def when_running(marker: str, then, timeout: float = 20) -> threading.Thread:
+    """Call ``then()`` from a thread as soon as a process with ``marker`` runs."""
+    def watch():
+        deadline = time.monotonic() + timeout
+        while not running(marker, settle=0) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        then()
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def assert_answered(messages: list, expected: dict[str, str]) -> None:
+    validate_history(messages)
+    assert messages_problem([*messages, user("next")]) is None
+    got = {b["tool_use_id"]: b["content"] for b in messages[-1]["content"]}
+    assert got == expected
+
+
+def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha")
+    command = f"sleep {SECONDS + 1} & sleep {SECONDS + 2}"
+    script = Script(reply(call("bash", {"command": command}, "toolu_1"),
+                          call("read_file", {"path": "a.txt"}, "toolu_2"), stop="tool_use"))
+    messages = [user("wait")]
+    watcher = when_running(f"sleep {SECONDS + 2}", _thread.interrupt_main)
+    with pytest.raises(KeyboardInterrupt):
+        agent_loop(messages, "wait", client=script.client, workspace=Workspace(tmp_path),
+                   compactor=Compactor(tmp_path, summarize=lambda m: "s"), log=lambda line: None)
+    watcher.join()
+    assert_answered(messages, {"toolu_1": INTERRUPTED, "toolu_2": NOT_RUN_INTERRUPTED})
+    assert running(f"sleep {SECONDS + 1}") == running(f"sleep {SECONDS + 2}") == []
+    assert script.problems == []
+
+
+def test_ctrl_c_at_the_confirmation_question_answers_the_call(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha")
+
+    def confirm(command):
+        raise KeyboardInterrupt
+    script = Script(reply(call("read_file", {"path": "a.txt"}, "toolu_1"),
+                          call("bash", {"command": "rm a.txt"}, "toolu_2"), stop="tool_use"))
+    messages = [user("clean up")]
+    with pytest.raises(KeyboardInterrupt):
+        agent_loop(messages, "clean up", client=script.client,
+                   workspace=Workspace(tmp_path, confirm=confirm),
+                   compactor=Compactor(tmp_path, summarize=lambda m: "s"), log=lambda line: None)
+    assert_answered(messages, {"toolu_1": "alpha", "toolu_2": INTERRUPTED})
+    assert (tmp_path / "a.txt").read_text() == "alpha"
+
+
+def test_after_ctrl_c_the_same_history_carries_on(tmp_path):
+    script = Script(reply(call("bash", {"command": f"sleep {SECONDS + 3}"}, "toolu_1"),
+                          stop="tool_use"),
+                    reply(text("stopped, as you asked")))
+    messages = [user("wait")]
+    watcher = when_running(f"sleep {SECONDS + 3}", _thread.interrupt_main)
+    kw = dict(client=script.client, workspace=Workspace(tmp_path), log=lambda line: None,
+              compactor=Compactor(tmp_path, summarize=lambda m: "s"))
+    with pytest.raises(KeyboardInterrupt):
+        agent_loop(messages, "wait", **kw)
+    watcher.join()
+    messages.append(user("what happened?"))
+    assert agent_loop(messages, "what happened?", **kw).answer == "stopped, as you asked"
+    assert script.problems == []
+
+
+def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    repl = subprocess.Popen([sys.executable, "-m", "compact", "--workdir", str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        repl.stdin.write(f"Run `sleep {SECONDS + 4} & sleep {SECONDS + 5}`\n")
+        repl.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not running(f"sleep {SECONDS + 5}", settle=0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running(f"sleep {SECONDS + 5}", settle=0), "the command never started"
+        repl.send_signal(signal.SIGINT)                  # what Ctrl-C sends to the REPL
+        out, err = repl.communicate("Say hello\nq\n", timeout=60)
+    finally:
+        if repl.poll() is None:
+            repl.kill()
+    assert repl.returncode == 0, err
+    assert "Traceback" not in err and "[interrupted] the turn was stopped (Ctrl-C)" in out
+    assert out.count("s08 >> ") == 3                     # back at the prompt, twice more
+    assert "(offline model)" in out.split("[interrupted]")[1]   # the next turn was answered
+    assert running(f"sleep {SECONDS + 4}") == running(f"sleep {SECONDS + 5}") == []

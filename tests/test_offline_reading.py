@@ -1,0 +1,179 @@
+"""How the offline model reads what it is shown: JSON, Markdown, code, requests, tools.
+
+The readers work from the structure of the text (``json``, ``ast``), never from the demo's
+shapes, and say what they could not see instead of guessing.
+"""
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compact.offline.read_code import describe_code, read_code
+from compact.offline.read_json import CutDict, describe_json, field_names, parse_prefix
+from compact.offline.read_markdown import describe_markdown, read_markdown, title_from_note
+from compact.offline.request_text import (
+    chapter_range,
+    code_paths,
+    language,
+    paths,
+    wants_comparison,
+    wants_structure,
+    wants_titles,
+)
+from compact.offline.title_pattern import find_pattern
+from compact.offline.tooling import Toolbox, planned_call
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False,
+                                                                        allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=5),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.integers(0, 10_000), st.sampled_from([None, 1, 2]))
+def test_any_prefix_of_any_json_parses_without_error(value, cut, indent):
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    parsed, whole = parse_prefix(text)
+    assert whole and parsed == value
+    prefix = text[: cut % (len(text) + 1)]
+    parse_prefix(prefix)                       # never raises, whatever the cut
+    describe_json(prefix, len(text), preview=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"id": st.integers(0, 999), "name": st.text(max_size=30),
+                                       "tags": st.lists(st.text(max_size=5), max_size=3)}),
+                min_size=1, max_size=12), st.integers(1, 2_000))
+def test_complete_records_of_a_prefix_are_exactly_the_originals(records, cut):
+    text = json.dumps(records, indent=2, ensure_ascii=False)
+    parsed, _ = parse_prefix(text[:cut])
+    complete = [r for r in (parsed or []) if not isinstance(r, CutDict)]
+    assert complete == records[:len(complete)]
+
+
+def test_a_preview_of_an_array_of_records_names_the_fields_and_the_count_seen():
+    records = [{"version": f"s0{i}", "locale": "en", "title": f"T{i}", "content": "x" * 5_000}
+               for i in range(1, 9)]
+    text = json.dumps(records, indent=2)
+    said = describe_json(text[:2_000], len(text), preview=True)
+    assert "JSON array" in said and "0 complete records visible, the 1st cut off" in said
+    assert "version (string), locale (string), title (string), content (string, cut off)" in said
+    assert "the total number of records is not visible" in said
+    whole = describe_json(text)
+    assert "the top-level array holds 8 records" in whole
+
+
+def test_a_nested_object_and_a_map_of_records_keyed_by_id():
+    data = {"meta": {"built": "2026"}, "course": {"units": {
+        "u1": {"name": "Loop", "minutes": 10, "extra": {"a": 1}},
+        "u2": {"name": "Tools", "minutes": 12, "extra": {"a": 2}}}}}
+    said = describe_json(json.dumps(data))
+    assert '"course.units" holds 2 records, keyed by id (u1, u2)' in said
+    assert "name (string), minutes (number), extra (object: a)" in said
+    assert field_names(json.dumps(data)) == ["name", "minutes", "extra"]
+
+
+def test_what_json_cannot_show_is_said():
+    assert "no list or map of records" in describe_json('{"config": {"a": 1}}')
+    assert describe_json("not json at all").startswith("not JSON")
+    cut = describe_json('{"settings": {"theme": "da', 200, preview=True)
+    assert "nesting seen: settings → {theme (cut off)}" in cut
+
+
+def test_markdown_titles_in_every_spelling():
+    setext = read_markdown("---\ntitle: Meta Title\nlevel: 2\n---\n\nChapter 1 · Hello | 你好\n"
+                           "=======================\n\nUsage\n-----\n\n```\n# not a title\n```\n")
+    assert setext.title == "Chapter 1 · Hello | 你好" and setext.front_matter["title"] == "Meta Title"
+    assert setext.headings == [(1, "Chapter 1 · Hello | 你好"), (2, "Usage")]
+    commented = read_markdown("<!-- # hidden -->\n[中文](README.md)\n# 第1课：循环 / The Loop\n")
+    assert commented.title == "第1课：循环 / The Loop"
+    html = read_markdown('<h1 align="center">Agents &amp; Tools</h1>\n\ntext')
+    assert html.title == "Agents & Tools"
+    only_front = describe_markdown("---\ntitle: Just Meta\n---\nbody text\n")
+    assert only_front.startswith("no H1") and "title: Just Meta" in only_front
+
+
+def test_a_title_with_quotes_survives_the_note():
+    note = describe_markdown('# He said "stop" — then `go`\n\nSee `remember()` and `memory/notes.md`.')
+    assert title_from_note(note) == 'He said "stop" — then `go`'
+    assert "code names it explains: remember, memory/notes.md" in note
+
+
+def test_python_read_with_ast_and_truncated_code_read_line_by_line():
+    source = ('#!/usr/bin/env python3\n"""\ntool.py - Memory System\n\nMore text.\n"""\n'
+              'from pathlib import Path\nROOT = Path.cwd()\nMEMORY_DIR = ROOT / ".memory"\n'
+              'LIMIT = 50_000\n\nclass Store:\n    def save(self): pass\n    def load(self): pass\n\n'
+              'def recall(q):\n    return (MEMORY_DIR / "MEMORY.md").read_text()\n\n'
+              'def forget(): pass\n')
+    facts = read_code(source, "tool.py")
+    assert facts.whole and facts.docstring == "tool.py - Memory System"
+    assert facts.classes == [("Store", ["save", "load"])] and facts.functions == ["recall", "forget"]
+    assert ("LIMIT", "50000") in facts.constants and facts.paths == [".memory/MEMORY.md"]
+    cut = describe_code(source[:len(source) - 40], "tool.py", "only a preview")
+    assert "at least 1 class: Store" in cut and "at least 1 top-level function: recall" in cut
+    assert "no function or class definitions" not in cut
+
+
+def test_other_languages_by_their_lines():
+    js = "// app\nexport const LIMIT = 40;\nexport class Agent {\n  run() {}\n}\nfunction main() {}\n" \
+         "const load = async (p) => fs.readFileSync('data/notes.json');\n"
+    said = describe_code(js, "app.js")
+    assert "JavaScript" in said and "Agent" in said and "main, load" in said
+    assert "data/notes.json" in said and "LIMIT = 40" in said
+
+
+def test_requests_in_both_languages_reach_the_same_reading():
+    zh = "请读取 s01_agent_loop 到 s05_todo_write 五节课程的 README.md，\n比较它们的一级标题。"
+    en = "Read the README.md of lessons s01_agent_loop to s05_todo_write and compare their H1 titles."
+    for request in (zh, en):
+        assert wants_titles(request) and chapter_range(request) == ("s", {1, 2, 3, 4, 5})
+    assert language(zh) == "zh" and language(en) == "en"
+    for compare in ("比较 ./a/code.py 和b/code.py 的区别", "compare a/code.py and ./b/code.py",
+                    "How does a/code.py differ from b/code.py?", "比较 s08_context_compact 和 s09_memory"):
+        assert wants_comparison(compare), compare
+    assert code_paths("比较 ./a/code.py 和b/code.py") == ["a/code.py", "b/code.py"]
+    assert wants_structure("请分析 web/data/docs.json 的数据结构")
+
+
+def test_a_path_is_taken_whole_never_cut_at_a_shorter_extension():
+    request = "Read .transcripts/transcript_3f2a.jsonl and notes.json."
+    assert paths(request) == [".transcripts/transcript_3f2a.jsonl", "notes.json"]
+    assert paths(request, ("json",)) == ["notes.json"]
+
+
+def test_title_patterns_found_from_the_titles():
+    pattern, others = find_pattern(["Unit 1 - Basics", "Unit 2 - Tools", "Unit 3 - Plans"], [1, 2, 3])
+    assert pattern.template == "Unit N - <Topic>" and others == []
+    pattern, others = find_pattern(["s01: Loop — a", "s02: Tools — b", "s03 Permissions"], [1, 2, 3])
+    assert pattern.template == "sNN: <Topic> — <tagline>" and others == [2]
+    pattern, _ = find_pattern(["Intro", "Getting started"], [1, 2])
+    assert pattern is None
+
+
+def test_tools_are_read_from_the_request_schemas():
+    box = Toolbox.from_request([
+        {"name": "read_file", "input_schema": {"type": "object", "properties": {
+            "file_path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["file_path"]}},
+        {"name": "Glob", "input_schema": {"type": "object", "properties": {"glob": {"type": "string"}}}},
+        {"name": "bash", "input_schema": {"type": "object", "properties": {
+            "command": {"type": "string"}, "sudo_password": {"type": "string"}},
+            "required": ["command", "sudo_password"]}},
+    ])
+    assert box.call("read_file", {"path": "a.md"}) == ("read_file", {"file_path": "a.md"})
+    assert box.call("glob", {"pattern": "*/*.md"}) == ("Glob", {"glob": "*/*.md"})
+    assert not box.has("bash")            # it requires something the model cannot give
+    assert planned_call("read_file", {"file_path": "./a.md"}) == ("read_file", {"path": "a.md"})
+
+
+def test_deep_huge_and_broken_text_never_breaks_the_reader():
+    deep = "[" * 5_000 + "]" * 5_000
+    assert describe_json(deep).startswith("JSON array")
+    assert describe_json(deep[:3_000], 10_000, preview=True).startswith("JSON array")
+    flat = json.dumps([{"k": i, "v": "x" * 50} for i in range(20_000)])
+    assert "holds 20000 records" in describe_json(flat)
+    assert "not JSON" in describe_json("\udcff\x00 binary \ufffd")
+    assert "Python" in describe_code("def f(:\n  \udcff\n" * 1_000, "bad.py")

@@ -1,0 +1,275 @@
+"""The tools on real files: large, Latin-1, sparse, badly named, deep trees, swapped links.
+
+Every check is structural (bytes compared, bytes read counted, folders visited counted),
+never a timing: performance lives in the benchmarks.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from histories import user
+from replies import Script, call, reply, text
+
+from compact import Compactor, Workspace, agent_loop, globbing
+
+
+@pytest.fixture
+def root(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def bytes_read() -> int:
+    """Bytes this process has read through read(2) so far (Linux's rchar)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+# ---- edit_file: only the bytes asked for change -------------------------------------------------
+
+def test_editing_a_large_file_changes_only_the_replaced_bytes(root):
+    lines = [f"line {k}: {'data ' * 12}\r\n" for k in range(24_000)]
+    lines[12_000] = "line 12000: the MARKER is here\r\n"
+    original = ("\ufeff" + "".join(lines)).encode()               # BOM and CRLF kept too
+    assert len(original) > 1_500_000
+    (root / "big.txt").write_bytes(original)
+    ws = Workspace(root)                                          # read cap: 1,000,000 chars
+    assert ws.run("edit_file", {"path": "big.txt", "old_text": "MARKER",
+                                "new_text": "marker (edited)"}) == "Edited big.txt"
+    after = (root / "big.txt").read_bytes()
+    assert after == original.replace(b"MARKER", b"marker (edited)", 1)
+    assert not after.endswith(b"]") and b"output truncated" not in after
+    assert sorted(p.name for p in root.iterdir()) == ["big.txt"]     # no temp file left
+
+
+def test_a_latin1_file_is_refused_and_left_byte_identical(root):
+    original = "café crème, naïve\n".encode("latin-1") * 100
+    (root / "menu.txt").write_bytes(original)
+    mode_before = (root / "menu.txt").stat().st_mode
+    result = Workspace(root).run("edit_file", {"path": "menu.txt", "old_text": "cr",
+                                               "new_text": "CR"})
+    assert result == ("Error: 'menu.txt' is not UTF-8 text (byte 0xe9 at offset 3); edit_file "
+                      "edits UTF-8 files only and changed nothing. Use bash (e.g. iconv or sed) "
+                      "for other encodings.")
+    assert (root / "menu.txt").read_bytes() == original
+    assert (root / "menu.txt").stat().st_mode == mode_before
+
+
+def test_an_edit_keeps_the_file_mode_and_refuses_empty_or_invalid_text(root):
+    (root / "run.sh").write_text("echo one\n")
+    os.chmod(root / "run.sh", 0o750)
+    ws = Workspace(root)
+    assert ws.run("edit_file", {"path": "run.sh", "old_text": "one", "new_text": "two"}) == \
+        "Edited run.sh"
+    assert (root / "run.sh").read_text() == "echo two\n"
+    assert (root / "run.sh").stat().st_mode & 0o777 == 0o750
+    assert ws.run("edit_file", {"path": "run.sh", "old_text": "", "new_text": "x"}).startswith(
+        "Error: old_text is empty")
+    assert "lone surrogate" in ws.run("edit_file", {"path": "run.sh", "old_text": "two",
+                                                    "new_text": "\ud800"})
+    assert "lone surrogate" in ws.run("write_file", {"path": "new.txt", "content": "a\udcffb"})
+    assert (root / "run.sh").read_text() == "echo two\n" and not (root / "new.txt").exists()
+
+
+# ---- read_file: only what is shown ---------------------------------------------------------------
+
+def test_reading_a_sparse_three_gigabyte_file_reads_only_what_it_shows(root):
+    with open(root / "huge.bin", "wb") as handle:
+        handle.truncate(3 * 1024 ** 3)                # sparse: no disk used
+    (root / "lines.txt").write_bytes(b"row\n" * 10_000_000)    # 40 MB of short lines
+    ws = Workspace(root, max_output_chars=100_000)
+    tracemalloc.start()
+    before = bytes_read()
+    out = ws.run("read_file", {"path": "huge.bin"})
+    first = bytes_read() - before
+    before = bytes_read()
+    rows = ws.run("read_file", {"path": "lines.txt", "limit": 5})
+    second = bytes_read() - before
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert out.startswith("\x00" * 100_000) and out.endswith(
+        "[... output truncated at 100,000 chars; the file has 3,221,225,472 bytes and the rest "
+        "was not read]")
+    assert first < 1_000_000 and second < 1_000_000 and peak < 20_000_000
+    assert rows == "row\n" * 5 + ("... (more lines follow; the file has 40,000,000 bytes: raise "
+                                  "limit to read on)")
+
+
+def test_reading_a_pipe_or_a_folder_is_refused_without_blocking(root):
+    os.mkfifo(root / "pipe")
+    (root / "dir").mkdir()
+    ws = Workspace(root)
+    assert ws.run("read_file", {"path": "pipe"}) == "Error: 'pipe' is not a regular file"
+    assert ws.run("read_file", {"path": "dir"}) == "Error: 'dir' is not a regular file"
+
+
+# ---- every result is valid text ------------------------------------------------------------------
+
+def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(root):
+    (root / "ok.txt").write_text("fine")
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "w") as handle:
+        handle.write("latin-1 name")
+    out = Workspace(root).run("glob", {"pattern": "*.txt"})
+    assert out == "caf\\xe9.txt\nok.txt"
+    out.encode("utf-8")                                           # valid, encodable text
+    script = Script(reply(call("glob", {"pattern": "*.txt"}, "toolu_1"), stop="tool_use"),
+                    reply(call("bash", {"command": "ls"}, "toolu_2"), stop="tool_use"),
+                    reply(text("listed")))
+    messages = [user("list the files")]
+    trace = agent_loop(messages, "list the files", client=script.client, workspace=root,
+                       compactor=Compactor(root, summarize=lambda m: "s"), log=lambda line: None)
+    assert trace.answer == "listed" and script.problems == []      # every request encoded
+    assert "caf\\xe9.txt" in messages[2]["content"][0]["content"]
+    assert "caf\ufffd.txt" in messages[4]["content"][0]["content"]  # bash: replaced
+
+
+# ---- glob: one walk, and a time limit -------------------------------------------------------------
+
+def deep_tree(root: Path, fanout: int = 10) -> int:
+    """1,110 folders, three levels deep, a file at each leaf; returns the folder count."""
+    count = 0
+    for a in range(fanout):
+        for b in range(fanout):
+            for c in range(fanout):
+                leaf = root / f"a{a}" / f"b{b}" / f"c{c}"
+                leaf.mkdir(parents=True)
+                (leaf / "x.txt").write_text("x")
+    count = sum(1 for _ in root.rglob("*") if _.is_dir())
+    return count
+
+
+def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
+    folders = deep_tree(root)
+    assert folders == 1_110
+    visits = []
+    real_walk = os.walk
+
+    def counting_walk(top, *args, **kw):
+        for entry in real_walk(top, *args, **kw):
+            visits.append(entry[0])
+            yield entry
+    monkeypatch.setattr(globbing.os, "walk", counting_walk)
+    ws = Workspace(root)
+    many = ws.run("glob", {"pattern": "**/" * 8 + "x.txt"})
+    assert len(visits) == folders + 1                             # each folder once, and root
+    assert many == ws.run("glob", {"pattern": "**/x.txt"})
+    assert len(many.splitlines()) == 1_000 and many.splitlines()[0] == "a0/b0/c0/x.txt"
+
+
+def test_glob_stops_at_its_time_limit_and_says_so(root):
+    deep_tree(root, fanout=3)
+    out = Workspace(root, glob_timeout=0).run("glob", {"pattern": "**/x.txt"})
+    assert out.endswith("[glob stopped after 0 s with 0 match(es) so far: use a narrower pattern]")
+
+
+@pytest.mark.parametrize(("pattern", "expected"), [
+    ("*.txt", "top.txt"), ("**/*.txt", "sub/deep.txt\ntop.txt"), ("sub/*", "sub/deep.txt"),
+    ("s?b/[a-e]eep.*", "sub/deep.txt"), ("[!t]*.txt", "(no matches)"), ("**", "sub/deep.txt\ntop.txt"),
+])
+def test_glob_keeps_pathlib_semantics(root, pattern, expected):
+    (root / "sub").mkdir()
+    (root / "sub" / "deep.txt").write_text("d")
+    (root / "top.txt").write_text("t")
+    (root / ".hidden.txt").write_text("h")
+    assert Workspace(root).run("glob", {"pattern": pattern}) == expected
+
+
+# ---- bash -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("command", "allowed"), [
+    ("echo hi > /dev/null", True), ("ls missing 2>/dev/null; echo ok", True),
+    ("echo hi >/dev/stderr", True), ("echo hi > /dev/sda", False), ("cat x >/dev/nvme0n1", False),
+    ("echo x > /dev/nullx", False),
+])
+def test_the_device_deny_rule_spares_dev_null(root, command, allowed):
+    out = Workspace(root).run("bash", {"command": command})
+    assert out.startswith("Error: dangerous command blocked") is not allowed
+
+
+def running(marker: str, settle: float = 2.0) -> list[str]:
+    """Processes whose command line holds ``marker`` (read from /proc, nothing is killed),
+    after giving a process just sent SIGKILL up to ``settle`` seconds to be gone."""
+    deadline = time.monotonic() + settle
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if entry.name.isdigit() and marker in cmdline:
+                found.append(cmdline)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_background_jobs_do_not_outlive_the_call(root):
+    ws = Workspace(root, bash_timeout=20)
+    out = ws.run("bash", {"command": "sleep 4711 & sleep 4712 > /dev/null & echo started"})
+    assert out == "started"                      # not a 20 s timeout: the shell's exit ends it
+    assert running("sleep 471") == []
+
+
+# ---- a symlink swapped in after the path check ---------------------------------------------------
+
+@pytest.fixture
+def swap(root, tmp_path):
+    """A workspace with sub/f.txt, and an outside folder holding a secret f.txt; ``arm(ws,
+    what)`` makes the next path check swap ``what`` ("dir" or "file") for a link outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("secret")
+    (root / "sub").mkdir()
+    (root / "sub" / "f.txt").write_text("inside")
+
+    def arm(ws: Workspace, what: str) -> None:
+        checked = ws.path
+
+        def path_then_swap(relative):
+            target = checked(relative)               # the check passes on the real folder
+            if what == "dir":
+                os.rename(root / "sub", root / "sub-moved")
+                os.symlink(outside, root / "sub")
+            else:
+                os.rename(root / "sub" / "f.txt", root / "sub" / "f-moved.txt")
+                os.symlink(outside / "f.txt", root / "sub" / "f.txt")
+            return target
+        ws.path = path_then_swap
+    return arm, outside
+
+
+@pytest.mark.parametrize("what", ["dir", "file"])
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("read_file", {"path": "sub/f.txt"}),
+    ("write_file", {"path": "sub/f.txt", "content": "pwned"}),
+    ("edit_file", {"path": "sub/f.txt", "old_text": "secret", "new_text": "pwned"}),
+])
+def test_a_link_swapped_in_after_the_check_cannot_lead_outside(root, swap, what, tool, tool_input):
+    arm, outside = swap
+    ws = Workspace(root)
+    arm(ws, what)
+    out = ws.run(tool, tool_input)
+    assert out.startswith("Error: path 'sub/f.txt' changed while it was being opened")
+    assert "secret" not in out and (outside / "f.txt").read_text() == "secret"
+    assert sorted(p.name for p in outside.iterdir()) == ["f.txt"]
+
+
+def test_links_inside_the_workspace_still_work(root):
+    (root / "real").mkdir()
+    (root / "real" / "f.txt").write_text("inside")
+    os.symlink(root / "real", root / "alias")
+    os.symlink(root / "real" / "f.txt", root / "f-link.txt")
+    ws = Workspace(root)
+    assert ws.run("read_file", {"path": "alias/f.txt"}) == "inside"
+    assert ws.run("edit_file", {"path": "f-link.txt", "old_text": "inside",
+                                "new_text": "edited"}) == "Edited f-link.txt"
+    assert (root / "real" / "f.txt").read_text() == "edited" and (root / "f-link.txt").is_symlink()

@@ -1,0 +1,66 @@
+"""The readable views: tool calls as calls, a compacted message as its two sections, tables."""
+
+import pytest
+
+from compact import compacted_message
+from compact.classroom.experiments import new_run_dir, run_experiment
+from compact.classroom.show import Compacted, History, Table, call_text, calls_text, rows, turns
+from compact.pipeline.messages import tool_turn
+
+
+def test_tool_calls_read_as_calls_not_tuples():
+    assert call_text("read_file", {"path": "a.cfg"}) == 'read_file(path="a.cfg")'
+    assert call_text("compact", {}) == "compact()"
+    assert calls_text([("glob", {"pattern": "s*/README.md"}), ("bash", {"command": "ls -1"})]) \
+        == 'glob(pattern="s*/README.md"), bash(command="ls -1")'
+    assert calls_text([]) == "—"
+    history = [{"role": "user", "content": "go"}, *tool_turn(("t1", "a.cfg", "x" * 300))]
+    assert rows(history)[1][4] == 'read_file(path="a.cfg")'
+
+
+def test_a_compacted_message_shows_its_two_sections_decoded():
+    summary = 'Goal: compare.\n"quoted" and 字'
+    view = Compacted(compacted_message("[Compacted]", "Compare a.py and b.py.", summary))
+    assert (view.header, view.request, view.summary) == ("[Compacted]", "Compare a.py and b.py.", summary)
+    text = str(view)
+    assert text.splitlines()[:3] == ["[Compacted]", "┌─ Authoritative request:", "│ Compare a.py and b.py."]
+    assert "│ \"quoted\" and 字" in text and "\\n" not in text          # decoded, not escaped
+    page = view._repr_html_()
+    assert "Authoritative request:" in page and "&quot;quoted&quot; and 字" in page
+    with pytest.raises(ValueError, match="not a compacted message"):
+        Compacted({"role": "user", "content": "hello"})
+
+
+def test_tables_render_as_html_and_text():
+    table = Table(["name", "chars"], [("a <b>", 1_234)], title="T")
+    assert "a &lt;b&gt;" in table._repr_html_() and "1,234" in table._repr_html_()
+    assert str(table).splitlines() == ["T", "name   chars", "-----  -----", "a <b>  1,234"]
+    history = History([{"role": "user", "content": "hi"}])
+    assert "<td" in history._repr_html_() and "user" in str(history)
+
+
+def test_a_runs_turns_table_has_one_row_per_turn(tmp_path):
+    result = run_experiment(1, workdir=tmp_path / "e1")
+    table = turns(result)
+    assert len(table.rows) == len(result.trace.turns)
+    assert table.rows[0][-1] == 'glob(pattern="s*/README.md")'
+    assert table.rows[-1][5] == "micro_compact"
+
+
+def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
+    first = run_experiment(2, runs_dir=tmp_path / "runs")
+    second = run_experiment(2, runs_dir=tmp_path / "runs")
+    base = run_experiment(3, compaction=False, runs_dir=tmp_path / "runs")
+    assert [p.name for p in (first.workdir, second.workdir, base.workdir)] == \
+        ["experiment2-1", "experiment2-2", "baseline3-1"]
+    assert first.tool_results[0].parent.parent.parent == first.workdir
+    assert new_run_dir(tmp_path / "runs", "experiment2").name == "experiment2-3"
+
+
+def test_views_accept_list_contents_and_sdk_shaped_text():
+    message = compacted_message("[Compacted]", "req", "sum")
+    as_blocks = {"role": "user", "content": [{"type": "text", "text": message["content"]}]}
+    assert Compacted(as_blocks).request == "req"
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                           "content": [{"type": "text", "text": "hello"}]}]}
+    assert rows([result])[0][3:] == (5, "hello")

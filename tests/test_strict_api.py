@@ -1,0 +1,212 @@
+"""The offline model is as strict as the real Messages API, with the API's own wording.
+
+Each rule is sent through the real SDK to the offline model and must come back as the
+400 ``invalid_request_error`` the real API sends. A small reference written here, apart from
+``compact.offline.validation``, cross-checks the rules the agent's property test relies on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import anthropic
+import pytest
+from histories import user
+
+from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
+from compact.offline.validation import messages_problem
+from compact.pipeline.messages import estimate_tokens
+from compact.tools import TOOLS
+
+UNANSWERED = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
+              "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` "
+              "block in the next message.")
+
+
+def asks(*calls: tuple[str, str]) -> dict:
+    return {"role": "assistant", "content": [
+        {"type": "tool_use", "id": i, "name": "read_file", "input": {"path": p}} for i, p in calls]}
+
+
+def answers(*ids: str, before: list | None = None, after: list | None = None) -> dict:
+    results = [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
+    return {"role": "user", "content": [*(before or []), *results, *(after or [])]}
+
+
+NOTE = {"type": "text", "text": "here are the results"}
+
+CASES = {
+    "tool_result not first": (
+        [user("x"), asks(("t1", "a")), answers("t1", before=[NOTE])],
+        UNANSWERED.format(i=1, ids="t1")),
+    "one result of two not first": (
+        [user("x"), asks(("t1", "a"), ("t2", "b")),
+         {"role": "user", "content": [*answers("t1")["content"], NOTE, *answers("t2")["content"]]}],
+        UNANSWERED.format(i=1, ids="t2")),
+    "unanswered tool_use": (
+        [user("x"), asks(("t1", "a"), ("t2", "b")), user("moving on")],
+        UNANSWERED.format(i=1, ids="t1, t2")),
+    "orphan tool_result": (
+        [user("x"), {"role": "assistant", "content": [NOTE]}, answers("t9")],
+        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: t9. Each "
+        "`tool_result` block must have a corresponding `tool_use` block in the previous message."),
+    "empty text block": (
+        [user("x"), {"role": "assistant", "content": [{"type": "text", "text": ""}]}, user("y")],
+        "messages: text content blocks must be non-empty"),
+    "whitespace text block": (
+        [user("x"), {"role": "assistant", "content": [{"type": "text", "text": " \n"}]}, user("y")],
+        "messages: text content blocks must contain non-whitespace text"),
+    "empty user content": (
+        [user("")], "messages.0: all messages must have non-empty content except for the "
+        "optional final assistant message"),
+    "empty content list": (
+        [user("x"), {"role": "assistant", "content": []}, user("y")],
+        "messages.1: all messages must have non-empty content except for the optional final "
+        "assistant message"),
+    "duplicate tool_use ids": (
+        [user("x"), asks(("t1", "a")), answers("t1"), asks(("t1", "b")), answers("t1")],
+        "messages.3.content.0: `tool_use` ids must be unique"),
+    "id outside the pattern": (
+        [user("x"), asks(("toolu.1", "a")), answers("toolu.1")],
+        "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"),
+    "trailing whitespace in a final assistant message": (
+        [user("x"), {"role": "assistant", "content": [{"type": "text", "text": "I think "}]}],
+        "messages: final assistant content cannot end with trailing whitespace"),
+}
+
+
+@pytest.fixture
+def client():
+    return OfflineModel().client()
+
+
+def refusal(client, messages: list, **extra) -> str:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.messages.create(**{"model": MODEL_NAME, "max_tokens": 100, "messages": messages,
+                                  **extra})
+    assert caught.value.status_code == 400
+    assert caught.value.body["error"]["type"] == "invalid_request_error"
+    return caught.value.body["error"]["message"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_rule_is_refused_with_the_api_wording(client, case):
+    messages, wording = CASES[case]
+    assert refusal(client, messages) == wording
+
+
+def test_a_valid_request_with_a_final_assistant_message_is_answered(client):
+    reply = client.messages.create(model=MODEL_NAME, max_tokens=100, messages=[
+        user("x"), asks(("t1", "a")), answers("t1", after=[NOTE]),
+        {"role": "assistant", "content": "Reading"}])
+    assert reply.content
+
+
+@pytest.mark.parametrize(("max_tokens", "wording"), [
+    (0, "max_tokens: Input should be greater than or equal to 1"),
+    (-5, "max_tokens: Input should be greater than or equal to 1"),
+    (MAX_OUTPUT_TOKENS + 1, f"max_tokens: {MAX_OUTPUT_TOKENS + 1} > {MAX_OUTPUT_TOKENS}, which is "
+     "the maximum allowed number of output tokens for offline-compact-1"),
+])
+def test_max_tokens_outside_one_to_the_model_maximum_is_refused(client, max_tokens, wording):
+    assert refusal(client, [user("x")], max_tokens=max_tokens) == wording
+
+
+def test_prompt_plus_max_tokens_over_the_window_is_refused():
+    client = OfflineModel(window_tokens=1_000).client()
+    messages = [user("x" * 3_400)]
+    tokens = count_tokens({"messages": messages})
+    assert tokens < 1_000 < tokens + 200                      # the prompt alone fits
+    assert refusal(client, messages, max_tokens=200) == (
+        f"input length and `max_tokens` exceed context limit: {tokens} + 200 > 1000, decrease "
+        "input length or `max_tokens` and try again")
+    assert client.messages.create(model=MODEL_NAME, max_tokens=1_000 - tokens,
+                                  messages=messages).content
+
+
+def _request(messages: list, max_tokens: int) -> bytes:
+    return json.dumps({"model": MODEL_NAME, "max_tokens": max_tokens, "messages": messages,
+                       "tools": TOOLS}).encode()
+
+
+def test_a_reply_too_long_for_max_tokens_ends_with_max_tokens():
+    model = OfflineModel()
+    messages = [user("Say hello")]
+    _, whole = model.respond("POST", "/v1/messages", _request(messages, 1_000))
+    assert whole["stop_reason"] == "end_turn" and whole["usage"]["output_tokens"] > 20
+    _, cut = model.respond("POST", "/v1/messages", _request(messages, 20))
+    assert cut["stop_reason"] == "max_tokens" and cut["usage"]["output_tokens"] == 20
+    assert estimate_tokens(cut["content"]) <= 20
+    assert whole["content"][0]["text"].startswith(cut["content"][0]["text"])
+    assert cut["content"][0]["text"].strip() and messages_problem(
+        [*messages, {"role": "assistant", "content": cut["content"]}, user("go on")]) is None
+
+
+def test_a_tool_call_too_long_for_max_tokens_is_cut_inside_its_input(tmp_path):
+    model = OfflineModel()
+    messages = [user("Read a.txt and b.txt")]
+    _, whole = model.respond("POST", "/v1/messages", _request(messages, 1_000))
+    calls = [b for b in whole["content"] if b["type"] == "tool_use"]
+    assert len(calls) == 2 and whole["stop_reason"] == "tool_use"
+    partial = {**whole["content"][-1], "input": {}}
+    budget = estimate_tokens([*whole["content"][:-1], partial])
+    _, cut = model.respond("POST", "/v1/messages", _request(messages, budget))
+    assert cut["stop_reason"] == "max_tokens"
+    without_ids = [{k: v for k, v in b.items() if k != "id"} for b in cut["content"]]
+    assert without_ids == [{k: v for k, v in b.items() if k != "id"}       # the last call: no input
+                           for b in [*whole["content"][:-1], partial]]
+
+
+# ---- an independent reference for the property test's oracle ------------------------------
+
+def reference_problem(messages: list) -> str | None:
+    """The pairing and emptiness rules, written again from the API's documentation: results
+    first, every call answered by the next message, no orphans, no empty text, no empty
+    content (but for a final assistant message), unique ids matching the pattern."""
+    seen: set[str] = set()
+    for i, message in enumerate(messages):
+        content = message["content"]
+        final_assistant = i == len(messages) - 1 and message["role"] == "assistant"
+        if not content and not final_assistant:
+            return "empty content"
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block["type"] == "text" and not block["text"].strip() and content:
+                return "empty text"
+            if block["type"] == "tool_use":
+                if block["id"] in seen or not re.fullmatch(r"[a-zA-Z0-9_-]+", block["id"]):
+                    return "bad id"
+                seen.add(block["id"])
+        calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
+        previous = messages[i - 1] if i else {"role": "user", "content": ""}
+        asked = [b["id"] for b in previous["content"] if b["type"] == "tool_use"] \
+            if previous["role"] == "assistant" and isinstance(previous["content"], list) else []
+        if any(r not in asked for r in results):
+            return "orphan"
+        if calls and i + 1 < len(messages):
+            following = messages[i + 1]["content"]
+            lead = []
+            for block in following if isinstance(following, list) else []:
+                if block["type"] != "tool_result":
+                    break
+                lead.append(block["tool_use_id"])
+            if set(calls) - set(lead):
+                return "unanswered"
+    return None
+
+
+HAND_WRITTEN = [
+    [user("x")],
+    [user("x"), asks(("t1", "a")), answers("t1")],
+    [user("x"), asks(("t1", "a")), answers("t1", after=[NOTE]), user("again")],
+    [user("x"), asks(("t1", "a"), ("t2", "b")), answers("t2", "t1")],
+    [user("x"), {"role": "assistant", "content": []}],
+    *[messages for messages, _ in CASES.values() if "trailing" not in str(_)],
+]
+
+
+@pytest.mark.parametrize("messages", HAND_WRITTEN, ids=range(len(HAND_WRITTEN)))
+def test_the_oracle_agrees_with_an_independent_reference(messages):
+    assert (messages_problem(messages) is None) == (reference_problem(messages) is None)
