@@ -16,7 +16,7 @@ from compact.pipeline.size_cache import SizeCache, snapshot
 
 EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "insert",
          "delete", "swap", "reorder_keys", "equal_copy", "nan", "negative_zero", "bad_bytes",
-         "orphan", "role"]
+         "orphan", "role", "image", "result_image", "image_data"]
 
 
 def _blocks(history):
@@ -75,6 +75,22 @@ def edit(history: list, kind: str, at: int, value) -> None:
             {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
     elif kind == "role":
         message["role"] = "system"
+    elif kind == "image":                 # an image counts as IMAGE_CHARS, not its base64
+        history.insert(i, {"role": "user", "content": [
+            {"type": "text", "text": str(value)},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "iVBORw0KGgo" * (at % 50)}}]})
+    elif kind == "result_image" and blocks:
+        bi, bj = blocks[at % len(blocks)]
+        block = history[bi]["content"][bj]
+        if block.get("type") == "tool_result":
+            block["content"] = [{"type": "text", "text": str(value)},
+                                {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]
+    elif kind == "image_data":            # the base64 grows in place: the size must not move
+        for m in history:
+            for b in m["content"] if isinstance(m["content"], list) else []:
+                if b.get("type") == "image" and "data" in b.get("source", {}):
+                    b["source"]["data"] += "QUJD" * (at % 7 + 1)
 
 
 def outcome(call, history):
@@ -142,7 +158,7 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
         assert compactor.sizes.validated_from == len(history) - 2     # checks only the new
         sent = compactor.prepare(history, "go")
         compactor.measure(sent)                        # ... and what it sent
-        assert calls == history[-2:]                   # the two new messages, once each
+        assert calls == [[m] for m in history[-2:]]    # the two new messages, once each
         assert compactor.measure(history) == estimate_size(history)
 
 

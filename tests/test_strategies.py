@@ -166,8 +166,9 @@ def test_the_bounded_summary_does_not_grow(reports):
     assert len(summaries) >= 3
     assert len(summaries[-1]) <= len(summaries[0]) + CACHE_FRIENDLY.summary_max_chars
     assert max(len(s) for s in summaries) <= CACHE_FRIENDLY.summary_max_chars
-    lesson = reports["pipeline"].summaries
-    assert len(lesson[-1]) > 2 * len(lesson[0])             # the lesson's re-summarised one grows
+    lesson = reports["pipeline"].summaries                  # re-summarised, it grows until the
+    assert len(lesson[-1]) > len(lesson[0])                 # summary call's max_tokens cuts it
+    assert max(map(len, lesson)) > CACHE_FRIENDLY.summary_max_chars
 
 
 def test_table_shows_both_costs_the_floor_and_every_strategy(reports):

@@ -13,8 +13,9 @@ identity). Any in-place edit — a new string, an appended block, ``1`` turned i
 or ``1.0``, a nested input changed — makes it unequal, and the message is measured and
 validated again. Messages holding anything else (SDK objects, sets) are never cached.
 
-The wire JSON of a list is ``[`` + the items joined by ``,`` + ``]``, so its length is the
-sum of the messages' lengths plus the separators: the total is exact, not estimated.
+The wire JSON of a list is ``[`` + the items joined by ``,`` + ``]``, and images are counted
+per block, so the size of a list is the sum of its messages' sizes plus the separators: the
+total is exact, not estimated.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ class SizeCache:
         if old is not None and old[0] is message and old[1] == message:
             copy, size = old[1], old[2]       # unchanged; only its predecessor is new
         else:
-            copy, size = snapshot(message), estimate_size(message)
+            copy, size = snapshot(message), estimate_size([message]) - 2   # less its [ ]
             self.serialised += 1
         entry = (message, copy, size, before)
         if copy is not None:
