@@ -30,7 +30,8 @@ def test_make_book_from_a_fresh_clone(tmp_path):
         nb = nbformat.read(path, as_version=4)
         assert f"href='{path.stem}.html'" in index and html.escape(title_of(nb, "")) in index
         assert page.count("class=\"jp-OutputArea-child") >= 1, f"{path.name} shows no outputs"
-        assert "Traceback" not in page, page[page.index("Traceback") - 1500:][:3000]
+        crash = "Traceback (most recent call last)"      # (pygments CSS names Generic.Traceback)
+        assert crash not in page, page[page.index(crash) - 1500:][:3000]
         images = page.count('src="data:image/png;base64,')
         source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         if PLOT_CALL.search(source):
