@@ -134,7 +134,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     trace = Trace(model=model)
     for number in range(1, max_turns + 1):
         first_event = len(compactor.events)
-        before, size_before = len(messages), estimate_size(messages)
+        before, size_before = len(messages), compactor.measure(messages)
         messages[:] = compactor.prepare(messages, active_request, size_before)
         response, refused = call_with_reactive_retry(client, request, messages, compactor,
                                                      active_request, say)
@@ -142,7 +142,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         cut_id = cut_tool_call(response)
         content = reply_content(response.content, cut_id, continuing=stop == "pause_turn")
         turn = record_turn(number, before, size_before, list(messages), response, content,
-                           compactor.events[first_event:], refused, say)
+                           compactor.events[first_event:], refused, say,
+                           size_sent=compactor.measure(messages))
         trace.turns.append(turn)
         compact_requested = answer_reply(content, stop, cut_id, max_tokens, workspace,
                                          messages, say)
@@ -210,8 +211,9 @@ def answer_reply(content: list, stop: str, cut_id: str | None, max_tokens: int,
 
 def record_turn(number: int, messages_before: int, size_before: int, sent: list, response: Any,
                 content: list, events: list[StageEvent], refused: int,
-                say: Callable[[str], None]) -> Turn:
-    """The trace's record of one model call (and the lesson's ``[auto compact]`` lines)."""
+                say: Callable[[str], None], size_sent: int | None = None) -> Turn:
+    """The trace's record of one model call (and the lesson's ``[auto compact]`` lines);
+    ``size_sent``: ``estimate_size(sent)`` if the caller has it (from the size cache)."""
     fired = [e for e in events if e.fired]
     for event in fired:
         if event.stage == "compact_history":
@@ -219,7 +221,8 @@ def record_turn(number: int, messages_before: int, size_before: int, sent: list,
             say(f"[transcript saved: {event.files_written[0]}]")
     calls = [(b["name"], dict(b["input"])) for b in content if b["type"] == "tool_use"]
     text = "".join(b["text"] for b in content if b["type"] == "text")
-    return Turn(number, messages_before, size_before, estimate_size(sent),
+    size_sent = estimate_size(sent) if size_sent is None else size_sent
+    return Turn(number, messages_before, size_before, size_sent,
                 response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, calls, composition(sent), text, refused, sent,
                 response.stop_reason or "end_turn")

@@ -34,20 +34,32 @@ SMALL = Limits(context_limit=6_000, tool_result_budget=3_000, persist_threshold=
                min_compact_chars=120)
 
 
+TURNS = st.integers(0, 3)                          # 0: a text turn, else a tool turn
+TEXT_TURN = st.tuples(st.sampled_from(["ok", "thinking " * 30, "é" * 5]),
+                      st.sampled_from(["go on", "x" * 300]))
+CALLS = st.integers(1, 4)
+# sizes around every threshold of SMALL and of the lesson's Limits
+SIZES = {k: st.lists(st.sampled_from([0, 10, 121, 400, 1_500, 2_500, 40_000]), min_size=k,
+                     max_size=k) for k in range(1, 5)}
+CHARS = st.sampled_from(["a", "ü", "字", '"', "\n"])
+REQUESTS = st.sampled_from(["fix the bug", "compare files", "读取文件 😀"])
+# Strategies are built once, here: built inside the draw loop, hypothesis would construct
+# and validate each one again for every turn of every example.
+
+
 @st.composite
 def histories(draw, max_turns: int = 40) -> list[dict]:
     """Valid histories: a request, then text turns and tool turns of mixed sizes."""
-    messages = [user(draw(st.sampled_from(["fix the bug", "compare files", "读取文件 😀"])))]
+    messages = [user(draw(REQUESTS))]
     turns = draw(st.integers(0, max_turns))
     for n in range(turns):
-        if draw(st.integers(0, 3)) == 0:
-            messages.append(assistant(draw(st.sampled_from(["ok", "thinking " * 30, "é" * 5]))))
-            messages.append(user(draw(st.sampled_from(["go on", "x" * 300]))))
+        if draw(TURNS) == 0:
+            said, answer = draw(TEXT_TURN)
+            messages.append(assistant(said))
+            messages.append(user(answer))
             continue
-        k = draw(st.integers(1, 4))
-        sizes = draw(st.lists(st.sampled_from([0, 10, 121, 400, 1_500, 2_500, 40_000]),
-                              min_size=k, max_size=k))
-        chars = draw(st.sampled_from(["a", "ü", "字", '"', "\n"]))
+        sizes = draw(SIZES[draw(CALLS)])
+        chars = draw(CHARS)
         messages += tool_turn([chars * s for s in sizes], prefix=f"h{n}_")
     if draw(st.booleans()) and messages[-1]["role"] == "user":
         messages.append(assistant("done"))

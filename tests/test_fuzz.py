@@ -9,13 +9,13 @@ default test run; the slow one generates 10,000 histories.
 from __future__ import annotations
 
 import copy
-import tempfile
 
 import pytest
 from conftest import fake_summary
 from histories import SMALL, histories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scratch import scratch
 
 from compact import CompactError, Compactor, Limits
 
@@ -96,7 +96,7 @@ CALLS = st.sampled_from(["prepare", "tool_result_budget", "snip_compact", "micro
 
 def check(history: object, limits: Limits, summarize, method: str, archive: bool) -> None:
     before = copy.deepcopy(history)
-    with tempfile.TemporaryDirectory() as workdir:
+    with scratch() as workdir:
         compactor = Compactor(workdir, limits, summarize=summarize, archive=archive)
         call = getattr(compactor, method)
         args = (history, "task") if method in ("prepare", "compact_history",

@@ -1,12 +1,11 @@
 """Invariants of prepare() over generated histories (hypothesis, 2,000 examples each in CI)."""
 
-import tempfile
-
 import pytest
 from conftest import fake_summary
 from histories import SMALL, histories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scratch import scratch
 
 from compact import Compactor, Limits, estimate_size
 from compact.pipeline.messages import pairing_problems, validate_history
@@ -22,7 +21,7 @@ LIMITS = st.sampled_from([SMALL, Limits()])
 @EXAMPLES
 @given(histories(), LIMITS)
 def test_prepare_keeps_pairs_whole_and_starts_with_user(history, limits):
-    with tempfile.TemporaryDirectory() as workdir:
+    with scratch() as workdir:
         result = Compactor(workdir, limits, summarize=fake_summary).prepare(history, "task")
     assert pairing_problems(result) == []
     validate_history(result)
@@ -32,7 +31,7 @@ def test_prepare_keeps_pairs_whole_and_starts_with_user(history, limits):
 @EXAMPLES
 @given(histories(), LIMITS)
 def test_prepare_twice_changes_nothing_the_second_time(history, limits):
-    with tempfile.TemporaryDirectory() as workdir:
+    with scratch() as workdir:
         compactor = Compactor(workdir, limits, summarize=fake_summary)
         once = compactor.prepare(history, "task")
         written = len(compactor.events)
@@ -44,7 +43,7 @@ def test_prepare_twice_changes_nothing_the_second_time(history, limits):
 @EXAMPLES
 @given(histories(), LIMITS)
 def test_stages_one_to_three_never_grow_the_context(history, limits):
-    with tempfile.TemporaryDirectory() as workdir:
+    with scratch() as workdir:
         messages = history
         for stage in (lambda m: tool_result_budget(m, workdir, limits),
                       lambda m: snip_compact(m, limits), lambda m: micro_compact(m, limits)):
@@ -59,7 +58,7 @@ def test_stages_one_to_three_never_grow_the_context(history, limits):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(histories(), LIMITS)
 def test_all_invariants_at_scale(history, limits):
-    with tempfile.TemporaryDirectory() as workdir:
+    with scratch() as workdir:
         compactor = Compactor(workdir, limits, summarize=fake_summary)
         once = compactor.prepare(history, "task")
         assert pairing_problems(once) == [] and once[0]["role"] == "user"

@@ -1,10 +1,19 @@
-"""The long workload, the strategies on it, and the probe retention accounting."""
+"""The long workload, the strategies on it, the cache-aware costs and the probe retention."""
 
 import pytest
 
 from compact import Compactor, Limits
-from compact.study.retention import retention
-from compact.study.strategies import STRATEGIES, compare, run_session, table
+from compact.pipeline.messages import iter_tool_results, result_text
+from compact.study.plot import plot_costs, plot_retention, plot_strategies
+from compact.study.retention import PLACES, retention
+from compact.study.strategies import (
+    CACHE_FRIENDLY,
+    STRATEGIES,
+    TOOL_OUTPUT_CAP,
+    Strategy,
+    compare,
+    table,
+)
 from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
 
 NONE = STRATEGIES[0]
@@ -20,18 +29,21 @@ def test_workload_is_deterministic_and_has_100_turns(tmp_path):
 
 
 @pytest.mark.parametrize("probe", PROBES, ids=[p.name for p in PROBES])
-def test_each_probe_enters_the_context_at_its_turn(tmp_path, probe):
-    turns = session_turns()
-    before = run_session(NONE, tmp_path / "before", turns[: probe.turn - 1], probes=[probe])
-    after = run_session(NONE, tmp_path / "after", turns[: probe.turn], probes=[probe])
-    assert before.retention[probe.name] != "context"
-    assert after.retention[probe.name] == "context"
+def test_each_probe_enters_the_context_at_its_turn(reports, probe):
+    """In the uncompacted history, the first message holding the probe belongs to its turn."""
+    history = reports["none"].messages
+    requests = set(session_turns())
+    first = next(i for i, m in enumerate(history) if probe.text in str(m["content"]))
+    turn = sum(1 for m in history[:first + 1]
+               if isinstance(m["content"], str) and m["content"] in requests)
+    assert turn == probe.turn
 
 
-def test_retention_context_disk_and_lost(tmp_path):
+def test_retention_context_archive_workspace_and_lost(tmp_path):
     probe = Probe("secret port", "port 61234", 1)
     compactor = Compactor(tmp_path, summarize=lambda m: "s")
     big = "x" * 250_000 + " port 61234 " + "y" * 10
+    (tmp_path / "big.log").write_text(big)
     messages = [{"role": "user", "content": "go"},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
                                                    "input": {"command": "cat big.log"}}]},
@@ -40,9 +52,22 @@ def test_retention_context_disk_and_lost(tmp_path):
     assert retention([probe], messages, tmp_path) == {"secret port": "context"}
     persisted = compactor.tool_result_budget(messages)
     assert "port 61234" not in str(persisted)                        # only the path + preview
-    assert retention([probe], persisted, tmp_path) == {"secret port": "disk"}
-    removed = persisted[:1]                                          # the path left the context
-    assert retention([probe], removed, tmp_path) == {"secret port": "lost"}
+    assert retention([probe], persisted, tmp_path) == {"secret port": "archive"}
+    no_archive = persisted[:2]                    # the archive's path left, big.log is named
+    assert retention([probe], no_archive, tmp_path) == {"secret port": "workspace"}
+    assert retention([probe], persisted[:1], tmp_path) == {"secret port": "lost"}
+
+
+def test_an_archive_chain_is_followed_but_not_into_workspace_files(tmp_path):
+    (tmp_path / ".transcripts").mkdir()
+    (tmp_path / ".transcripts/transcript-0002.jsonl").write_text(
+        "see .transcripts/transcript-0001.jsonl and notes.md")
+    (tmp_path / ".transcripts/transcript-0001.jsonl").write_text("the tag is v9")
+    (tmp_path / "notes.md").write_text("the port is 7")
+    context = [{"role": "user", "content": "state in .transcripts/transcript-0002.jsonl"}]
+    found = retention([Probe("tag", "tag is v9", 1), Probe("port", "port is 7", 1)], context,
+                      tmp_path)
+    assert found == {"tag": "archive", "port": "lost"}    # notes.md is not named in context
 
 
 def test_paths_outside_the_workdir_are_never_followed(tmp_path):
@@ -79,7 +104,11 @@ def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    return {r.strategy: r for r in compare(tmp_path_factory.mktemp("compare"))}
+    seen = []
+    reports = compare(tmp_path_factory.mktemp("compare"), workers=2,
+                      progress=lambda *update: seen.append(update))
+    assert len(seen) == len(STRATEGIES) * 100 and seen.count(("none", 100, 100)) == 1
+    return {r.strategy: r for r in reports}
 
 
 def test_pipeline_saves_at_least_85_percent_of_input_tokens(reports):
@@ -89,20 +118,103 @@ def test_pipeline_saves_at_least_85_percent_of_input_tokens(reports):
     assert pipeline.summary_calls >= 1 and none.summary_calls == 0
 
 
-def test_archiving_keeps_every_probe_in_context_or_on_disk(reports):
-    assert set(reports["archiving"].retention.values()) <= {"context", "disk"}
+def test_archiving_keeps_every_probe_in_context_or_an_archive(reports):
+    assert set(reports["archiving"].retention.values()) <= {"context", "archive"}
     assert reports["archiving"].input_tokens <= 0.15 * reports["none"].input_tokens
 
 
 def test_no_compaction_keeps_everything_in_context_at_full_cost(reports):
     assert set(reports["none"].retention.values()) == {"context"}
-    for name in ("micro only", "summary only", "pipeline", "archiving"):
+    for name in ("micro only", "summary only", "pipeline", "archiving", "cache-friendly"):
         assert reports[name].input_tokens < reports["none"].input_tokens
     assert reports["summary only"].summary_calls >= 1
 
 
-def test_table_lists_every_strategy(reports):
+def test_tool_output_is_capped_as_the_lessons_tools_cap_it(reports):
+    longest = max(len(result_text(b)) for _, _, b in iter_tool_results(reports["none"].messages))
+    assert TOOL_OUTPUT_CAP < longest <= TOOL_OUTPUT_CAP + 100     # the cap and its notice
+
+
+def test_each_probe_enters_the_context_once(reports):
+    """No later turn re-reads a probe's file or reruns its command: user-side text (requests
+    and tool results) holds each probe exactly once in the uncompacted history."""
+    history = reports["none"].messages
+    user_texts = [m["content"] for m in history if isinstance(m["content"], str)]
+    user_texts += [result_text(b) for _, _, b in iter_tool_results(history)]
+    for probe in PROBES:
+        assert sum(probe.text in t for t in user_texts) == 1, probe.name
+
+
+def test_the_cache_friendly_strategy_costs_least_with_caching_and_keeps_every_fact(reports):
+    friendly = reports["cache-friendly"]
+    assert friendly.cost() < reports["pipeline"].cost()
+    assert friendly.cost() < reports["micro only"].cost()
+    assert friendly.cost() <= 1.5 * friendly.floor()       # near what caching could give at best
+    assert set(friendly.retention.values()) <= {"context", "archive"}
+    assert friendly.retention["user constraint (turn 2)"] == "context"   # never dropped
+
+
+def test_the_lessons_pipeline_pays_for_rewriting_its_prompt(reports):
+    pipeline, none = reports["pipeline"], reports["none"]
+    assert pipeline.cost() > 2 * pipeline.floor()           # its prefix breaks call after call
+    assert none.cost() == pytest.approx(none.floor(), rel=0.02)   # append-only: at the floor
+    assert pipeline.ledger.share_read() < reports["cache-friendly"].ledger.share_read()
+
+
+def test_the_bounded_summary_does_not_grow(reports):
+    summaries = reports["cache-friendly"].summaries
+    assert len(summaries) >= 3
+    assert len(summaries[-1]) <= len(summaries[0]) + CACHE_FRIENDLY.summary_max_chars
+    assert max(len(s) for s in summaries) <= CACHE_FRIENDLY.summary_max_chars
+    lesson = reports["pipeline"].summaries                  # re-summarised, it grows until the
+    assert len(lesson[-1]) > len(lesson[0])                 # summary call's max_tokens cuts it
+    assert max(map(len, lesson)) > CACHE_FRIENDLY.summary_max_chars
+
+
+def test_table_shows_both_costs_the_floor_and_every_strategy(reports):
     text = table(list(reports.values()))
     for name in reports:
-        assert name in text
-    assert "input tokens" in text and "saved" in text
+        assert f"\n{name} " in text
+    for column in ("input tokens", "saved", "cache-aware", "floor", "context/archive/workspace/lost"):
+        assert column in text
+    assert text.count("%") >= 2 * len(reports)
+
+
+def test_the_cost_plot_draws_every_strategy_distinguishably_in_both_counts(reports):
+    figure = plot_costs(list(reports.values()))
+    plain, cached = figure.axes[:2]
+    for ax, measure in ((plain, "cumulative_tokens"), (cached, "cumulative_cost")):
+        lines = {line.get_gid(): line for line in ax.get_lines()}
+        assert set(lines) == {f"strategy:{name}" for name in reports}
+        looks = {(ln.get_color(), ln.get_linestyle(), ln.get_marker()) for ln in lines.values()}
+        assert len(looks) == len(reports)                    # no two lines look alike
+        for name, report in reports.items():
+            assert list(lines[f"strategy:{name}"].get_ydata()) == getattr(report, measure)
+        assert ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="measure"):
+        plot_strategies(list(reports.values()), measure="dollars")
+
+
+def test_the_retention_chart_shows_each_probes_place(reports):
+    ax = plot_retention(list(reports.values()))
+    grid = ax.get_images()[0].get_array()
+    texts = [t.get_text() for t in ax.texts]
+    assert grid.shape == (len(PROBES), len(reports))
+    for column, report in enumerate(reports.values()):
+        for row, probe in enumerate(PROBES):
+            assert PLACES[int(grid[row, column])] == report.retention[probe.name]
+            assert texts[row * len(reports) + column] == report.retention[probe.name]
+
+
+def test_sessions_in_worker_processes_give_the_same_reports(tmp_path):
+    turns = session_turns()[:12]
+    one = compare(tmp_path / "one", turns, STRATEGIES[:3])
+    two = compare(tmp_path / "two", turns, STRATEGIES[:3], workers=2)
+    assert [table(one).splitlines()[2:]] == [table(two).splitlines()[2:]]
+    assert [r.retention for r in one] == [r.retention for r in two]
+
+
+def test_a_failing_session_in_a_worker_is_raised(tmp_path):
+    broken = Strategy("broken", "an unknown stage", stages=("no_such_stage",))
+    with pytest.raises(ValueError, match="unknown stage"):
+        compare(tmp_path, session_turns()[:2], [STRATEGIES[0], broken], workers=2)

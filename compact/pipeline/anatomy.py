@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
-from .messages import block_type, plain_text, result_size, result_text, to_plain
+from .messages import block_type, blocks_of, plain_text, result_size, result_text, to_plain
 
 KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted previews",
          "placeholders", "summaries", "markers")
@@ -13,7 +13,9 @@ KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted
 
 def composition(messages: list) -> dict[str, int]:
     counts = dict.fromkeys(KINDS, 0)
-    for message in to_plain(messages):
+    for message in messages:
+        if not isinstance(message, dict) or not all(isinstance(b, dict) for b in blocks_of(message)):
+            message = to_plain(message)     # SDK blocks; plain dicts are read as they are
         content = message.get("content")
         if isinstance(content, str) or (message.get("role") == "user" and not any(
                 block_type(b) == "tool_result" for b in content or [])):

@@ -17,6 +17,10 @@ Start reading the package here. One call, ``prepare``, runs before every model c
 Stages 1–3 are text operations and never call the model; only stage 4 and the reactive
 path spend a model call. Every method validates first and works on copies, so a failing
 step (bad history, full disk, broken summariser) leaves the caller's list as it was.
+Sizes and validity are remembered per message (``SizeCache``): a turn costs what is new.
+
+The cache-friendly configuration (``Limits.high_water_mark``, see ``large_steps.py``)
+runs the same stages rarely and in large steps, so the prompt's prefix stays cached.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .bounded_summary import compact_span
 from .compact_history import compact_history, reactive_compact
 from .errors import SummaryError
 from .events import StageEvent
+from .large_steps import compaction_point, unseen_start
 from .limits import Limits
-from .messages import estimate_size, validate_history
+from .messages import validate_history
 from .micro_compact import micro_compact
+from .size_cache import SizeCache
 from .snip_compact import snip_compact
 from .storage import persist_tool_result, write_transcript
 from .summary import Summarizer, as_summarizer
@@ -58,6 +65,12 @@ class Compactor:
         self._summarize = summarize
         self._model = model
         self.events: list[StageEvent] = []
+        self.sizes = SizeCache()
+
+    def measure(self, messages: list) -> int:
+        """``estimate_size(messages)``, exact, after validating; only messages not seen
+        before (or changed since) are serialised and checked."""
+        return self.sizes.measure(messages)
 
     @property
     def summarize(self) -> Summarizer:
@@ -90,11 +103,15 @@ class Compactor:
         return self._record(snip_compact(
             messages, self.limits, self._archive_gap if self.archive else None, size))
 
-    def _micro(self, messages: list, size: int | None = None) -> list:
+    def _micro(self, messages: list, size: int | None = None, limits: Limits | None = None) -> list:
         return self._record(micro_compact(
-            messages, self.limits, self._archive_result if self.archive else None, size))
+            messages, limits or self.limits, self._archive_result if self.archive else None, size))
 
-    def _history(self, messages: list, active_request: str) -> list:
+    def _history(self, messages: list, active_request: str, keep_from: int | None = None) -> list:
+        if self.limits.summary_max_chars or self.limits.high_water_mark:
+            return self._record(compact_span(messages, active_request, self.workdir,
+                                             self.summarize, self.limits.summary_max_chars,
+                                             keep_from))
         return self._record(compact_history(
             messages, active_request, self.workdir, self.summarize, self.archive))
 
@@ -118,14 +135,16 @@ class Compactor:
     def prepare(self, messages: list, active_request: str, size: int | None = None) -> list:
         """Stages 1→2→3, then compact_history only if still over the limit.
 
-        ``size``: ``estimate_size(messages)`` when the caller already measured it (the agent
-        loop does, for its trace), so the history is serialised once per turn, not twice."""
-        validate_history(messages)
-        result = list(messages)                 # measured once (or by the caller), then carried
-        size = estimate_size(messages) if size is None else size
+        ``size``: what ``self.measure(messages)`` just returned, if the caller took it (the
+        agent loop does); it has validated the list, so prepare does not measure again."""
+        if size is None or not self.sizes.just_measured(messages, size):
+            size = self.measure(messages)       # validates; then the size is carried along
+        result = list(messages)
         if "tool_result_budget" in self.stages:
             result = self._record(tool_result_budget(result, self.workdir, self.limits, size))
             size = self.events[-1].size_after
+        if self.limits.high_water_mark:
+            return self._in_large_steps(result, active_request, size)
         if "snip_compact" in self.stages:
             result = self._snip(result, size)
             size = self.events[-1].size_after
@@ -135,3 +154,18 @@ class Compactor:
         if "compact_history" in self.stages and size > self.limits.context_limit:
             result = self._history(result, active_request)
         return result
+
+    def _in_large_steps(self, messages: list, active_request: str, size: int) -> list:
+        """The cache-friendly flow: below the high-water mark nothing is rewritten (stage 1
+        touches only the batch not yet sent); above it, old results are cleared at once and,
+        if the context is still above the low-water mark, the span is summarised, keeping
+        the batch the model has not read."""
+        if not compaction_point(messages, size, self.limits):
+            return messages
+        if "micro_compact" in self.stages:
+            messages = self._micro(messages, size, self.limits.with_(micro_compact_above=0))
+            size = self.events[-1].size_after
+        if "compact_history" in self.stages and (size > self.limits.low_water_mark
+                                                 or len(messages) > self.limits.max_messages):
+            messages = self._history(messages, active_request, unseen_start(messages))
+        return messages

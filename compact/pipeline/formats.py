@@ -118,6 +118,13 @@ def snipped_count(message: object) -> int | None:
     return None
 
 
+def snip_markers(messages: list) -> list[tuple[int, int]]:
+    """(index, N) of every snip marker, in one pass (only text messages are parsed)."""
+    return [(i, n) for i, m in enumerate(messages)
+            if isinstance(m, dict) and isinstance(m.get("content"), str)
+            and (n := snipped_count(m)) is not None]
+
+
 # ---- compact_history and reactive_compact ------------------------------------------------
 
 def compacted_message(header: str, active_request: str, summary: str) -> dict:
@@ -286,3 +293,67 @@ def read_snip(text: str) -> SnipText | None:
     if match:
         return SnipText(int(match.group(1)), match.group(2))
     return None
+
+
+# ---- the bounded summary (Limits.summary_max_chars) ----------------------------------------
+# The summariser is asked for these headings (summary.SUMMARY_SYSTEM). A merged summary
+# keeps them: the newest goal and remaining work, every finding and file (the oldest left
+# out first when over the cap, with a line saying where they are), every user constraint.
+
+SUMMARY_HEADINGS = ("Goal", "Findings", "Files", "Remaining work", "User constraints")
+ONE_LINE_HEADINGS = ("Goal", "Remaining work", "User constraints")
+LEFT_OUT_PREFIX = "[Earlier lines left out to stay under "
+_HEADING = re.compile(r"^[#*\s]*(" + "|".join(SUMMARY_HEADINGS) + r")[*\s]*:?[*\s]*(.*)$",
+                      re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_NONE = re.compile(r"^\(?(?:none(?: stated| recorded)?|not (?:stated|recorded))\)?\.?$", re.I)
+
+
+def summary_sections(summary: str) -> tuple[list[str], dict[str, list[str]]]:
+    """(lines before the first heading, heading → its items) of a summary. Text under no
+    known heading counts as findings; "none stated" and the like are no items."""
+    preamble: list[str] = []
+    sections: dict[str, list[str]] = {h: [] for h in SUMMARY_HEADINGS}
+    current = None
+    for line in summary.splitlines():
+        match = _HEADING.match(line)
+        if match:
+            current = next(h for h in SUMMARY_HEADINGS if h.lower() == match.group(1).lower())
+            rest = match.group(2).strip()
+            items = rest.split("; ") if current in ONE_LINE_HEADINGS else [rest]
+        elif current is None:
+            if line.strip():
+                preamble.append(line)
+            continue
+        else:
+            items = [line]
+        for item in items:
+            item = _BULLET.sub("", item).strip() if current in ONE_LINE_HEADINGS else item.rstrip()
+            if item.strip() and not _NONE.match(_BULLET.sub("", item).strip()) \
+                    and not item.startswith((LEFT_OUT_PREFIX, TRANSCRIPT_LINE)):
+                sections[current].append(item)
+    if not any(sections.values()) and preamble:       # no headings at all: all of it is findings
+        sections["Findings"], preamble = preamble, []
+    return preamble, sections
+
+
+TRANSCRIPT_LINE = "Full transcript: "
+
+
+def render_summary(preamble: list[str], sections: dict[str, list[str]], transcript: str,
+                   left_out: int = 0, cap: int = 0) -> str:
+    """A merged summary in the summariser's own layout, naming the transcript that holds
+    everything before it (and so, link by link, every earlier summary whole)."""
+    lines = list(preamble)
+    for heading in SUMMARY_HEADINGS:
+        items = sections.get(heading, [])
+        if heading in ONE_LINE_HEADINGS:
+            lines.append(f"{heading}: " + ("; ".join(items) or "none stated"))
+            continue
+        lines.append(f"{heading}:")
+        if left_out and heading == "Findings":
+            lines.append(f"{LEFT_OUT_PREFIX}{cap:,} chars ({left_out} lines); they are in the "
+                         f"reference state saved in {transcript}]")
+        lines += items or ["(none recorded)"]
+    lines.append(f"{TRANSCRIPT_LINE}{transcript}")
+    return "\n".join(lines)

@@ -26,6 +26,15 @@ class Limits:
     max_reactive_retries: int = 1        # a second prompt-too-long in a row is raised
     summary_input_chars: int = 40_000    # cap on what the summariser is sent (shortfall 4)
     summary_result_chars: int = 1_500    # each tool result is clipped to this in the summary input
+    # The cache-friendly configuration (0 = off, the lesson's behaviour). Prompt caching
+    # reads an unchanged prefix at ~0.1x and writes a changed one at ~1.25x, so a prompt
+    # rewritten near its start on every call pays full price every call:
+    high_water_mark: int = 0             # chars: stages 2-4 wait until the context is above it
+    #                                      (or holds more than max_messages), then act at once
+    low_water_mark: int = 0              # chars: ...clearing old results, then summarising
+    #                                      if the context is still above this
+    summary_max_chars: int = 0           # >0: summarise only the span since the last summary,
+    #                                      merge, keep the merged summary under this many chars
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():
@@ -36,6 +45,14 @@ class Limits:
                 f"Limits.keep_head ({self.keep_head}) must be smaller than "
                 f"max_messages ({self.max_messages})"
             )
+        if 0 < self.summary_max_chars < 1_000:
+            raise ValueError(f"Limits.summary_max_chars ({self.summary_max_chars}) must be 0 "
+                             "(off) or at least 1,000: a summary needs room for its notes")
+        if self.high_water_mark and self.low_water_mark >= self.high_water_mark:
+            raise ValueError(
+                f"Limits.low_water_mark ({self.low_water_mark}) must be below "
+                f"high_water_mark ({self.high_water_mark}): compaction goes from the high "
+                "mark down to the low one")
 
     def with_(self, **changes: int) -> Limits:
         """A copy with some numbers changed (the original stays as it was)."""

@@ -223,19 +223,22 @@ def plain_text(message: Any) -> str:
                    if block_type(b) == "text")
 
 
-def validate_history(messages: Any) -> None:
+def validate_history(messages: Any, start: int = 0) -> None:
     """Raise HistoryError naming the first problem; a valid history passes silently.
 
     Checks shape (list of role/content messages, typed blocks, string tool_result content)
     and pairing: each tool_result answers a tool_use of the assistant message right before
     it, and each tool_use is answered by the next message (a trailing one may still wait).
+    ``start``: messages before it are known to be valid (``SizeCache``); only the rest, and
+    the pairing across the boundary, are checked.
     """
     if not isinstance(messages, list):
         raise HistoryError(
             f"a history must be a list of messages, got {type(messages).__name__}; "
             "pass e.g. [{'role': 'user', 'content': 'hi'}]"
         )
-    for index, message in enumerate(messages):
+    for index in range(start, len(messages)):
+        message = messages[index]
         where = f"message {index}"
         if not isinstance(message, dict):
             raise HistoryError(f"{where} is a {type(message).__name__}, expected a dict "
@@ -270,15 +273,17 @@ def validate_history(messages: Any) -> None:
                 raise HistoryError(f"{where}: tool_use blocks belong in assistant messages")
             if kind == "tool_use" and not isinstance(to_plain(block).get("id"), str):
                 raise HistoryError(f"{where}, block {j}: tool_use needs a string id")
-    for problem in pairing_problems(messages):
+    for problem in pairing_problems(messages, max(start - 1, 0)):
         raise HistoryError(problem + "; every tool_result must answer a tool_use of the "
                            "message right before it")
 
 
-def pairing_problems(messages: list) -> list[str]:
-    """What the API would reject about tool_use/tool_result pairing (empty when fine)."""
+def pairing_problems(messages: list, start: int = 0) -> list[str]:
+    """What the API would reject about tool_use/tool_result pairing (empty when fine);
+    ``start``: check only from that message on."""
     problems = []
-    for index, message in enumerate(messages):
+    for index in range(start, len(messages)):
+        message = messages[index]
         answered = set(tool_result_ids(message))
         if answered:
             before = messages[index - 1] if index else {}

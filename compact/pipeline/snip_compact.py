@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .events import StageEvent
-from .formats import snip_marker, snipped_count
+from .formats import snip_marker, snip_markers
 from .limits import Limits
 from .messages import estimate_size, has_tool_use, is_tool_result_message, pair_safe_start
 
@@ -23,7 +23,8 @@ def snip_compact(messages: list, limits: Limits = Limits(),
     # new one: snipping twice reports the true total, and a snipped list is left alone.
     size = estimate_size(messages) if size is None else size
     nothing = StageEvent.nothing("snip_compact", messages, size)
-    real = sum(1 for m in messages if snipped_count(m) is None)
+    markers = snip_markers(messages)
+    real = len(messages) - len(markers)
     if real <= limits.max_messages:
         return list(messages), nothing
 
@@ -37,7 +38,7 @@ def snip_compact(messages: list, limits: Limits = Limits(),
         return list(messages), nothing
 
     gap = messages[head_end:tail_start]
-    count = sum(1 if (n := snipped_count(m)) is None else n for m in gap)
+    count = len(gap) + sum(n - 1 for i, n in markers if head_end <= i < tail_start)
     marker = snip_marker(count, ".transcripts/transcript-0000.jsonl" if archive else None)
     result = [*messages[:head_end], marker, *messages[tail_start:]]
     if result == messages or estimate_size(result) > size:

@@ -1,6 +1,6 @@
 """The long study: a scripted 100-turn session, where facts end up, strategies compared.
 
 ``workload.py`` builds the session, ``retention.py`` says where each planted fact went,
-``strategies.py`` runs the session under each configuration of the pipeline, ``plot.py``
-draws the comparison.
+``caching.py`` prices every request as prompt caching bills it, ``strategies.py`` runs the
+session under each configuration of the pipeline, ``plot.py`` draws the comparison.
 """

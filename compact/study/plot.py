@@ -1,32 +1,106 @@
-"""The strategy comparison's picture: cumulative input tokens per user turn."""
+"""The strategy comparison's pictures: what each strategy paid, turn by turn, and where the
+probe facts ended up.
+
+Lines differ by style as well as colour (the lesson's pipeline and its archiving variant
+cost almost the same, so one is drawn dotted over the other), and the cost axis is
+logarithmic: no compaction costs twenty times what the cheapest strategies do.
+"""
 
 from __future__ import annotations
 
 import matplotlib
 from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from ..classroom.plot import RC
+from .retention import PLACES
 
-STRATEGY_COLOURS = ["#000000", "#0072B2", "#E69F00", "#CC79A7", "#009E73", "#D55E00", "#56B4E9"]
+# strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
+STYLES = {
+    "none": ("#000000", "-", None),
+    "pipeline": ("#0072B2", "-", "o"),
+    "micro only": ("#E69F00", "--", None),
+    "summary only": ("#CC79A7", "-.", None),
+    "archiving": ("#56B4E9", ":", "s"),
+    "cache-friendly": ("#D55E00", "-", "D"),
+}
+FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
+PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
+                 "lost": "#D55E00"}
+MEASURES = {"plain": "input tokens sent (every token at full price)",
+            "cache-aware": "cost with prompt caching (plain-token equivalents)"}
 
 
-def plot_strategies(reports: list, ax: Axes | None = None) -> Axes:
-    """Cumulative input tokens per user turn, one line per strategy, on the same session."""
+def _style(name: str, index: int) -> tuple[str, str, str | None]:
+    return STYLES.get(name, FALLBACK[index % len(FALLBACK)])
+
+
+def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain") -> Axes:
+    """Cumulative cost per user turn, one line per strategy: ``measure`` is "plain" (every
+    token at full price) or "cache-aware" (read from cache 0.1×, written 1.25×)."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
     with matplotlib.rc_context(RC):
         if ax is None:
             ax = Figure(figsize=(11, 6), layout="constrained").subplots()
-        for colour, report in zip(STRATEGY_COLOURS, reports, strict=False):
-            turns = range(1, len(report.cumulative_tokens) + 1)
-            ax.plot(turns, report.cumulative_tokens, color=colour, linewidth=2.5,
-                    label=f"{report.strategy}: {report.input_tokens:,}", gid=f"strategy:{report.strategy}")
+        for index, report in enumerate(reports):
+            values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
+            colour, style, marker = _style(report.strategy, index)
+            turns = range(1, len(values) + 1)
+            ax.plot(turns, values, color=colour, linestyle=style, linewidth=2.5, marker=marker,
+                    markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
+                    label=f"{report.strategy}: {values[-1] / 1e6:.2f} M" if values else report.strategy,
+                    gid=f"strategy:{report.strategy}")
+        ax.set_yscale("log")
         ax.set_xlabel("user turn")
-        ax.set_ylabel("cumulative input tokens sent")
-        ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:.1f} M")
-        ax.legend(loc="upper left", framealpha=0.9, title="strategy: total tokens")
-        base = next((r.input_tokens for r in reports if r.strategy == "none"), None)
-        best = min(reports, key=lambda r: r.input_tokens)
-        if base:
-            ax.set_title(f"{best.strategy} sends {1 - best.input_tokens / base:.0%} fewer input tokens "
-                         "than no compaction", loc="left")
+        ax.set_ylabel("cumulative " + ("input tokens" if measure == "plain" else "cost (tokens)"))
+        ax.legend(loc="lower right", framealpha=0.9, title="strategy: total")
+        ax.set_title(MEASURES[measure], loc="left")
+    return ax
+
+
+def plot_costs(reports: list) -> Figure:
+    """Plain and cache-aware cost side by side: which strategy is cheapest depends on which
+    you count."""
+    with matplotlib.rc_context(RC):
+        figure = Figure(figsize=(16, 6.5), layout="constrained")
+        plain, cached = figure.subplots(1, 2, sharey=True)
+        plot_strategies(reports, plain, "plain")
+        plot_strategies(reports, cached, "cache-aware")
+        cached.yaxis.set_tick_params(labelleft=True)
+        base = next((r for r in reports if r.strategy == "none"), None)
+        if base is not None:
+            best = min(reports, key=lambda r: r.cost())
+            figure.suptitle(f"With prompt caching, {best.strategy} costs "
+                            f"{1 - best.cost() / base.cost():.0%} less than no compaction",
+                            fontsize=17, x=0.01, ha="left")
+    return figure
+
+
+def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
+    """Where each probe fact ended up, per strategy: in context, in an archive compaction
+    wrote, in a workspace file still named in the context, or lost."""
+    probes = list(reports[0].retention) if reports else []
+    grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(13, 6.5), layout="constrained").subplots()
+        colours = ListedColormap([PLACE_COLOURS[p] for p in PLACES])
+        ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
+        for row, line in enumerate(grid):
+            for column, place in enumerate(line):
+                ax.text(column, row, PLACES[place], ha="center", va="center", fontsize=11,
+                        color="white" if PLACES[place] in ("lost", "context") else "black")
+        ax.set_xticks(range(len(reports)), [r.strategy for r in reports])
+        ax.set_yticks(range(len(probes)), probes)
+        ax.tick_params(top=True, labeltop=True, bottom=False, labelbottom=False, length=0)
+        ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
+        ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)
+        ax.grid(which="minor", color="white", linewidth=3)
+        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=p) for p in PLACES],
+                  loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
+                  frameon=False)
+        ax.set_title(f"Where the {len(probes)} probe facts are at the end", loc="left", pad=34)
     return ax

@@ -1,8 +1,15 @@
-"""Where did each probe fact end up: still in context, on disk behind a path, or lost?
+"""Where did each probe fact end up? Four places, from best to worst:
 
-"On disk" means recoverable by following a path that is present in the context (and, from
-an archive file, the paths it holds in turn): a file inside the workdir that contains the
-fact. Paths outside the workdir are never opened.
+    context     the text is in what the model is sent
+    archive     in a file compaction wrote (a transcript, a persisted or archived result)
+                whose path is in the context — or in an archive such a file names, however
+                long the chain (each snip archives the marker of the snip before it)
+    workspace   in an ordinary workspace file whose path is still named in the context
+                (the agent could read it again, but compaction did not keep it: the file
+                happened to hold it)
+    lost        none of the above
+
+Paths outside the workdir are never opened.
 """
 
 from __future__ import annotations
@@ -12,10 +19,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..pipeline.messages import wire_json
+from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from .workload import Probe
 
 PATH = re.compile(r"(?<![\w/.-])((?:\.?[\w-]+/)*\.?[\w.-]*[\w-]\.(?:txt|jsonl|md|py|toml|log|json))")
-ARCHIVES = (".transcripts", ".task_outputs")
+ARCHIVES = (TRANSCRIPT_DIR + "/", TOOL_RESULTS_DIR.split("/")[0] + "/")
+PLACES = ("context", "archive", "workspace", "lost")
 
 
 def _readable(workdir: Path, relative: str) -> Path | None:
@@ -25,35 +34,54 @@ def _readable(workdir: Path, relative: str) -> Path | None:
     return None
 
 
-def reachable_texts(context: str, workdir: Path) -> dict[str, str]:
-    """Text of every file reachable from the context by paths (archives are followed further,
-    however long the chain: each snip archives the marker of the snip before it)."""
+def _read(root: Path, relative: str) -> str | None:
+    target = _readable(root, relative)
+    return target.read_text(encoding="utf-8", errors="replace") if target else None
+
+
+def reachable_archives(context: str, workdir: Path) -> dict[str, str]:
+    """Text of every archive compaction wrote that is reachable from the context by paths."""
     root = workdir.resolve()
     seen: dict[str, str] = {}
-    frontier = set(PATH.findall(context))
+    frontier = {p for p in PATH.findall(context) if p.startswith(ARCHIVES)}
     while frontier:
         found = set()
-        for relative in sorted(frontier - set(seen)):
-            target = _readable(root, relative)
-            if target is None:
+        for relative in sorted(frontier):
+            text = _read(root, relative)
+            if text is None:
                 continue
-            text = target.read_text(encoding="utf-8", errors="replace")
             seen[relative] = text
-            if relative.startswith(ARCHIVES):
-                found |= set(PATH.findall(text))
+            found |= {p for p in PATH.findall(text) if p.startswith(ARCHIVES)}
         frontier = found - set(seen)
     return seen
 
 
+def named_workspace_files(context: str, workdir: Path) -> dict[str, str]:
+    """Text of every ordinary workspace file whose path the context names."""
+    root = workdir.resolve()
+    files = {}
+    for relative in sorted(set(PATH.findall(context))):
+        if not relative.startswith(ARCHIVES) and (text := _read(root, relative)) is not None:
+            files[relative] = text
+    return files
+
+
 def retention(probes: Iterable[Probe], messages: list, workdir: str | Path) -> dict[str, str]:
-    """probe name → "context", "disk" or "lost"."""
+    """probe name → "context", "archive", "workspace" or "lost"."""
     context = wire_json(messages)
-    files = None
+    archives = workspace = None
     verdict = {}
     for probe in probes:
         if probe.text in context:
             verdict[probe.name] = "context"
             continue
-        files = files if files is not None else reachable_texts(context, Path(workdir))
-        verdict[probe.name] = "disk" if any(probe.text in t for t in files.values()) else "lost"
+        if archives is None:
+            archives = reachable_archives(context, Path(workdir))
+            workspace = named_workspace_files(context, Path(workdir))
+        if any(probe.text in t for t in archives.values()):
+            verdict[probe.name] = "archive"
+        elif any(probe.text in t for t in workspace.values()):
+            verdict[probe.name] = "workspace"
+        else:
+            verdict[probe.name] = "lost"
     return verdict

@@ -10,50 +10,73 @@
                     compaction ``compact_20260112`` (trigger 150,000 tokens)
     archiving       the pipeline, but whatever leaves the context is written to disk first
                     and the context keeps the path: nothing lost, only moved
+    cache-friendly  the same stages, archiving, run rarely and in large steps: nothing is
+                    rewritten until the context crosses a high-water mark, then old results
+                    are cleared and the span since the last summary is summarised and merged
+                    into a capped summary (``Limits.high_water_mark``, ``low_water_mark``,
+                    ``summary_max_chars``) — so the cached prefix survives between steps
+
+Every strategy runs with tool output capped as the lesson's tools cap it (50,000 chars), and
+every request is accounted twice: plainly (every token at full price) and cache-aware
+(``caching.py``: read from cache 0.1×, written 1.25×, summary calls 1×).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import queue
 import tempfile
+import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..loop import agent_loop
 from ..offline import OfflineModel
-from ..pipeline import Compactor, Limits
+from ..pipeline import STAGES, Compactor, Limits
 from ..tools import Workspace
-from .retention import retention
+from .caching import PRICES, CacheLedger, Pricing, RecordingClient
+from .retention import PLACES, retention
 from .workload import PROBES, Probe, make_long_workspace, session_turns
 
 BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted session to finish
 # The API's context editing triggers at 100,000 input tokens; the offline rule is 4 bytes a
 # token, so the analogue waits for 400,000 chars (the workload is ASCII: a char is a byte).
 CONTEXT_EDITING_TRIGGER_CHARS = 100_000 * 4
+TOOL_OUTPUT_CAP = 50_000     # the lesson's bash and read_file return at most 50,000 chars
+# The cache-friendly configuration: the lesson's 50,000 chars become a high-water mark;
+# crossing it clears old results and, above 20,000 chars, summarises the new span into a
+# merged summary of at most 6,000 chars.
+CACHE_FRIENDLY = Limits(high_water_mark=50_000, low_water_mark=20_000, summary_max_chars=6_000)
 
 
 @dataclass(frozen=True)
 class Strategy:
+    """A configuration of the pipeline (plain data, so a worker process can be sent one)."""
+
     name: str
     description: str
-    build: Callable[[Path, Any], Compactor]
+    limits: Limits = Limits()
+    stages: tuple[str, ...] = STAGES
+    archive: bool = False
+
+    def build(self, workdir: Path, client: Any) -> Compactor:
+        return Compactor(workdir, self.limits, summarize=client, stages=self.stages,
+                         archive=self.archive)
 
 
 STRATEGIES = [
-    Strategy("none", "no compaction (window large enough to finish)",
-             lambda ws, client: Compactor(ws, summarize=client, stages=())),
-    Strategy("pipeline", "the lesson's four stages, default numbers",
-             lambda ws, client: Compactor(ws, summarize=client)),
+    Strategy("none", "no compaction (window large enough to finish)", stages=()),
+    Strategy("pipeline", "the lesson's four stages, default numbers"),
     Strategy("micro only", "clear_tool_uses analogue: trigger 100k tokens, keep 3",
-             lambda ws, client: Compactor(
-                 ws, Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), summarize=client,
-                 stages=("micro_compact",))),
+             Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), ("micro_compact",)),
     Strategy("summary only", "compact_20260112 analogue: summarise above 150k tokens",
-             lambda ws, client: Compactor(ws, Limits(context_limit=600_000), summarize=client,
-                                          stages=("compact_history", "reactive_compact"))),
-    Strategy("archiving", "the pipeline, archiving whatever it removes",
-             lambda ws, client: Compactor(ws, summarize=client, archive=True)),
+             Limits(context_limit=600_000), ("compact_history", "reactive_compact")),
+    Strategy("archiving", "the pipeline, archiving whatever it removes", archive=True),
+    Strategy("cache-friendly", "archiving, in large steps at 50k chars, merged summary ≤ 6k",
+             CACHE_FRIENDLY, archive=True),
 ]
 
 
@@ -67,54 +90,125 @@ class SessionReport:
     model_calls: int
     summary_calls: int
     rereads: int                        # tool calls repeating one made earlier in the same turn
-    retention: dict[str, str]           # probe → context | disk | lost
+    retention: dict[str, str]           # probe → context | archive | workspace | lost
+    ledger: CacheLedger = field(repr=False, default_factory=CacheLedger)
+    cumulative_cost: list[float] = field(default_factory=list)   # cache-aware, per user turn
+    summaries: list[str] = field(repr=False, default_factory=list)   # after each compaction
+    seconds: float = 0.0
     messages: list = field(repr=False, default_factory=list)
 
-    def kept(self, where: tuple[str, ...] = ("context", "disk")) -> int:
+    def kept(self, where: tuple[str, ...] = ("context", "archive", "workspace")) -> int:
         return sum(v in where for v in self.retention.values())
+
+    def places(self) -> dict[str, int]:
+        return {p: list(self.retention.values()).count(p) for p in PLACES}
+
+    def cost(self, pricing: Pricing = PRICES) -> float:
+        """Cache-aware cost, in plain-token equivalents."""
+        return self.ledger.cost(pricing)
+
+    def floor(self, pricing: Pricing = PRICES) -> float:
+        return self.ledger.floor(pricing)
 
 
 def run_session(strategy: Strategy, workdir: str | Path | None = None,
-                turns: list[str] | None = None, probes: list[Probe] = PROBES) -> SessionReport:
-    """Drive the whole scripted session with one strategy, offline; measure what it cost."""
+                turns: list[str] | None = None, probes: list[Probe] = PROBES,
+                progress: Callable[[str, int, int], None] | None = None,
+                pricing: Pricing = PRICES) -> SessionReport:
+    """Drive the whole scripted session with one strategy, offline; measure what it cost.
+
+    ``progress(strategy, turns done, turns in all)`` is called after every user turn."""
+    start = time.perf_counter()
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="session-"))
-    workspace = Workspace(make_long_workspace(root))
+    workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
     model = OfflineModel(window_tokens=BIG_WINDOW)
-    client = model.client()
+    client = RecordingClient(model.client())
     compactor = strategy.build(workspace.root, client)
     history: list = []
-    cumulative, peak, rereads = [], 0, 0
-    for request in turns or session_turns():
+    cumulative, costs, peak, rereads = [], [], 0, 0
+    requests = turns or session_turns()
+    for done, request in enumerate(requests, 1):
         history.append({"role": "user", "content": request})
         trace = agent_loop(history, request, client=client, compactor=compactor,
                            workspace=workspace, log=lambda _line: None)
         peak = max([peak, *(t.size_sent for t in trace.turns)])
         rereads += trace.rereads
         cumulative.append(sum(tokens for _, tokens in model.usage))
+        costs.append(client.ledger.cost(pricing))
+        if progress:
+            progress(strategy.name, done, len(requests))
+    summaries = [e.extra["summary"] for e in compactor.events
+                 if e.fired and e.stage in ("compact_history", "reactive_compact")]
+    client.ledger.forget()              # the session is over: keep the requests, not the index
     return SessionReport(
         strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
         len(model.usage), sum(kind == "summary" for kind, _ in model.usage), rereads,
-        retention(probes, history, workspace.root), history)
+        retention(probes, history, workspace.root), client.ledger, costs, summaries,
+        time.perf_counter() - start, history)
 
 
 def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
-            strategies: list[Strategy] = STRATEGIES) -> list[SessionReport]:
+            strategies: list[Strategy] = STRATEGIES,
+            progress: Callable[[str, int, int], None] | None = None,
+            workers: int = 1) -> list[SessionReport]:
+    """Every strategy on the same session, in order; ``workers`` > 1 runs them in that many
+    processes at once (the sessions are independent), reporting progress all the same."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
-    return [run_session(s, root / s.name.replace(" ", "-"), turns) for s in strategies]
+    jobs = [(s, root / s.name.replace(" ", "-"), turns) for s in strategies]
+    if workers <= 1 or len(jobs) <= 1:
+        return [run_session(*job, progress=progress) for job in jobs]
+    context = multiprocessing.get_context("spawn")     # no fork of a threaded kernel
+    messages = context.Queue()
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
+                             initializer=_listen, initargs=(messages,)) as pool:
+        futures = [pool.submit(_run_in_worker, *job) for job in jobs]
+        expected, received = len(jobs) * len(turns or session_turns()), 0
+        while received < expected:          # one update per turn of every session
+            try:
+                update = messages.get(timeout=0.1)
+            except queue.Empty:
+                if any(f.done() and f.exception() for f in futures):
+                    break                   # a session failed: result() raises it below
+                continue
+            received += 1
+            if progress:
+                progress(*update)
+        return [f.result() for f in futures]
 
 
-def table(reports: list[SessionReport]) -> str:
-    base = next((r.input_tokens for r in reports if r.strategy == "none"), None)
-    head = (f"{'strategy':<14}{'input tokens':>14}{'saved':>8}{'peak chars':>12}{'calls':>7}"
-            f"{'summaries':>11}{'re-reads':>10}  probes kept (context+disk / lost)")
+_PROGRESS: Any = None
+
+
+def _listen(messages: Any) -> None:
+    global _PROGRESS
+    _PROGRESS = messages
+
+
+def _run_in_worker(strategy: Strategy, workdir: Path, turns: list[str] | None) -> SessionReport:
+    return run_session(strategy, workdir, turns, progress=lambda *update: _PROGRESS.put(update))
+
+
+def table(reports: list[SessionReport], pricing: Pricing = PRICES) -> str:
+    """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
+    base = next((r for r in reports if r.strategy == "none"), None)
+    head = (f"{'strategy':<15}{'input tokens':>13}{'saved':>7}{'cache-aware':>13}{'saved':>7}"
+            f"{'floor':>12}{'÷floor':>7}{'cached':>7}{'peak chars':>11}{'summaries':>10}"
+            f"{'re-reads':>9}  probes: context/archive/workspace/lost")
     rows = [head, "-" * len(head)]
     for r in reports:
-        saved = f"{1 - r.input_tokens / base:.1%}" if base else "—"
-        counts = {k: list(r.retention.values()).count(k) for k in ("context", "disk", "lost")}
-        rows.append(f"{r.strategy:<14}{r.input_tokens:>14,}{saved:>8}{r.peak_size:>12,}"
-                    f"{r.model_calls:>7}{r.summary_calls:>11}{r.rereads:>10}  "
-                    f"{counts['context']}+{counts['disk']} / {counts['lost']}")
+        cost, floor = r.cost(pricing), r.floor(pricing)
+        saved = f"{1 - r.input_tokens / base.input_tokens:.1%}" if base else "—"
+        saved_cached = f"{1 - cost / base.cost(pricing):.1%}" if base else "—"
+        places = "/".join(str(n) for n in r.places().values())
+        rows.append(f"{r.strategy:<15}{r.input_tokens:>13,}{saved:>7}{cost:>13,.0f}"
+                    f"{saved_cached:>7}{floor:>12,.0f}{cost / floor:>7.2f}"
+                    f"{r.ledger.share_read():>7.0%}{r.peak_size:>11,}{r.summary_calls:>10}"
+                    f"{r.rereads:>9}  {places}")
+    rows.append(f"cache-aware: read {pricing.read}×, written {pricing.write}×, uncached and "
+                f"summary calls {pricing.uncached}×; floor: the same requests if no cached prefix "
+                "were ever broken; cached: share of agent tokens read from cache")
     return "\n".join(rows)
 
 
-__all__ = ["STRATEGIES", "SessionReport", "Strategy", "compare", "run_session", "table"]
+__all__ = ["CACHE_FRIENDLY", "STRATEGIES", "SessionReport", "Strategy", "compare", "run_session",
+           "table"]

@@ -1,8 +1,13 @@
 """A long, scripted session for comparing strategies: 100 user turns on a small service repo.
 
 Reads, greps, writes and big command outputs, with probe facts planted along the way so we
-can ask, at the end, which facts each strategy kept in context, kept on disk, or lost.
-Everything is generated from a fixed seed: the same bytes and the same turns every time.
+can ask, at the end, which facts each strategy kept in context, in an archive, in a
+workspace file, or lost. Everything is generated from a fixed seed: the same bytes and the
+same turns every time.
+
+Fair by construction: each probe enters the context once, at its turn (no later turn reads
+its file or reruns its command, so no strategy gets it back for free), and each lies within
+the first 50,000 characters of its output, the lesson's cap on what a tool returns.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from pathlib import Path
 
 MODULES = ["app", "billing", "refunds", "accounts", "storage", "api", "auth", "reports",
            "jobs", "utils"]
+PROBED = {"app", "auth"}                  # modules holding a probe: read once, at their turn
+FILLER_MODULES = [m for m in MODULES if m not in PROBED]
 VERBS = ["load", "save", "check", "merge", "split", "render", "post", "fetch", "close", "open"]
 NOUNS = ["ledger", "invoice", "refund", "account", "batch", "report", "token", "entry", "queue"]
 
@@ -29,9 +36,9 @@ PROBES = [
     Probe("port in config.toml (turn 4)", "port = 8473", 4),
     Probe("function in src/app.py (turn 7)", "reconcile_ledger_v2", 7),
     Probe("TODO found by grep (turn 12)", "TODO(ana): rotate the signing keys", 12),
-    Probe("failing test in a 60 KB test run (turn 25)", "FAILED test_refund_rounding", 25),
+    Probe("failing test in a 42 KB test run (turn 25)", "FAILED test_refund_rounding", 25),
     Probe("release tag the user mentions (turn 40)", "v2.7.1-rc3", 40),
-    Probe("slow request deep in a 260 KB log (turn 55)", "request_id=7f3a9c slow 9.8s", 55),
+    Probe("slow request in a 220 KB log (turn 55)", "request_id=7f3a9c slow 9.8s", 55),
     Probe("decision written to a note (turn 80)", "use sqlite WAL mode", 80),
 ]
 
@@ -67,12 +74,12 @@ RUN_TESTS = '''"""Prints a long, deterministic test log (the failing test is onl
 import random
 
 rng = random.Random(25)
-for k in range(900):
+for k in range(600):
     print(f"tests/test_{rng.choice(['ledger', 'billing', 'api'])}.py::test_case_{k} PASSED"
-          f" [{k * 100 // 900:3d}%] " + "." * 20)
+          f" [{k * 100 // 600:3d}%] " + "." * 20)
 print("=" * 30 + " FAILURES " + "=" * 30)
 print("FAILED " + "test_" + "refund_rounding" + " - AssertionError: 10.005 != 10.01")
-print("1 failed, 899 passed in 12.34s")
+print("1 failed, 599 passed in 12.34s")
 '''
 
 
@@ -87,8 +94,9 @@ def make_long_workspace(dest: str | Path) -> Path:
                        "path = \"ledger.db\"\njournal = \"delete\"\n",
         "vendor/payments_sdk.py": '"""Third-party SDK: do not edit."""\nVERSION = "4.1.0"\n',
         "tools/run_tests.py": RUN_TESTS,
-        "logs/access.log": _log(rng, 3_200, "request_id=7f3a9c slow 9.8s", 0.47),
+        "logs/access.log": _log(rng, 3_200, "request_id=7f3a9c slow 9.8s", 0.13),
         "logs/worker.log": _log(rng, 1_200, "worker restarted cleanly", 0.5),
+        "logs/metrics.log": _log(rng, 1_700, "gc pause 41ms", 0.6),
     }
     for name in MODULES:
         files[f"src/{name}.py"] = _module(name, rng)
@@ -113,12 +121,12 @@ def session_turns() -> list[str]:
         40: "Remember: the release is tagged v2.7.1-rc3.",
         45: "Run `cat logs/worker.log`",
         55: "Run `cat logs/access.log`",
-        60: "Run `python3 tools/run_tests.py`",
+        60: "Run `cat logs/metrics.log`",
         70: "Run `cat logs/worker.log`",
         80: "Write notes/decision.md containing 'use sqlite WAL mode'",
-        85: "Run `python3 tools/run_tests.py`",
+        85: "Run `cat logs/metrics.log`",
         90: "Run `cat logs/worker.log`",
-        95: "Run `cat logs/access.log`",
+        95: "Run `cat logs/metrics.log`",
     }
     turns = []
     for k in range(1, 101):
@@ -126,7 +134,7 @@ def session_turns() -> list[str]:
             turns.append(planted[k])
             continue
         kind = rng.choice(["read", "read", "read", "grep", "write", "count"])
-        module = rng.choice(MODULES)
+        module = rng.choice(FILLER_MODULES)
         if kind == "read":
             turns.append(f"Read src/{module}.py")
         elif kind == "grep":
@@ -134,5 +142,5 @@ def session_turns() -> list[str]:
         elif kind == "write":
             turns.append(f"Write notes/step-{k:03d}.md containing 'checked src/{module}.py at turn {k}'")
         else:
-            turns.append("Run `wc -l src/app.py src/billing.py src/refunds.py`")
+            turns.append("Run `wc -l src/billing.py src/refunds.py src/jobs.py`")
     return turns
