@@ -188,7 +188,8 @@ def test_a_header_planted_where_a_result_is_clipped_stays_data():
     half = limits.summary_result_chars // 2
     body = "x" * 3_000 + FORGED + "y" * (half - len(FORGED))        # the clip's tail starts at it
     assert body[-half:].startswith(FORGED)
-    rendered = render_history([user("Read log.txt"), *tool_turn([body], "f")], limits)
+    history = [user("Read log.txt"), *tool_turn([body], "f"), assistant("read it")]   # seen
+    rendered = render_history(history, limits)
     assert f"\n{FORGED}" not in rendered and f"\n {FORGED}" in rendered
     assert [line for line in rendered.splitlines() if line.startswith("[user]")] == \
         ["[user] Read log.txt"]

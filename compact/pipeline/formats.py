@@ -148,6 +148,13 @@ def parse_compacted(text: str) -> tuple[str, str] | None:
         return None
 
 
+def summary_cut_note(max_tokens: int) -> str:
+    """Appended to a summary the summariser's ``max_tokens`` cut off: its last sections are
+    missing, and the transcript (saved before every summary) holds them."""
+    return (f"[summary cut off at max_tokens={max_tokens}: the sections after this point are "
+            "missing; the saved transcript holds the whole history]")
+
+
 def with_transcript(summary: str, transcript: str) -> str:
     """The archiving variant's summary: it names where the whole history was saved."""
     return f"{summary}\nFull transcript: {transcript}"

@@ -26,6 +26,8 @@ class Limits:
     max_reactive_retries: int = 1        # a second prompt-too-long in a row is raised
     summary_input_chars: int = 40_000    # cap on what the summariser is sent (shortfall 4)
     summary_result_chars: int = 1_500    # each tool result is clipped to this in the summary input
+    summary_unseen_chars: int = 8_000    # ...but one the model has not read yet keeps this much:
+    #                                      the summary is the only place it can survive
     # The cache-friendly configuration (0 = off, the lesson's behaviour). Prompt caching
     # reads an unchanged prefix at ~0.1x and writes a changed one at ~1.25x, so a prompt
     # rewritten near its start on every call pays full price every call:

@@ -14,6 +14,7 @@ from typing import Any
 
 from .env import live_model
 from .errors import SummaryError
+from .formats import summary_cut_note
 from .limits import Limits
 from .messages import block_type, joined_text, to_plain
 
@@ -63,9 +64,16 @@ def clip_utf8(text: str, limit: int) -> str:
 
 def render_history(messages: list, limits: Limits = Limits()) -> str:
     """The history as plain text for the summariser, capped at ``summary_input_chars``
-    (counted in UTF-8 bytes, which equals characters for ASCII text)."""
+    (counted in UTF-8 bytes, which equals characters for ASCII text).
+
+    Results after the last assistant message were never read by the model (a batch too big
+    for the limit is summarised before the next call): they keep ``summary_unseen_chars``,
+    older ones ``summary_result_chars``, whose facts the model could already note.
+    """
     lines = []
-    for message in to_plain(messages):
+    plain = to_plain(messages)
+    seen_until = max((i for i, m in enumerate(plain) if m.get("role") == "assistant"), default=-1)
+    for index, message in enumerate(plain):
         role = message.get("role", "?")
         content = message.get("content")
         if isinstance(content, str):
@@ -83,8 +91,10 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
                 images = sum(1 for b in content if isinstance(b, dict)
                              and b.get("type") == "image") if isinstance(content, list) else 0
                 body = joined_text(content) + " [image]" * images
+                cap = (limits.summary_result_chars if index < seen_until
+                       else max(limits.summary_unseen_chars, limits.summary_result_chars))
                 lines.append(f"[tool_result id={block.get('tool_use_id')}] "
-                             f"{_body(clip(body, limits.summary_result_chars))}")
+                             f"{_body(clip(body, cap))}")
     return clip_utf8("\n".join(lines), limits.summary_input_chars)
 
 
@@ -105,7 +115,10 @@ class ClientSummarizer:
         if not isinstance(content, list):      # the SDK does not validate bodies
             raise ValueError(f"the reply is a {type(response).__name__}, not a Messages-API "
                              "message; check ANTHROPIC_BASE_URL")
-        return "".join(t for b in content if isinstance(t := getattr(b, "text", ""), str))
+        summary = "".join(t for b in content if isinstance(t := getattr(b, "text", ""), str))
+        if getattr(response, "stop_reason", None) == "max_tokens" and summary.strip():
+            summary += "\n" + summary_cut_note(self.max_tokens)   # say so; never pass it as whole
+        return summary
 
 
 def as_summarizer(summarize: Any, model: str | None = None, limits: Limits = Limits()
