@@ -124,14 +124,18 @@ def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[i
                   label="cut by the pipeline", gid="cut")
 
 
+def new_axes(height: float) -> Axes:
+    """One projector-wide Axes on a figure of its own (no pyplot state)."""
+    return Figure(figsize=(11, height), layout="constrained").subplots()
+
+
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                  stage: str | None = None, mark_rereads: bool = False) -> Axes:
     """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
     stage that fired; ``mark_rereads`` flags turns that re-run an earlier tool call."""
     trace, limits, result = _parts(run)
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 6), layout="constrained").subplots()
+        ax = ax if ax is not None else new_axes(6)
         turns = [t.turn for t in trace.turns]
         _before_and_sent(ax, turns, [t.size_before for t in trace.turns],
                          [t.size_sent for t in trace.turns], "chars")
@@ -189,8 +193,7 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
     refused = getattr(result, "refused_tokens", None) if result is not None else None
     window = window_tokens or (refused[1] if refused else None)
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
         ax.plot(turns, [t.size_sent / CHARS_PER_TOKEN for t in trace.turns], linestyle="None",
                 marker="s", markersize=8, markerfacecolor="white", color="#777777",
@@ -241,8 +244,7 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
     """tool_result_budget's own trigger: the newest batch's size against the 200,000 budget."""
     trace, limits, _ = _parts(run)
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        ax = ax if ax is not None else new_axes(5)
         sizes = batch_sizes(run)
         if sizes:
             xs, arrived, sent = zip(*sizes, strict=True)
@@ -269,8 +271,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
         _before_and_sent(ax, turns, [t.messages_before for t in trace.turns],
                          [len(t.sent) for t in trace.turns], "messages")
@@ -295,8 +296,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
     trace, _, _ = _parts(run)
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5), layout="constrained").subplots()
+        ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
         bottom = [0] * len(turns)
         for kind in KINDS:

@@ -102,8 +102,7 @@ def _result_content_problem(content: Any, where: str) -> str | None:
             return f"{inner}: {_NOT_AN_OBJECT}"
         kind = block.get("type")
         if kind not in RESULT_BLOCKS:
-            return (f"{inner}: Input tag {kind!r} found using 'type' does not match any of the "
-                    f"expected tags: {', '.join(repr(t) for t in RESULT_BLOCKS)}")
+            return _tag_problem(kind, RESULT_BLOCKS, inner)
         problem = (_text_problem(block.get("text"), inner) if kind == "text"
                    else _image_problem(block, inner) if kind == "image" else None)
         if problem:
@@ -111,13 +110,17 @@ def _result_content_problem(content: Any, where: str) -> str | None:
     return None
 
 
+def _tag_problem(kind: Any, allowed: tuple[str, ...], where: str) -> str:
+    return (f"{where}: Input tag {kind!r} found using 'type' does not match any of the "
+            f"expected tags: {', '.join(repr(t) for t in allowed)}")
+
+
 def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str | None:
     if not isinstance(block, dict):
         return f"{where}: {_NOT_AN_OBJECT}"
     kind = block.get("type")
     if kind not in KNOWN_BLOCKS:
-        return (f"{where}: Input tag {kind!r} found using 'type' does not match any of the "
-                f"expected tags: {', '.join(repr(t) for t in KNOWN_BLOCKS)}")
+        return _tag_problem(kind, KNOWN_BLOCKS, where)
     if kind == "text":
         return _text_problem(block.get("text"), where)
     if kind == "image":
