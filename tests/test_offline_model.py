@@ -4,7 +4,7 @@ import anthropic
 import pytest
 from histories import assistant, tool_turn, user
 
-from compact import PLACEHOLDER
+from compact import PLACEHOLDER, Compactor, agent_loop
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
 
 
@@ -101,3 +101,20 @@ def _body(messages):
     from compact.tools import TOOLS
     return json.dumps({"model": MODEL_NAME, "max_tokens": 100, "messages": messages,
                        "tools": TOOLS}).encode()
+
+
+def test_a_glob_that_matched_nothing_lists_no_files(tmp_path):
+    """Comparing two programs with no README beside them: the empty listing is not two 'files'."""
+
+    for name in ("src/a.py", "src/b.py"):
+        (tmp_path / "src").mkdir(exist_ok=True)
+        (tmp_path / name).write_text(f'"""Module {name}."""\n\ndef run():\n    return 1\n')
+    client = OfflineModel().client()
+    history = [user("Compare src/a.py and src/b.py")]
+    trace = agent_loop(history, "Compare src/a.py and src/b.py", client=client, workspace=tmp_path,
+                       compactor=Compactor(tmp_path, summarize=client), log=lambda line: None)
+    globs = [c for t in trace.turns for c in t.tool_calls if c[0] == "glob"]
+    assert globs, "the careful comparison looks for the programs' READMEs"
+    notes = [t.text for t in trace.turns if "Note [glob" in t.text]
+    assert notes and all("files: (no matches)" in n and "(no," not in n for n in notes)
+    assert "no README beside it" in trace.answer

@@ -63,6 +63,9 @@ def describe_output(text: str) -> str:
     return fact
 
 
+NO_FILES = "(no matches)"          # what the workspace's glob answers when nothing matched
+
+
 def describe_call(call: Call) -> str | None:
     """The note for one answered call, or None when there is nothing to note."""
     text = call.result
@@ -71,7 +74,7 @@ def describe_call(call: Call) -> str | None:
     if call.name == "read_file" and text:
         return describe(call.input.get("path", ""), text)
     if call.name == "glob":
-        return "files: " + ", ".join(text.split())
+        return "files: " + (", ".join(listed_files(text)) or NO_FILES)
     if call.name in ("write_file", "edit_file"):
         return one_line(text, 200)
     if call.name == "bash":
@@ -117,8 +120,11 @@ def listing(view: View, pattern: str) -> list[str] | None:
     noted = view.note(f"glob {pattern}")
     if noted:
         files = noted[-1].removeprefix("files: ")
-        return [] if files.strip() in ("", "(no matches)") else files.split(", ")
+        return [] if files.strip() in ("", NO_FILES) else files.split(", ")
     text = view.latest("glob", "pattern", pattern)
-    if text is None:
-        return None
-    return [] if text.strip() == "(no matches)" else text.split()
+    return None if text is None else listed_files(text)
+
+
+def listed_files(text: str) -> list[str]:
+    """The paths in a glob's result; none when it says it matched nothing."""
+    return [] if text.strip() in ("", NO_FILES) else text.split()
