@@ -118,3 +118,10 @@ def test_a_glob_that_matched_nothing_lists_no_files(tmp_path):
     notes = [t.text for t in trace.turns if "Note [glob" in t.text]
     assert notes and all("files: (no matches)" in n and "(no," not in n for n in notes)
     assert "no README beside it" in trace.answer
+
+
+@pytest.mark.parametrize("request_text", ["write 'a.txt' containing 'hi'", 'please write with "x"'])
+def test_a_write_request_it_cannot_read_gets_an_answer_not_a_crash(client, request_text):
+    reply = create(client, [user(request_text)])
+    assert reply.content and reply.content[0].text.startswith("(offline model)")
+    assert not [b for b in reply.content if b.type == "tool_use" and b.name == "write_file"]

@@ -13,11 +13,14 @@ from .notes import note_line, one_line
 from .request_text import paths
 from .view import View
 
+# One pattern both picks the skill and reads the request, so a request it picks is one it can read.
+WRITE = re.compile(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
+                   r"(?:containing|saying|with)\s+['\"](.+?)['\"]", re.I | re.S)
+
 
 def write_file(view: View) -> Step:
     """"Write P containing 'T'" (and, if asked, compact afterwards): once, never again."""
-    match = re.search(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
-                      r"(?:containing|saying|with)\s+['\"](.+?)['\"]", view.request, re.I | re.S)
+    match = WRITE.search(view.request)
     path, text = match.group(1).removeprefix("./"), match.group(2)
     written = bool(view.note(f"write_file {path}")) or any(
         c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .chores import plain, read_files, remember, run_command, write_file
+from .chores import WRITE, plain, read_files, remember, run_command, write_file
 from .compare import compare
 from .knowledge import Step, new_notes
 from .request_text import paths, wants_comparison, wants_structure, wants_titles
@@ -20,8 +20,7 @@ from .view import View
 
 SKILLS: list[tuple[Callable[[str], bool], Callable[[View], Step]]] = [
     (lambda r: bool(re.match(r"\s*(constraint|remember)\b", r, re.I)), remember),
-    (lambda r: bool(re.search(r"\bwrite\b.*(containing|saying|with)\s+['\"]", r, re.I | re.S)),
-     write_file),
+    (lambda r: bool(WRITE.search(r)), write_file),
     (lambda r: bool(re.search(r"\brun\b[^`]*`[^`]+`", r, re.I)), run_command),
     (wants_titles, titles),
     (wants_comparison, compare),
