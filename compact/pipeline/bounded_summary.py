@@ -18,6 +18,7 @@ from pathlib import Path
 from .events import StageEvent
 from .formats import (
     COMPACTED,
+    clip_marker,
     compacted_message,
     parse_compacted,
     render_summary,
@@ -27,7 +28,8 @@ from .messages import estimate_size, is_tool_result_message, pair_safe_start, pl
 from .storage import write_transcript
 from .summary import Summarizer, clip, run_summarizer
 
-CLIP_MARKER = 40                          # room for clip()'s "[... N chars omitted ...]" line
+# Room for clip()'s marker on its own line (two newlines), its count up to 14 digits.
+CLIP_MARKER = len(clip_marker(10**13)) + 2
 
 
 def previous_summary(messages: list) -> str | None:

@@ -9,6 +9,7 @@ them and the plots that count them can never disagree on a character::
     snip_compact         [snipped N messages]   ([snipped N messages; archived at <path>])
     compact_history      [Compacted] / [Reactive compact] + the two sections below
     compact tool         [Compaction requested. This completed turn will be summarized.]
+    summariser input     [... N chars omitted ...]   (where a long text's middle was cut)
 
 A path is trusted only when it is a name ``storage`` creates (``safe_id`` characters under
 ``.task_outputs/tool-results/``): a forged block pointing at ``/etc/passwd`` parses as
@@ -46,6 +47,7 @@ _PERSISTED_HEAD = (f"{PERSISTED_OPEN}\n"
 _KEPT_PATH_TEXT = PLACEHOLDER_PREFIX + " Full output: {path}]"
 _SNIP_TEXT = SNIP_PREFIX + "{count} messages{archived}]"
 _ARCHIVED_TEXT = "; archived at {path}"
+_CLIP_TEXT = "[... {omitted} chars omitted ...]"
 
 
 def _source(template: str, **fields: str) -> str:
@@ -75,6 +77,8 @@ _SAFE_PATH = r"(\.task_outputs/tool-results/[A-Za-z0-9_-]+(?:\.\d+)?\.txt)"
 _PERSISTED = _persisted_pattern(_SAFE_PATH, re.ASCII)
 _KEPT_PATH = _kept_path_pattern(_SAFE_PATH, re.ASCII)
 _SNIP = _snip_pattern(r"[\w./-]+")
+# clip_marker on its line, as summary.clip leaves it; group: the chars omitted.
+CLIPPED = re.compile(r"\n" + _source(_CLIP_TEXT, omitted=r"(\d+)") + r"\n")
 
 
 # ---- tool_result_budget ----------------------------------------------------------------
@@ -181,6 +185,11 @@ def summary_cut_note(max_tokens: int) -> str:
     missing, and the transcript (saved before every summary) holds them."""
     return (f"[summary cut off at max_tokens={max_tokens}: the sections after this point are "
             "missing; the saved transcript holds the whole history]")
+
+
+def clip_marker(omitted: int) -> str:
+    """What summary.clip puts, on a line of its own, where it cut a text's middle out."""
+    return _CLIP_TEXT.format(omitted=omitted)
 
 
 def with_transcript(summary: str, transcript: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .env import live_model
 from .errors import SummaryError
-from .formats import summary_cut_note
+from .formats import clip_marker, summary_cut_note
 from .limits import Limits
 from .messages import block_type, joined_text, to_plain
 
@@ -50,7 +50,7 @@ def clip(text: str, limit: int) -> str:
     tail = text[-half:]
     if text[-half - 1] != "\n" and _FORGED_ENTRY.match(tail):
         tail = " " + tail
-    return f"{text[:half]}\n[... {omitted} chars omitted ...]\n{tail}"
+    return f"{text[:half]}\n{clip_marker(omitted)}\n{tail}"
 
 
 def clip_utf8(text: str, limit: int) -> str:
