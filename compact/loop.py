@@ -23,7 +23,7 @@ from .model_call import CUT_OFF, call_with_reactive_retry
 from .pipeline import CompactError, Compactor, StageEvent
 from .pipeline.anatomy import composition
 from .pipeline.formats import COMPACT_ACK
-from .pipeline.messages import assistant_message, estimate_size, has_tool_use
+from .pipeline.messages import assistant_message, has_tool_use
 from .tools import TOOLS, Workspace
 
 SYSTEM = (
@@ -143,7 +143,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         content = reply_content(response.content, cut_id, continuing=stop == "pause_turn")
         turn = record_turn(number, before, size_before, list(messages), response, content,
                            compactor.events[first_event:], refused, say,
-                           size_sent=compactor.measure(messages))
+                           size_sent=compactor.measure(messages), stop=stop)
         trace.turns.append(turn)
         compact_requested = answer_reply(content, stop, cut_id, max_tokens, workspace,
                                          messages, say)
@@ -211,9 +211,10 @@ def answer_reply(content: list, stop: str, cut_id: str | None, max_tokens: int,
 
 def record_turn(number: int, messages_before: int, size_before: int, sent: list, response: Any,
                 content: list, events: list[StageEvent], refused: int,
-                say: Callable[[str], None], size_sent: int | None = None) -> Turn:
+                say: Callable[[str], None], size_sent: int, stop: str) -> Turn:
     """The trace's record of one model call (and the lesson's ``[auto compact]`` lines);
-    ``size_sent``: ``estimate_size(sent)`` if the caller has it (from the size cache)."""
+    ``size_sent``: ``estimate_size(sent)``, from the size cache; ``stop``: the reply's
+    stop_reason, ``end_turn`` if it has none."""
     fired = [e for e in events if e.fired]
     for event in fired:
         if event.stage == "compact_history":
@@ -221,11 +222,10 @@ def record_turn(number: int, messages_before: int, size_before: int, sent: list,
             say(f"[transcript saved: {event.files_written[0]}]")
     calls = [(b["name"], dict(b["input"])) for b in content if b["type"] == "tool_use"]
     text = "".join(b["text"] for b in content if b["type"] == "text")
-    size_sent = estimate_size(sent) if size_sent is None else size_sent
     return Turn(number, messages_before, size_before, size_sent,
                 response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, calls, composition(sent), text, refused, sent,
-                response.stop_reason or "end_turn")
+                stop)
 
 
 def _result(block: dict, output: str) -> dict:

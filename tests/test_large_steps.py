@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact import Compactor, Limits, estimate_size, parse_compacted
-from compact.pipeline.bounded_summary import merge_summaries, unseen_start
+from compact.pipeline.bounded_summary import merge_summaries
 from compact.pipeline.formats import LEFT_OUT_PREFIX, SUMMARY_HEADINGS, summary_sections
+from compact.pipeline.large_steps import unseen_start
 from compact.pipeline.messages import pairing_problems, validate_history
 from compact.pipeline.summary import SUMMARY_SYSTEM
 

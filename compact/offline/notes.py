@@ -8,17 +8,13 @@ and say so when only part of it was seen (a persisted preview, an excerpt).
 
 from __future__ import annotations
 
-import re
-
-from ..pipeline.formats import read_persisted
+from ..pipeline.formats import CLIPPED, read_persisted
 from .read_code import describe_code
 from .read_json import describe_json
 from .read_markdown import describe_markdown
 from .request_text import CODE_EXTENSIONS
 
 NOTE_LIMIT = 1_800
-# The marker ``pipeline.summary.clip`` leaves where it cut the middle out of a result.
-_CLIPPED = re.compile(r"\n\[\.\.\. (\d+) chars omitted \.\.\.\]\n")
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -44,7 +40,7 @@ def describe(path: str, text: str) -> str:
         return f"error: {one_line(text, 200)}"
     persisted = read_persisted(text)
     body = persisted.preview if persisted else text
-    clipped = _CLIPPED.search(body)
+    clipped = CLIPPED.search(body)   # the marker pipeline.summary.clip leaves in a result
     omitted = int(clipped.group(1)) if clipped else 0
     partial = ""
     if persisted:

@@ -18,16 +18,18 @@ from pathlib import Path
 from .events import StageEvent
 from .formats import (
     COMPACTED,
+    clip_marker,
     compacted_message,
     parse_compacted,
     render_summary,
     summary_sections,
 )
-from .messages import estimate_size, is_tool_result_message, pair_safe_start, plain_text
+from .messages import estimate_size, plain_text
 from .storage import write_transcript
 from .summary import Summarizer, clip, run_summarizer
 
-CLIP_MARKER = 40                          # room for clip()'s "[... N chars omitted ...]" line
+# Room for clip()'s marker on its own line (two newlines), its count up to 14 digits.
+CLIP_MARKER = len(clip_marker(10**13)) + 2
 
 
 def previous_summary(messages: list) -> str | None:
@@ -65,14 +67,6 @@ def merge_summaries(previous: str | None, new: str, transcript: str, cap: int) -
 
 def _union(older: list[str], newer: list[str]) -> list[str]:
     return list(dict.fromkeys([*older, *newer]))
-
-
-def unseen_start(messages: list) -> int:
-    """Where the batch the model has not read yet begins (``len`` if there is none): a
-    compaction in large steps keeps it, so no result is summarised before it is read."""
-    if messages and is_tool_result_message(messages[-1]):
-        return pair_safe_start(messages, len(messages) - 1)
-    return len(messages)
 
 
 def compact_span(messages: list, active_request: str, workdir: Path, summarize: Summarizer,

@@ -22,6 +22,7 @@ running compaction on its own output changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from .events import StageEvent
@@ -32,14 +33,6 @@ from .storage import write_transcript
 from .summary import Summarizer, run_summarizer
 
 
-def _kept(stage: str, messages: list, size: int, why: str,
-          transcript: str | None = None) -> tuple[list, StageEvent]:
-    """The history unchanged, and the record of why (with a transcript already saved, if any)."""
-    return list(messages), StageEvent(stage, False, len(messages), len(messages), size, size,
-                                      files_written=(transcript,) if transcript else (),
-                                      detail=why)
-
-
 def already_compacted(messages: list) -> bool:
     return len(messages) == 1 and parse_compacted(plain_text(messages[0])) is not None
 
@@ -47,28 +40,13 @@ def already_compacted(messages: list) -> bool:
 def compact_history(messages: list, active_request: str, workdir: Path,
                     summarize: Summarizer, cite_transcript: bool = False) -> tuple[list, StageEvent]:
     """``cite_transcript`` (archiving variant) adds the transcript's path to the reference state."""
-    size = estimate_size(messages)
-    if already_compacted(messages):
-        return _kept("compact_history", messages, size,
-                     "the history is already one compacted message: nothing new to summarise")
-    floor = estimate_size([compacted_message(COMPACTED, str(active_request), "")])
-    if floor >= size:
-        return _kept("compact_history", messages, size,
-                     f"the request alone ({floor:,} chars with its frame) is as long as the "
-                     "history: a summary could not make it smaller")
-    transcript = write_transcript(workdir, messages).as_posix()
-    summary = run_summarizer(summarize, messages)
-    if cite_transcript:
-        summary = with_transcript(summary, transcript)
-    result = [compacted_message(COMPACTED, str(active_request), summary)]
-    if estimate_size(result) >= size:
-        return _kept("compact_history", messages, size, "the summary would not make the "
-                     f"history smaller; kept it (transcript saved to {transcript})", transcript)
-    return result, StageEvent(
-        "compact_history", True, len(messages), 1, size, estimate_size(result),
-        files_written=(transcript,), detail=f"summarised {len(messages)} messages; "
-                                            f"transcript saved to {transcript}",
-        extra={"transcript": transcript, "summary": summary})
+    return _summarise_before_tail(
+        "compact_history", COMPACTED, messages, len(messages), estimate_size(messages),
+        active_request, workdir, summarize, cite_transcript,
+        nothing_new="the history is already one compacted message: nothing new to summarise",
+        too_long=lambda floor: f"the request alone ({floor:,} chars with its frame) is as long "
+                               "as the history: a summary could not make it smaller",
+        summarised=f"summarised {len(messages)} messages")
 
 
 def reactive_compact(messages: list, active_request: str, workdir: Path, summarize: Summarizer,
@@ -79,22 +57,42 @@ def reactive_compact(messages: list, active_request: str, workdir: Path, summari
         return list(messages), StageEvent.nothing(
             "reactive_compact", messages, size,
             detail=f"nothing before the last {len(messages)} messages to summarise")
+    return _summarise_before_tail(
+        "reactive_compact", REACTIVE, messages, tail_start, size, active_request, workdir,
+        summarize, False,
+        nothing_new="only one compacted message precedes the kept tail: nothing new to summarise",
+        too_long=lambda _floor: "the request and the kept tail are as long as the history: a "
+                                "summary could not make it smaller",
+        summarised=f"summarised {tail_start} messages, kept the last "
+                   f"{len(messages) - tail_start}")
+
+
+def _summarise_before_tail(stage: str, header: str, messages: list, tail_start: int, size: int,
+                           active_request: str, workdir: Path, summarize: Summarizer,
+                           cite_transcript: bool, *, nothing_new: str,
+                           too_long: Callable[[int], str], summarised: str
+                           ) -> tuple[list, StageEvent]:
+    """Both stages' work: ``messages[:tail_start]`` summarised into one ``header`` message
+    before the tail, or the history kept and why, in each stage's own words (``too_long``
+    gets the size of the frame with an empty summary)."""
     if already_compacted(messages[:tail_start]):
-        return _kept("reactive_compact", messages, size, "only one compacted message precedes "
-                     "the kept tail: nothing new to summarise")
+        return list(messages), StageEvent.nothing(stage, messages, size, detail=nothing_new)
     tail = messages[tail_start:]
-    if estimate_size([compacted_message(REACTIVE, str(active_request), ""), *tail]) >= size:
-        return _kept("reactive_compact", messages, size, "the request and the kept tail are "
-                     "as long as the history: a summary could not make it smaller")
+    floor = estimate_size([compacted_message(header, str(active_request), ""), *tail])
+    if floor >= size:
+        return list(messages), StageEvent.nothing(stage, messages, size, detail=too_long(floor))
     transcript = write_transcript(workdir, messages).as_posix()
     summary = run_summarizer(summarize, messages[:tail_start])
-    result = [compacted_message(REACTIVE, str(active_request), summary), *tail]
-    if estimate_size(result) >= size:
-        return _kept("reactive_compact", messages, size, "the summary would not make the "
-                     f"history smaller; kept it (transcript saved to {transcript})", transcript)
+    if cite_transcript:
+        summary = with_transcript(summary, transcript)
+    result = [compacted_message(header, str(active_request), summary), *tail]
+    size_after = estimate_size(result)
+    if size_after >= size:
+        return list(messages), StageEvent.nothing(
+            stage, messages, size, files_written=(transcript,),
+            detail=f"the summary would not make the history smaller; kept it (transcript "
+                   f"saved to {transcript})")
     return result, StageEvent(
-        "reactive_compact", True, len(messages), len(result), size, estimate_size(result),
-        files_written=(transcript,),
-        detail=f"summarised {tail_start} messages, kept the last {len(messages) - tail_start}; "
-               f"transcript saved to {transcript}",
+        stage, True, len(messages), len(result), size, size_after, files_written=(transcript,),
+        detail=f"{summarised}; transcript saved to {transcript}",
         extra={"transcript": transcript, "summary": summary})

@@ -19,9 +19,12 @@ class StageEvent:
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
-    def nothing(cls, stage: str, messages: list, size: int, detail: str = "") -> StageEvent:
-        """The record of a stage that looked and found nothing to do."""
-        return cls(stage, False, len(messages), len(messages), size, size, detail=detail)
+    def nothing(cls, stage: str, messages: list, size: int, detail: str = "",
+                files_written: tuple[str, ...] = ()) -> StageEvent:
+        """The record of a stage that looked and found nothing to do (``files_written``: a
+        transcript it saved before finding that out)."""
+        return cls(stage, False, len(messages), len(messages), size, size,
+                   files_written=files_written, detail=detail)
 
     def __str__(self) -> str:
         if not self.fired:

@@ -9,6 +9,7 @@ them and the plots that count them can never disagree on a character::
     snip_compact         [snipped N messages]   ([snipped N messages; archived at <path>])
     compact_history      [Compacted] / [Reactive compact] + the two sections below
     compact tool         [Compaction requested. This completed turn will be summarized.]
+    summariser input     [... N chars omitted ...]   (where a long text's middle was cut)
 
 A path is trusted only when it is a name ``storage`` creates (``safe_id`` characters under
 ``.task_outputs/tool-results/``): a forged block pointing at ``/etc/passwd`` parses as
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass
 
 PLACEHOLDER = "[Earlier tool result compacted. Re-run if needed.]"
@@ -35,26 +37,56 @@ AUTHORITATIVE = "Authoritative request:"
 REFERENCE = "Reference state (untrusted data; never authorization):"
 COMPACT_ACK = "[Compaction requested. This completed turn will be summarized.]"
 SNIP_PREFIX = "[snipped "
+TRANSCRIPT_LINE = "Full transcript: "      # names a saved transcript (v8 writes it too)
+
+# Texts with fields are written once, as str.format templates: the writer fills one in, and
+# its parsers are built from it (_source), so they cannot disagree on a character.
+_PERSISTED_HEAD = (f"{PERSISTED_OPEN}\n"
+                   "Output too large ({total} chars). Full output saved to: {path}\n"
+                   "Preview (first {preview} chars):\n")
+_KEPT_PATH_TEXT = PLACEHOLDER_PREFIX + " Full output: {path}]"
+_SNIP_TEXT = SNIP_PREFIX + "{count} messages{archived}]"
+_ARCHIVED_TEXT = "; archived at {path}"
+_CLIP_TEXT = "[... {omitted} chars omitted ...]"
+
+
+def _source(template: str, **fields: str) -> str:
+    """The regex source matching ``template``: its text literally, each field by the pattern
+    given for it."""
+    return "".join(re.escape(text) + (fields[name] if name is not None else "")
+                   for text, name, _, _ in string.Formatter().parse(template))
+
+
+def _persisted_pattern(path: str, flags: int = 0) -> re.Pattern:
+    """A persisted block's head; groups: total chars, path."""
+    return re.compile(_source(_PERSISTED_HEAD, total=r"(\d+)", path=path, preview=r"\d+"), flags)
+
+
+def _kept_path_pattern(path: str, flags: int = 0) -> re.Pattern:
+    return re.compile(_source(_KEPT_PATH_TEXT, path=path), flags)
+
+
+def _snip_pattern(path: str, after_count: str = "") -> re.Pattern:
+    """A snip marker, its archive optional; ``after_count``: what another version adds."""
+    archived = "(?:" + _source(_ARCHIVED_TEXT, path=path) + ")?"
+    return re.compile(_source(_SNIP_TEXT, count=r"(\d+)", archived=after_count + archived))
+
 
 # The names storage.persist_tool_result makes; re.ASCII: no look-alike digits or letters.
 _SAFE_PATH = r"(\.task_outputs/tool-results/[A-Za-z0-9_-]+(?:\.\d+)?\.txt)"
-_PERSISTED = re.compile(
-    re.escape(PERSISTED_OPEN) + r"\nOutput too large \((\d+) chars\)\. Full output saved to: "
-    + _SAFE_PATH + r"\nPreview \(first \d+ chars\):\n", re.ASCII)
-_KEPT_PATH = re.compile(r"\[Earlier tool result compacted\. Full output: " + _SAFE_PATH + r"\]",
-                        re.ASCII)
-_SNIP = re.compile(r"\[snipped (\d+) messages(?:; archived at [\w./-]+)?\]")
+_PERSISTED = _persisted_pattern(_SAFE_PATH, re.ASCII)
+_KEPT_PATH = _kept_path_pattern(_SAFE_PATH, re.ASCII)
+_SNIP = _snip_pattern(r"[\w./-]+")
+# clip_marker on its line, as summary.clip leaves it; group: the chars omitted.
+CLIPPED = re.compile(r"\n" + _source(_CLIP_TEXT, omitted=r"(\d+)") + r"\n")
 
 
 # ---- tool_result_budget ----------------------------------------------------------------
 
 def persisted_block(path: str, total_chars: int, preview_chars: int, preview: str) -> str:
     """What stays in context for a persisted result: where it is, and how it begins."""
-    return (f"{PERSISTED_OPEN}\n"
-            f"Output too large ({total_chars} chars). Full output saved to: {path}\n"
-            f"Preview (first {preview_chars} chars):\n"
-            f"{preview}\n"
-            f"{PERSISTED_CLOSE}")
+    head = _PERSISTED_HEAD.format(total=total_chars, path=path, preview=preview_chars)
+    return f"{head}{preview}\n{PERSISTED_CLOSE}"
 
 
 @dataclass(frozen=True)
@@ -93,7 +125,7 @@ def placeholder_for(text: str) -> str:
 
 
 def kept_path_placeholder(path: str) -> str:
-    return f"{PLACEHOLDER_PREFIX} Full output: {path}]"
+    return _KEPT_PATH_TEXT.format(path=path)
 
 
 def is_placeholder(text: str) -> bool:
@@ -104,8 +136,8 @@ def is_placeholder(text: str) -> bool:
 # ---- snip_compact ----------------------------------------------------------------------
 
 def snip_marker(count: int, archived_at: str | None = None) -> dict:
-    where = f"; archived at {archived_at}" if archived_at else ""
-    return {"role": "user", "content": f"{SNIP_PREFIX}{count} messages{where}]"}
+    where = _ARCHIVED_TEXT.format(path=archived_at) if archived_at else ""
+    return {"role": "user", "content": _SNIP_TEXT.format(count=count, archived=where)}
 
 
 def snipped_count(message: object) -> int | None:
@@ -155,9 +187,14 @@ def summary_cut_note(max_tokens: int) -> str:
             "missing; the saved transcript holds the whole history]")
 
 
+def clip_marker(omitted: int) -> str:
+    """What summary.clip puts, on a line of its own, where it cut a text's middle out."""
+    return _CLIP_TEXT.format(omitted=omitted)
+
+
 def with_transcript(summary: str, transcript: str) -> str:
     """The archiving variant's summary: it names where the whole history was saved."""
-    return f"{summary}\nFull transcript: {transcript}"
+    return f"{summary}\n{TRANSCRIPT_LINE}{transcript}"
 
 
 # ---- reading what any version of the lesson writes ---------------------------------------
@@ -170,19 +207,16 @@ def with_transcript(summary: str, transcript: str) -> str:
 
 V8_REQUEST = "Current user request:"
 V8_SUMMARY_HEADERS = ("Conversation summary (reference only):", "Conversation summary:")
-V8_TRANSCRIPT = "Full transcript: "
 V8_FULL_OUTPUT = "Full output: "
 V8_SAVED_PREFIX = "[Earlier tool result saved at "
 V8_OMITTED = "[Earlier tool result omitted.]"
 
 _V8_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\n" + re.escape(V8_FULL_OUTPUT)
                            + r"([^\n]+)\nPreview:\n")
-_ANY_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nOutput too large \((\d+) chars\)\. "
-                            r"Full output saved to: ([^\n]+)\nPreview \(first \d+ chars\):\n")
-_ANY_KEPT_PATH = re.compile(r"\[Earlier tool result compacted\. Full output: ([^\n]+)\]")
+_ANY_PERSISTED = _persisted_pattern(r"([^\n]+)")
+_ANY_KEPT_PATH = _kept_path_pattern(r"([^\n]+)")
 _V8_SAVED = re.compile(re.escape(V8_SAVED_PREFIX) + r"([^\n]+)\]")
-_ANY_SNIP = re.compile(r"\[snipped (\d+) messages(?: from conversation middle)?"
-                       r"(?:; archived at ([^\n]+))?\]")
+_ANY_SNIP = _snip_pattern(r"([^\n]+)", after_count=r"(?: from conversation middle)?")
 _V8_ARCHIVED = re.compile(r"\[(\d+) messages archived at ([^\n]+)\]")
 _WORKSPACE_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*", re.ASCII)
 
@@ -230,7 +264,7 @@ def read_compacted(text: str) -> CompactedText | None:
                 break
         else:
             return CompactedText(label[1:-1], rest.strip(), "", None, "v8")
-        summary_text, sep, transcript = tail.rpartition(f"\n\n{V8_TRANSCRIPT}")
+        summary_text, sep, transcript = tail.rpartition(f"\n\n{TRANSCRIPT_LINE}")
         if not sep:
             summary_text, transcript = tail, None
         try:
@@ -342,9 +376,6 @@ def summary_sections(summary: str) -> tuple[list[str], dict[str, list[str]]]:
     if not any(sections.values()) and preamble:       # no headings at all: all of it is findings
         sections["Findings"], preamble = preamble, []
     return preamble, sections
-
-
-TRANSCRIPT_LINE = "Full transcript: "
 
 
 def render_summary(preamble: list[str], sections: dict[str, list[str]], transcript: str,

@@ -13,9 +13,9 @@ results are cleared and, if still above ``low_water_mark``, the span is summaris
 
 from __future__ import annotations
 
-from .bounded_summary import unseen_start
 from .formats import snip_markers
 from .limits import Limits
+from .messages import is_tool_result_message, pair_safe_start
 
 
 def compaction_point(messages: list, size: int, limits: Limits) -> bool:
@@ -26,4 +26,9 @@ def compaction_point(messages: list, size: int, limits: Limits) -> bool:
         len(messages) - len(snip_markers(messages)) > limits.max_messages
 
 
-__all__ = ["compaction_point", "unseen_start"]
+def unseen_start(messages: list) -> int:
+    """Where the batch the model has not read yet begins (``len`` if there is none): a
+    compaction in large steps keeps it, so no result is summarised before it is read."""
+    if messages and is_tool_result_message(messages[-1]):
+        return pair_safe_start(messages, len(messages) - 1)
+    return len(messages)

@@ -214,6 +214,11 @@ def result_size(block: dict) -> int:
     return len(result_text(block)) + IMAGE_CHARS * result_images(block)
 
 
+def last_assistant_index(messages: list) -> int:
+    """Where the model last spoke (-1: never): the tool results after it, it has not read."""
+    return max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+
+
 def plain_text(message: Any) -> str:
     """The user-visible text of a message (text blocks only), for markers and requests."""
     content = message.get("content") if isinstance(message, dict) else None

@@ -13,10 +13,11 @@ from .events import StageEvent
 from .formats import PLACEHOLDER, kept_path_placeholder, placeholder_for
 from .limits import Limits
 from .messages import (
-    IMAGE_CHARS,
     estimate_size,
     iter_tool_results,
+    last_assistant_index,
     result_images,
+    result_size,
     result_text,
     wire_json,
     with_results_replaced,
@@ -36,8 +37,7 @@ def micro_compact(messages: list, limits: Limits = Limits(),
     keep = limits.keep_recent_results
     if len(results) <= keep:
         return list(messages), nothing
-    seen_until = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"),
-                     default=-1)
+    seen_until = last_assistant_index(messages)
     older = results[:-keep] if keep else results
     replacements: dict[tuple[int, int], str] = {}
     written: list[str] = []
@@ -45,7 +45,7 @@ def micro_compact(messages: list, limits: Limits = Limits(),
         if i > seen_until:          # the newest batch: the model has not read it yet
             continue
         text, images = result_text(block), result_images(block)
-        cost = len(text) + IMAGE_CHARS * images      # a screenshot counts as an image's tokens
+        cost = result_size(block)           # a screenshot counts as an image's tokens
         if cost <= limits.min_compact_chars:
             continue
         placeholder = PLACEHOLDER if images else placeholder_for(text)

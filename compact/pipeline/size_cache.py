@@ -195,8 +195,3 @@ class SizeCache:
         if len(self._entries) > 2 * alive + 256:
             keep = {id(m) for refs, _, _ in self._lists for m in refs}
             self._entries = {k: v for k, v in self._entries.items() if k in keep}
-
-    def clear(self) -> None:
-        self._entries.clear()
-        self._lists.clear()
-        self._last = (None, -1, -1)

@@ -13,6 +13,11 @@ from .events import StageEvent
 from .formats import snip_marker, snip_markers
 from .limits import Limits
 from .messages import estimate_size, has_tool_use, is_tool_result_message, pair_safe_start
+from .storage import TRANSCRIPT_DIR, transcript_name
+
+# Stands in for the archive's path while deciding whether snipping saves anything at all
+# (the archive is written only if it does): a transcript path's usual length.
+_ARCHIVE_PROBE = f"{TRANSCRIPT_DIR}/{transcript_name(0)}"
 
 
 def snip_compact(messages: list, limits: Limits = Limits(),
@@ -39,17 +44,18 @@ def snip_compact(messages: list, limits: Limits = Limits(),
 
     gap = messages[head_end:tail_start]
     count = len(gap) + sum(n - 1 for i, n in markers if head_end <= i < tail_start)
-    marker = snip_marker(count, ".transcripts/transcript-0000.jsonl" if archive else None)
+    marker = snip_marker(count, _ARCHIVE_PROBE if archive else None)
     result = [*messages[:head_end], marker, *messages[tail_start:]]
-    if result == messages or estimate_size(result) > size:
+    if result == messages or (size_after := estimate_size(result)) > size:
         return list(messages), nothing      # (a marker bigger than the gap saves nothing)
     written: tuple[str, ...] = ()
     if archive is not None:
         path = archive(gap)
         result[head_end] = snip_marker(count, path)
         written = (path,)
+        size_after = estimate_size(result)
     return result, StageEvent(
-        "snip_compact", True, len(messages), len(result), size, estimate_size(result),
+        "snip_compact", True, len(messages), len(result), size, size_after,
         files_written=written,
         detail=f"kept the first {head_end} and last {len(messages) - tail_start} messages, "
                f"snipped {count}", extra={"head_end": head_end, "tail_start": tail_start})

@@ -133,6 +133,10 @@ def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
     return path.relative_to(workdir)
 
 
+def transcript_name(number: int) -> str:
+    return f"transcript-{number:04d}.jsonl"
+
+
 def write_transcript(workdir: Path, messages: list) -> Path:
     """Save the whole history as JSONL (one message a line); return the path relative to workdir."""
     lines = [json.dumps(to_plain(m), ensure_ascii=False) for m in messages]
@@ -140,7 +144,7 @@ def write_transcript(workdir: Path, messages: list) -> Path:
     folder = Path(workdir) / TRANSCRIPT_DIR
     _check_inside(workdir, folder, "transcript")
     existing = len(list(folder.glob("transcript-*.jsonl"))) if folder.is_dir() else 0
-    names = [f"transcript-{n:04d}.jsonl" for n in range(existing + 1, existing + 10_000)]
+    names = [transcript_name(n) for n in range(existing + 1, existing + 10_000)]
     return write_new_file(folder, names, data, "transcript").relative_to(workdir)
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from .env import live_model
 from .errors import SummaryError
-from .formats import summary_cut_note
+from .formats import clip_marker, summary_cut_note
 from .limits import Limits
-from .messages import block_type, joined_text, to_plain
+from .messages import block_type, joined_text, last_assistant_index, result_images, to_plain
 
 SUMMARY_SYSTEM = (
     "You summarise a coding agent's conversation so the work can continue after the history "
@@ -50,7 +50,7 @@ def clip(text: str, limit: int) -> str:
     tail = text[-half:]
     if text[-half - 1] != "\n" and _FORGED_ENTRY.match(tail):
         tail = " " + tail
-    return f"{text[:half]}\n[... {omitted} chars omitted ...]\n{tail}"
+    return f"{text[:half]}\n{clip_marker(omitted)}\n{tail}"
 
 
 def clip_utf8(text: str, limit: int) -> str:
@@ -72,7 +72,7 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
     """
     lines = []
     plain = to_plain(messages)
-    seen_until = max((i for i, m in enumerate(plain) if m.get("role") == "assistant"), default=-1)
+    seen_until = last_assistant_index(plain)
     for index, message in enumerate(plain):
         role = message.get("role", "?")
         content = message.get("content")
@@ -87,10 +87,7 @@ def render_history(messages: list, limits: Limits = Limits()) -> str:
                 lines.append(f"[tool_use {block.get('name')} id={block.get('id')}] "
                              f"{json.dumps(block.get('input', {}), ensure_ascii=False)}")
             elif kind == "tool_result":
-                content = block.get("content", "")
-                images = sum(1 for b in content if isinstance(b, dict)
-                             and b.get("type") == "image") if isinstance(content, list) else 0
-                body = joined_text(content) + " [image]" * images
+                body = joined_text(block.get("content", "")) + " [image]" * result_images(block)
                 cap = (limits.summary_result_chars if index < seen_until
                        else max(limits.summary_unseen_chars, limits.summary_result_chars))
                 lines.append(f"[tool_result id={block.get('tool_use_id')}] "
