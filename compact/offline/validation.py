@@ -47,8 +47,21 @@ def lone_surrogate(value: Any) -> str | None:
     """The path of the first string holding a lone surrogate (not valid Unicode text), or None.
 
     Why: such a string cannot be encoded as UTF-8, so no real client can send it and any
-    reply echoing it would poison every later request.
+    reply echoing it would poison every later request. Every request is checked, so the whole
+    body is first serialised once (keys and strings kept as characters) and the walk that
+    names the place runs only when that text cannot be encoded.
     """
+    try:
+        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass                                 # a surrogate somewhere: the walk finds where
+    except (TypeError, ValueError, RecursionError):
+        pass                                 # not plain JSON (or too deep): the walk decides
+    return _surrogate_path(value)
+
+
+def _surrogate_path(value: Any) -> str | None:
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, item = stack.pop()
