@@ -1,7 +1,9 @@
 """The Messages API's request rules, with the real API's wording, so what passes offline passes live.
 
 ``request_problem`` returns the first thing the real API would reject about a request body
-(a 400 ``invalid_request_error``), or None; ``window_problem`` the context-window refusal.
+(a 400 ``invalid_request_error``), or None; ``window_problem`` the context-window refusal;
+``error_answer`` puts any refusal (of this module, the server or the models list) in the
+API's error shape.
 The agent's tests use both as the oracle for every history ``agent_loop`` sends.
 
 Wordings are the API's own, as seen in its 400 bodies: ``messages.N: `tool_use` ids were
@@ -277,6 +279,11 @@ def request_problem(payload: Any, *, max_output_tokens: int, model: str,
             isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)):
         return "tools: Input should be a valid list of tools, each with a name"
     return messages_problem(payload.get("messages"))
+
+
+def error_answer(status: int, kind: str, message: str) -> tuple[int, dict]:
+    """An error answer in the API's shape: ``{"type": "error", "error": {type, message}}``."""
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
 def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | None:
