@@ -18,6 +18,8 @@ import json
 import re
 from typing import Any
 
+from ..pipeline.messages import blocks_of, tool_use_ids
+
 ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -163,23 +165,12 @@ def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str
     return None
 
 
-def _blocks(message: Any) -> list:
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
-
-
-def _tool_use_ids(message: Any) -> list[str]:
-    if not isinstance(message, dict) or message.get("role") != "assistant":
-        return []
-    return [b["id"] for b in _blocks(message) if isinstance(b, dict) and b.get("type") == "tool_use"]
-
-
 def _leading_result_ids(message: Any) -> list[str]:
     """The tool_use_ids of the tool_result blocks at the START of a user message."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return []
     ids = []
-    for block in _blocks(message):
+    for block in blocks_of(message):
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
             break
         ids.append(block.get("tool_use_id"))
@@ -223,11 +214,11 @@ def messages_problem(messages: Any) -> str | None:
             if problem:
                 return problem
     for i, message in enumerate(messages):
-        asked = _tool_use_ids(messages[i - 1]) if i else []
-        for j, block in enumerate(_blocks(message)):
+        asked = tool_use_ids(messages[i - 1]) if i else []
+        for j, block in enumerate(blocks_of(message)):
             if block.get("type") == "tool_result" and block["tool_use_id"] not in asked:
                 return _orphan(i, j, block["tool_use_id"])
-        ids = _tool_use_ids(message)
+        ids = tool_use_ids(message)
         if ids and i < last:
             answered = set(_leading_result_ids(messages[i + 1]))
             missing = [t for t in ids if t not in answered]
