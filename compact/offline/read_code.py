@@ -25,6 +25,9 @@ _CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type
 _CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
                             r"([^\n]{1,60})", re.M)
 _STRING = re.compile(r"""["']([^"'\n]{2,80})["']""")
+# Labels of a note's parts that other skills read back (``compare``).
+CONSTANTS_LABEL = "constants:"
+PATHS_LABEL = "files and folders it names:"
 
 
 @dataclass
@@ -263,8 +266,8 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
         parts.append("no function or class definitions in the part seen" if least
                      else "no function or class definitions")
     if facts.constants:
-        parts.append("constants: " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
+        parts.append(f"{CONSTANTS_LABEL} " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
                      + (", …" if len(facts.constants) > 12 else ""))
     if facts.paths:
-        parts.append(f"files and folders it names: {_names(facts.paths, 14)}")
+        parts.append(f"{PATHS_LABEL} {_names(facts.paths, 14)}")
     return "; ".join(parts)
