@@ -154,6 +154,7 @@ def _read_python(text: str) -> CodeFacts | None:
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
+    # Numbers first (the settings); stable, so module constants stay before class ones.
     facts.constants = sorted(_constants(tree.body) + facts.constants, key=lambda item: not item[1]
                              .replace("_", "").replace(".", "").isdigit())
     env: dict[str, str] = {}
@@ -187,7 +188,7 @@ _BULKY = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.JoinedStr, ast.Lambda, ast
 
 
 def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
-    """UPPER_CASE names bound to a number, a string, a path: numbers first (the settings)."""
+    """UPPER_CASE names bound to a number, a string, a path, in the order they are bound."""
     found = []
     for node in body:
         targets = node.targets if isinstance(node, ast.Assign) else (
@@ -197,7 +198,7 @@ def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
         for target in targets:
             if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
                 found.append((target.id, _short(node.value)))
-    return sorted(found, key=lambda item: not item[1].replace("_", "").replace(".", "").isdigit())
+    return found
 
 
 def _dedupe_paths(paths: list[str]) -> list[str]:
