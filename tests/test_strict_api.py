@@ -13,9 +13,11 @@ import re
 import anthropic
 import pytest
 from histories import user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
-from compact.offline.validation import messages_problem
+from compact.offline.validation import lone_surrogate, messages_problem, request_problem
 from compact.pipeline.messages import estimate_tokens
 from compact.tools import TOOLS
 
@@ -210,3 +212,56 @@ HAND_WRITTEN = [
 @pytest.mark.parametrize("messages", HAND_WRITTEN, ids=range(len(HAND_WRITTEN)))
 def test_the_oracle_agrees_with_an_independent_reference(messages):
     assert (messages_problem(messages) is None) == (reference_problem(messages) is None)
+
+
+def surrogate_reference(item, path: str = "") -> str | None:
+    """Where a lone surrogate is, in the order the validator looks (the last key, then the last
+    value, first), written recursively here apart from ``validation.lone_surrogate``."""
+    if isinstance(item, str):
+        return (path or "body") if re.search("[\ud800-\udfff]", item) else None
+    if isinstance(item, dict):
+        for key in reversed([k for k in item if isinstance(k, str)]):
+            if re.search("[\ud800-\udfff]", key):
+                return f"{path}.{key}" if path else "key"
+        pairs = [(f"{path}.{k}" if path else str(k), v) for k, v in item.items()]
+    elif isinstance(item, list):
+        pairs = [(f"{path}.{k}", v) for k, v in enumerate(item)]
+    else:
+        return None
+    return next((found for where, value in reversed(pairs)
+                 if (found := surrogate_reference(value, where))), None)
+
+
+def test_a_lone_surrogate_is_reported_where_it_is_deep_in_a_long_request():
+    messages = [user("start")]
+    for k in range(200):
+        messages += [asks((f"t{k}", f"f{k}.py")), answers(f"t{k}")]
+    deep = messages[397]["content"][0]
+    deep["content"] = [{"type": "text", "text": "fine"}, {"type": "text", "text": "bad \udcff"}]
+    payload = {"model": MODEL_NAME, "max_tokens": 10, "messages": messages}
+    assert lone_surrogate(payload) == "messages.397.content.0.content.1.text"
+    assert request_problem(payload, max_output_tokens=MAX_OUTPUT_TOKENS, model=MODEL_NAME) == (
+        "messages.397.content.0.content.1.text: the text holds a lone surrogate, which is not "
+        "valid Unicode; the request body must be valid UTF-8 JSON")
+    deep["content"] = "ok"
+    assert lone_surrogate(payload) is None
+    messages[396]["content"][0]["input"] = {"pa\ud800th": "x.py"}
+    assert lone_surrogate(payload) == "messages.396.content.0.input.pa\ud800th"
+    assert lone_surrogate({"\udfff": 1, "model": "m"}) == "key"
+    assert lone_surrogate("\ud800") == "body"
+
+
+_TEXT = st.text(st.one_of(st.characters(max_codepoint=0x7F),
+                          st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+                          st.sampled_from("é中😀")), max_size=4)
+_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), _TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                            st.dictionaries(st.one_of(_TEXT, st.integers()), inner, max_size=4)),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_the_surrogate_check_reports_what_a_full_walk_reports(value):
+    assert lone_surrogate(value) == surrogate_reference(value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .api import SERVE_WINDOW_TOKENS, OfflineModel
+from .identity import MODEL_NAME
 from .server import make_server
 
 
@@ -23,7 +24,7 @@ def main() -> None:
                             "the notebooks' teaching window is 16000)")
     args = parser.parse_args()
     server = make_server(OfflineModel(window_tokens=args.window_tokens), args.port)
-    print(f"offline model offline-compact-1 serving on http://127.0.0.1:{server.server_port} "
+    print(f"offline model {MODEL_NAME} serving on http://127.0.0.1:{server.server_port} "
           f"(window {args.window_tokens:,} tokens; set ANTHROPIC_BASE_URL to this and "
           "ANTHROPIC_API_KEY to anything)", flush=True)
     try:

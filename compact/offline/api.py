@@ -19,7 +19,7 @@ from .skills import decide
 from .summarizer import offline_summary
 from .tooling import WHAT, Toolbox
 from .truncation import cut_at_max_tokens
-from .validation import json_problem, request_problem, window_problem
+from .validation import error_answer, json_problem, request_problem, window_problem
 from .view import read_view
 
 DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
@@ -32,10 +32,6 @@ def count_tokens(payload: dict) -> int:
     """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
     relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
     return estimate_tokens(relevant)
-
-
-def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
-    return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
 @dataclass
@@ -59,22 +55,22 @@ class OfflineModel:
 
     def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            return _error(404, "not_found_error", f"{method} {path} is not served here")
+            return error_answer(404, "not_found_error", f"{method} {path} is not served here")
         payload, problem = json_problem(body)
         count_only = path.endswith("count_tokens")
         try:
             problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
                                                  model=MODEL_NAME, count_only=count_only)
             if problem:                      # the real API's rules and wording (validation.py)
-                return _error(400, "invalid_request_error", problem)
+                return error_answer(400, "invalid_request_error", problem)
             tokens = count_tokens(payload)
         except RecursionError:
-            return _error(400, "invalid_request_error", "the request body is nested too deeply")
+            return error_answer(400, "invalid_request_error", "the request body is nested too deeply")
         if count_only:
             return 200, {"input_tokens": tokens}
         problem = window_problem(tokens, payload["max_tokens"], self.window_tokens)
         if problem:
-            return _error(400, "invalid_request_error", problem)
+            return error_answer(400, "invalid_request_error", problem)
         self.calls += 1
         return 200, self._reply(payload, tokens)
 

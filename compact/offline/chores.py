@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PREFIX, Step, describe, describe_output, reads
+from .knowledge import PREFIX, Step, describe, describe_output, knows, reads
 from .notes import note_line, one_line
 from .request_text import paths
 from .view import View
@@ -64,7 +64,7 @@ def read_files(view: View) -> Step:
             return view.fresh_note(path)[-1]
         raw = view.latest("read_file", "path", path, current=True)
         return describe(path, raw) if raw is not None else None
-    missing = [p for p in wanted if known(p) is None]
+    missing = [p for p in wanted if not knows(view, p, current=True)]
     if missing:
         return Step(f"Reading {len(missing)} file(s).", reads(missing))
     return Step(PREFIX + "\n".join(f"- {p}: {known(p)}" for p in wanted))

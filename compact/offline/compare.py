@@ -12,6 +12,8 @@ import posixpath
 import re
 
 from .knowledge import PREFIX, Step, facts, fetch, listing, say
+from .read_code import CONSTANTS_LABEL, PATHS_LABEL
+from .read_markdown import CODE_NAMES_LABEL
 from .request_text import CODE_EXTENSIONS, code_paths, folders, language
 from .view import View
 
@@ -20,7 +22,7 @@ _CONTEXT = re.compile(r"compact|snip|micro|summar|trim|truncat|budget|context|wi
 _DISK = re.compile(r"memor|persist|save|store|recall|remember|transcript|archive|consolidat|"
                    r"journal|note|disk|_dir\b|dir$", re.I)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
-_LABELS = ("class", "top-level function", "constants:", "code names it explains:")
+_LABELS = ("class", "top-level function", CONSTANTS_LABEL, CODE_NAMES_LABEL)
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                  "zh": ("README.zh.md", "README.zh-CN.md", "README.zh-cn.md", "README.md",
                         "README_zh.md")}
@@ -109,17 +111,17 @@ def names_in(fact: str) -> list[str]:
         if not any(label in part for label in _LABELS):
             continue
         body = part.split(":", 1)[1] if ":" in part else part
-        if part.startswith("code names it explains:"):
+        if part.startswith(CODE_NAMES_LABEL):
             names += [n.strip() for n in body.split(", ") if n.strip() not in ("", "…")]
             continue
-        if part.startswith("constants:"):
+        if part.startswith(CONSTANTS_LABEL):
             body = " ".join(item.split("=")[0] for item in body.split(", "))
         names += [n for n in _IDENTIFIER.findall(body) if n not in ("methods", "class", "classes")]
     return list(dict.fromkeys(names))
 
 
 def paths_in(fact: str) -> list[str]:
-    part = _part(fact, "files and folders it names:")
+    part = _part(fact, PATHS_LABEL)
     return [p.strip() for p in part.split(":", 1)[1].split(", ") if p.strip() not in ("", "…")] \
         if part else []
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
+from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
 from .read_json import CutStr, is_cut, parse_prefix
 
 _ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ", re.I)
@@ -53,8 +53,7 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
     last = messages[-1] if messages else None
     if not isinstance(last, dict) or last.get("role") != "user":
         return None
-    if any(block_type(b) == "tool_result" for b in last.get("content") or [] if
-           isinstance(last.get("content"), list)):
+    if is_tool_result_message(last):
         return None                      # an agent's turn: results to act on
     text = plain_text(to_plain(last))
     asks = _ASKS.search(_system_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \

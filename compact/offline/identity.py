@@ -7,6 +7,8 @@ Every HTTP answer carries the header ``x-offline-model: offline-compact-1``, and
 
 from __future__ import annotations
 
+from .validation import error_answer
+
 MODEL_NAME = "offline-compact-1"
 HEADER = "x-offline-model"
 _MODEL = {"type": "model", "id": MODEL_NAME, "created_at": "2026-01-01T00:00:00Z",
@@ -22,6 +24,5 @@ def route(method: str, path: str) -> tuple[int, dict] | None:
                      "last_id": MODEL_NAME}
     if path == f"/v1/models/{MODEL_NAME}":
         return 200, dict(_MODEL)
-    return 404, {"type": "error", "error": {"type": "not_found_error",
-                                            "message": f"model {path.rsplit('/', 1)[-1]!r} is not "
-                                                       f"served here; this server is {MODEL_NAME}"}}
+    return error_answer(404, "not_found_error", f"model {path.rsplit('/', 1)[-1]!r} is not "
+                        f"served here; this server is {MODEL_NAME}")

@@ -49,6 +49,13 @@ def facts(view: View, path: str) -> str | None:
     return describe(path, raw) if raw is not None else None
 
 
+def knows(view: View, path: str, current: bool = False) -> bool:
+    """Whether anything is known about ``path`` (a note, or a visible read), without parsing
+    it the way ``facts`` does; ``current``: only notes and reads made for this request."""
+    noted = view.fresh_note(path) if current else view.note(path)
+    return bool(noted) or view.latest("read_file", "path", path, current) is not None
+
+
 def describe_output(text: str) -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
     persisted = read_persisted(text)
@@ -103,7 +110,7 @@ def reads(paths: list[str]) -> list[tuple[str, dict]]:
 
 def fetch(view: View, needed: list[str], lang: str = "en") -> Step | None:
     """Tool calls for what is still unknown, or None when everything is known."""
-    missing = [p for p in needed if facts(view, p) is None]
+    missing = [p for p in needed if not knows(view, p)]
     if not missing:
         return None
     if any(view.was_read(p) for p in missing):

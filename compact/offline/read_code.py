@@ -25,6 +25,9 @@ _CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type
 _CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
                             r"([^\n]{1,60})", re.M)
 _STRING = re.compile(r"""["']([^"'\n]{2,80})["']""")
+# Labels of a note's parts that other skills read back (``compare``).
+CONSTANTS_LABEL = "constants:"
+PATHS_LABEL = "files and folders it names:"
 
 
 @dataclass
@@ -151,6 +154,7 @@ def _read_python(text: str) -> CodeFacts | None:
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
+    # Numbers first (the settings); stable, so module constants stay before class ones.
     facts.constants = sorted(_constants(tree.body) + facts.constants, key=lambda item: not item[1]
                              .replace("_", "").replace(".", "").isdigit())
     env: dict[str, str] = {}
@@ -184,7 +188,7 @@ _BULKY = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.JoinedStr, ast.Lambda, ast
 
 
 def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
-    """UPPER_CASE names bound to a number, a string, a path: numbers first (the settings)."""
+    """UPPER_CASE names bound to a number, a string, a path, in the order they are bound."""
     found = []
     for node in body:
         targets = node.targets if isinstance(node, ast.Assign) else (
@@ -194,7 +198,7 @@ def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
         for target in targets:
             if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
                 found.append((target.id, _short(node.value)))
-    return sorted(found, key=lambda item: not item[1].replace("_", "").replace(".", "").isdigit())
+    return found
 
 
 def _dedupe_paths(paths: list[str]) -> list[str]:
@@ -263,8 +267,8 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
         parts.append("no function or class definitions in the part seen" if least
                      else "no function or class definitions")
     if facts.constants:
-        parts.append("constants: " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
+        parts.append(f"{CONSTANTS_LABEL} " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
                      + (", …" if len(facts.constants) > 12 else ""))
     if facts.paths:
-        parts.append(f"files and folders it names: {_names(facts.paths, 14)}")
+        parts.append(f"{PATHS_LABEL} {_names(facts.paths, 14)}")
     return "; ".join(parts)

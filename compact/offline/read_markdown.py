@@ -18,6 +18,7 @@ _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+|[\w.-]+/)`")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
+CODE_NAMES_LABEL = "code names it explains:"     # read back by ``compare``
 
 
 @dataclass
@@ -128,6 +129,6 @@ def describe_markdown(text: str, cut: bool = False) -> str:
         parts.append(f"sections: {'; '.join(s[:60] for s in sections[:10])}{more}")
     if facts.code_names:
         names = facts.code_names[:16]
-        parts.append(f"code names it explains: {', '.join(names)}"
+        parts.append(f"{CODE_NAMES_LABEL} {', '.join(names)}"
                      + (", …" if len(facts.code_names) > 16 else ""))
     return "; ".join(parts)

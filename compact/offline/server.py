@@ -15,14 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .api import OfflineModel
 from .identity import HEADER, MODEL_NAME
+from .validation import error_answer
 
 MAX_BODY_BYTES = 32 * 1024 * 1024        # the Messages API's request size limit
 READ_TIMEOUT = 10.0                      # seconds a client may take to send its request
 LINGER_SECONDS, LINGER_BYTES = 1.0, 4 * 1024 * 1024   # what is read after an early answer
-
-
-def _error(status: int, kind: str, message: str) -> tuple[int, dict]:
-    return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
 def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
@@ -33,15 +30,16 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
         def _body(self) -> tuple[bytes | None, tuple[int, dict] | None]:
             """(body, None), or (None, the error answer) for a length that cannot be read."""
             if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
-                return None, _error(411, "invalid_request_error",
-                                    "chunked bodies are not accepted: send Content-Length")
+                return None, error_answer(411, "invalid_request_error",
+                                          "chunked bodies are not accepted: send Content-Length")
             raw = self.headers.get("content-length") or "0"
             if not raw.strip().isdigit():
-                return None, _error(400, "invalid_request_error",
-                                    f"Content-Length {raw!r} is not a non-negative integer")
+                return None, error_answer(400, "invalid_request_error",
+                                          f"Content-Length {raw!r} is not a non-negative integer")
             length = int(raw)
             if length > MAX_BODY_BYTES:
-                return None, _error(413, "request_too_large", "Request exceeds the maximum size")
+                return None, error_answer(413, "request_too_large",
+                                          "Request exceeds the maximum size")
             chunks, got = [], 0
             while got < length:              # read1: what has arrived, so a stall is counted
                 try:
@@ -54,9 +52,9 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
                 got += len(chunk)
             body = b"".join(chunks)
             if len(body) < length:
-                return None, _error(400, "invalid_request_error",
-                                    f"the request body ended after {len(body)} of {length} "
-                                    "bytes (Content-Length); send the whole body")
+                return None, error_answer(400, "invalid_request_error",
+                                          f"the request body ended after {len(body)} of {length} "
+                                          "bytes (Content-Length); send the whole body")
             return body, None
 
         def _answer(self) -> None:
@@ -67,8 +65,8 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
                     with lock:               # one model, one request at a time
                         problem = model.answer(self.command, self.path.split("?")[0], body)
                 except Exception as error:   # a bug must answer 500, never drop the client
-                    problem = _error(500, "api_error", f"the offline model failed: "
-                                     f"{type(error).__name__}: {error}")
+                    problem = error_answer(500, "api_error", f"the offline model failed: "
+                                           f"{type(error).__name__}: {error}")
             status, reply = problem
             data = json.dumps(reply).encode()
             try:

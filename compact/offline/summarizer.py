@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from ..pipeline.formats import read_compacted, read_placeholder, read_snip
+from ..pipeline.formats import read_compacted, read_snip
 from .conversation import Entry
-from .knowledge import describe_output
+from .knowledge import describe_output, note_key
 from .notes import describe, note_line, one_line
 from .tooling import planned_call
-from .view import NOTE
+from .view import NOTE, Call, is_placeholder
 
 GOAL_CHARS = 240
 LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
@@ -90,10 +90,9 @@ def offline_summary(entries: list[Entry]) -> str:
             unused.append(line)
         elif entry.kind == "tool_result" and entry.id in calls:
             role, planned = calls[entry.id]
-            if read_placeholder(entry.text.strip()) is not None:
+            if is_placeholder(entry.text.strip()):
                 continue
-            key = planned.get("path") if role == "read_file" else (
-                f"bash {planned.get('command')}" if role == "bash" else None)
+            key = note_key(Call(entry.id, role, planned)) if role in ("read_file", "bash") else None
             if key and key not in noted:     # the agent had no chance to note it
                 fact = describe(key, entry.text) if role == "read_file" \
                     else describe_output(entry.text)

@@ -1,7 +1,9 @@
 """The Messages API's request rules, with the real API's wording, so what passes offline passes live.
 
 ``request_problem`` returns the first thing the real API would reject about a request body
-(a 400 ``invalid_request_error``), or None; ``window_problem`` the context-window refusal.
+(a 400 ``invalid_request_error``), or None; ``window_problem`` the context-window refusal;
+``error_answer`` puts any refusal (of this module, the server or the models list) in the
+API's error shape.
 The agent's tests use both as the oracle for every history ``agent_loop`` sends.
 
 Wordings are the API's own, as seen in its 400 bodies: ``messages.N: `tool_use` ids were
@@ -15,6 +17,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from ..pipeline.messages import blocks_of, tool_use_ids
 
 ID_PATTERN = "^[a-zA-Z0-9_-]+$"
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -47,8 +51,21 @@ def lone_surrogate(value: Any) -> str | None:
     """The path of the first string holding a lone surrogate (not valid Unicode text), or None.
 
     Why: such a string cannot be encoded as UTF-8, so no real client can send it and any
-    reply echoing it would poison every later request.
+    reply echoing it would poison every later request. Every request is checked, so the whole
+    body is first serialised once (keys and strings kept as characters) and the walk that
+    names the place runs only when that text cannot be encoded.
     """
+    try:
+        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass                                 # a surrogate somewhere: the walk finds where
+    except (TypeError, ValueError, RecursionError):
+        pass                                 # not plain JSON (or too deep): the walk decides
+    return _surrogate_path(value)
+
+
+def _surrogate_path(value: Any) -> str | None:
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, item = stack.pop()
@@ -148,23 +165,12 @@ def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str
     return None
 
 
-def _blocks(message: Any) -> list:
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
-
-
-def _tool_use_ids(message: Any) -> list[str]:
-    if not isinstance(message, dict) or message.get("role") != "assistant":
-        return []
-    return [b["id"] for b in _blocks(message) if isinstance(b, dict) and b.get("type") == "tool_use"]
-
-
 def _leading_result_ids(message: Any) -> list[str]:
     """The tool_use_ids of the tool_result blocks at the START of a user message."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return []
     ids = []
-    for block in _blocks(message):
+    for block in blocks_of(message):
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
             break
         ids.append(block.get("tool_use_id"))
@@ -208,11 +214,11 @@ def messages_problem(messages: Any) -> str | None:
             if problem:
                 return problem
     for i, message in enumerate(messages):
-        asked = _tool_use_ids(messages[i - 1]) if i else []
-        for j, block in enumerate(_blocks(message)):
+        asked = tool_use_ids(messages[i - 1]) if i else []
+        for j, block in enumerate(blocks_of(message)):
             if block.get("type") == "tool_result" and block["tool_use_id"] not in asked:
                 return _orphan(i, j, block["tool_use_id"])
-        ids = _tool_use_ids(message)
+        ids = tool_use_ids(message)
         if ids and i < last:
             answered = set(_leading_result_ids(messages[i + 1]))
             missing = [t for t in ids if t not in answered]
@@ -264,6 +270,11 @@ def request_problem(payload: Any, *, max_output_tokens: int, model: str,
             isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)):
         return "tools: Input should be a valid list of tools, each with a name"
     return messages_problem(payload.get("messages"))
+
+
+def error_answer(status: int, kind: str, message: str) -> tuple[int, dict]:
+    """An error answer in the API's shape: ``{"type": "error", "error": {type, message}}``."""
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
 def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | None:

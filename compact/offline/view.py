@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..pipeline.formats import read_compacted, read_placeholder, read_snip
-from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
+from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
 from .tooling import planned_call
 
 NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)
@@ -104,9 +104,7 @@ def read_view(messages: list, tools: frozenset[str] | None = None) -> View:
                     view.calls.append(call)
                     by_id[call.id] = call
             continue
-        content = message.get("content")
-        results = [b for b in content if block_type(b) == "tool_result"] \
-            if isinstance(content, list) else []
+        results = [b for b in blocks_of(message) if block_type(b) == "tool_result"]
         for block in results:
             call = by_id.get(block.get("tool_use_id"))
             if call is not None:
