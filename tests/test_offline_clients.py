@@ -213,3 +213,45 @@ def test_with_only_a_read_tool_the_comparison_rests_on_the_code_and_its_docstrin
     assert not calls_of(reply)
     assert "Compactor" in answer and "MemoryStore" in answer
     assert "no tool to list files was offered" in answer
+
+
+OWN_TOOLS = [
+    {"name": "view", "description": "Show the contents of a file in the project.",
+     "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}},
+                      "required": ["file_path"]}},
+    {"name": "ls", "description": "List the files that match a glob pattern.",
+     "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}},
+                      "required": ["pattern"]}},
+]
+
+
+def test_tools_named_their_own_way_are_known_by_what_they_say_they_do():
+    """A client whose read tool is `view(file_path)`: the model calls it, and once answered it
+    reads the result instead of asking again (the call in the history is the same role)."""
+    first = send({"tools": OWN_TOOLS, "messages": [{"role": "user", "content": "Read ./notes/todo.md"}]})
+    assert calls_of(first) == [("view", {"file_path": "notes/todo.md"})]
+    call_id = first["content"][-1]["id"]
+    answered = send({"tools": OWN_TOOLS, "messages": [
+        {"role": "user", "content": "Read ./notes/todo.md"},
+        {"role": "assistant", "content": first["content"]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
+                                      "content": "# Todo\n\n- ship the release\n"}]}]})
+    assert calls_of(answered) == [] and 'H1 "Todo"' in text_of(answered)
+
+
+def test_a_tool_it_cannot_place_is_still_refused_plainly():
+    odd = [{"name": "frobnicate", "description": "Do something unrelated.",
+            "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}]
+    reply = send({"tools": odd, "messages": [{"role": "user", "content": "Read notes/todo.md"}]})
+    assert calls_of(reply) == [] and "tools offered: frobnicate" in text_of(reply)
+
+
+def test_an_agent_without_notes_has_its_own_statements_summarised():
+    """Another client's agent states facts in plain text, not in Note lines: they are findings."""
+    reply = send({"messages": [
+        {"role": "user", "content": "please read app.py"},
+        {"role": "assistant", "content": "app.py defines main() and PORT = 8080"},
+        {"role": "user", "content": "Summarize the conversation above."}]})
+    summary = text_of(reply)
+    assert "Goal: please read app.py" in summary
+    assert "Said by the agent: app.py defines main() and PORT = 8080" in summary

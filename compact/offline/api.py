@@ -93,7 +93,8 @@ class OfflineModel:
     def _agent_turn(self, payload: dict, digest: str) -> tuple[list, str]:
         """The next step of the task, its tool calls in the client's own tool names."""
         toolbox = Toolbox.from_request(payload.get("tools"))
-        step = decide(read_view(payload["messages"], frozenset(toolbox.tools)),
+        step = decide(read_view(payload["messages"], frozenset(toolbox.tools),
+                                toolbox.roles_by_name),
                       take_notes=self.take_notes)
         planned = [(role, i) for role, i in step.calls if toolbox.has(role)]
         calls = [toolbox.call(role, i) for role, i in planned]

@@ -51,6 +51,9 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
     return keys
 
 
+SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
+
+
 def offline_summary(entries: list[Entry]) -> str:
     goal, earlier, remaining = "", [], ""
     notes: list[str] = []
@@ -59,6 +62,7 @@ def offline_summary(entries: list[Entry]) -> str:
     calls: dict[str, tuple[str | None, dict]] = {}
     noted = _noted_anywhere(entries)
     unused: list[str] = []           # targets of calls answered after the agent last wrote
+    said: list[str] = []             # what an agent that keeps no notes stated, newest last
     for entry in entries:
         if entry.kind == "user":
             text = entry.text.strip()
@@ -78,6 +82,8 @@ def offline_summary(entries: list[Entry]) -> str:
                 constraints += _constraints(text)
         elif entry.kind == "assistant":
             notes += [note_line(key, fact) for key, fact in NOTE.findall(entry.text)]
+            if not noted and entry.text.strip():     # another agent's own words are its findings
+                said.append(f"Said by the agent: {one_line(entry.text, 300)}")
             step = _NEXT.findall(entry.text)
             remaining = step[-1] if step else remaining
             unused = []
@@ -107,7 +113,7 @@ def offline_summary(entries: list[Entry]) -> str:
              f"Goal: {goal_reference(goal) if goal else 'not stated'}",
              *([f"Earlier requests: {'; '.join(one_line(e, 120) for e in earlier[-5:])}"]
                if earlier else []),
-             "Findings:", *(list(dict.fromkeys(notes)) or ["(none recorded)"]),
+             "Findings:", *(list(dict.fromkeys(notes + said[-SAID_KEPT:])) or ["(none recorded)"]),
              "Files:", *([f"- {f}" + (f" (×{n})" if n > 1 else "") for f, n in files.items()]
                          or ["- none"]),
              f"Remaining work: {remaining or 'not recorded'}",

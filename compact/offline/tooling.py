@@ -9,6 +9,7 @@ names, and a call found in the history back into the plan's terms.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 ROLES: dict[str, tuple[str, ...]] = {
@@ -37,9 +38,23 @@ WHAT = {"read_file": "read a file", "glob": "list files by pattern", "bash": "ru
         "write_file": "write a file", "edit_file": "edit a file", "compact": "compact"}
 
 
-def role_of(name: str) -> str | None:
+# A tool with a name of its own ("view", "ls") is known by what its description says it does;
+# its arguments must still match the role's (``_match_arguments``). Most specific first.
+DESCRIBED: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
+    ("edit_file", r"\b(edit|replace|modify)\b.*\b(file|text|string)"),
+    ("write_file", r"\b(write|create|overwrite|save)\b.*\bfile"),
+    ("glob", r"\bglob\b|\b(list|find|match)\w*\b.*\bfiles?\b"),
+    ("bash", r"\b(run|execute)\w*\b.*\b(command|shell|bash)\b"),
+    ("read_file", r"\b(read|view|show|display|open|print)\w*\b.*\bfile"),
+))
+
+
+def role_of(name: str, description: object = "") -> str | None:
     name = str(name).lower()
-    return next((role for role, names in ROLES.items() if name in names), None)
+    known = next((role for role, names in ROLES.items() if name in names), None)
+    if known or not isinstance(description, str):
+        return known
+    return next((role for role, said in DESCRIBED if said.search(description)), None)
 
 
 @dataclass
@@ -60,7 +75,7 @@ class Toolbox:
             if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
                 continue
             box.offered.append(spec["name"])
-            role = role_of(spec["name"])
+            role = role_of(spec["name"], spec.get("description"))
             if role is None or role in box.tools:
                 continue
             schema = spec.get("input_schema") if isinstance(spec.get("input_schema"), dict) else {}
@@ -73,6 +88,11 @@ class Toolbox:
 
     def has(self, role: str) -> bool:
         return role in self.tools
+
+    @property
+    def roles_by_name(self) -> dict[str, str]:
+        """The client's tool name → the role it plays (for calls found in the history)."""
+        return {tool.name: role for role, tool in self.tools.items()}
 
     def call(self, role: str, planned: dict) -> tuple[str, dict]:
         """The client's (name, input) for a planned call of ``role``."""
@@ -103,9 +123,11 @@ def _match_arguments(role: str, properties: list[str], required: list[str]) -> d
     return mapping
 
 
-def planned_call(name: str, tool_input: object) -> tuple[str | None, dict]:
-    """A call found in the history, in the plan's terms (role, canonical input)."""
-    role = role_of(name)
+def planned_call(name: str, tool_input: object, roles_by_name: dict[str, str] | None = None
+                 ) -> tuple[str | None, dict]:
+    """A call found in the history, in the plan's terms (role, canonical input); a tool the
+    request's schemas named its own way is looked up in ``roles_by_name``."""
+    role = (roles_by_name or {}).get(name) or role_of(name)
     raw = tool_input if isinstance(tool_input, dict) else {}
     lowered = {str(k).lower(): v for k, v in raw.items()}
     planned = {}

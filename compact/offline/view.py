@@ -88,7 +88,9 @@ def _assistant_blocks(message: dict) -> list:
     return [{"type": "text", "text": content if isinstance(content, str) else ""}]
 
 
-def read_view(messages: list, tools: frozenset[str] | None = None) -> View:
+def read_view(messages: list, tools: frozenset[str] | None = None,
+              roles_by_name: dict[str, str] | None = None) -> View:
+    """``tools``: the roles the request offers; ``roles_by_name``: its tools' own names."""
     view = View(tools=tools)
     by_id: dict[str, Call] = {}
     for message in to_plain(messages):
@@ -99,7 +101,8 @@ def read_view(messages: list, tools: frozenset[str] | None = None) -> View:
                 if block_type(block) == "text":
                     _add_notes(view, str(block.get("text", "")))
                 elif block_type(block) == "tool_use":
-                    role, planned = planned_call(block.get("name", ""), block.get("input"))
+                    role, planned = planned_call(block.get("name", ""), block.get("input"),
+                                                 roles_by_name)
                     call = Call(str(block.get("id")), role or str(block.get("name")), planned)
                     view.calls.append(call)
                     by_id[call.id] = call
