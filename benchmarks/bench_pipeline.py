@@ -2,8 +2,8 @@
 
 1. A caller that keeps its whole history (1,000 / 5,000 / 20,000 messages; tool results a
    realistic mix from 100 B to 200 KB): one more turn — two messages appended, then what
-   agent_loop does around the model call: measure the history, ``prepare`` it, measure
-   and describe what is sent — against one ``json.dumps`` of the history, and against the same turn
+   agent_loop does around the model call: ``prepare`` the history (which measures it first),
+   measure and describe what is sent — against one ``json.dumps`` of the history, and against the same turn
    through a fresh Compactor (nothing remembered: the cost before the size cache). Sizes
    are checked equal to ``estimate_size``.
 2. Peak memory (tracemalloc) of that turn and of one json.dumps, and what the cache holds.
@@ -28,6 +28,7 @@ from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from machine import machine
 
 from compact import Compactor, TurnLimitError, Workspace, agent_loop, composition, estimate_size
+from compact.extensions import SizeCache
 from compact.pipeline.summary import SUMMARY_SYSTEM
 
 REQUEST = "refactor the billing module"
@@ -66,12 +67,14 @@ def summary(messages: list) -> str:
 
 
 def one_turn(compactor: Compactor, messages: list) -> tuple[int, int]:
-    """What agent_loop does around a model call: measure the history, prepare it, measure
+    """What agent_loop does around a model call: prepare the history (measured first), measure
     what is sent and what it is made of (the trace's composition)."""
-    size = compactor.measure(messages)
-    sent = compactor.prepare(messages, REQUEST, size)
+    first = len(compactor.events)
+    sent = compactor.prepare(messages, REQUEST)
     composition(sent)
-    return size, compactor.measure(sent)
+    size_sent = compactor.measure(sent)
+    return (compactor.events[first].size_before if len(compactor.events) > first else size_sent,
+            size_sent)
 
 
 def time_json(messages: list, repeats: int = 5) -> float:
@@ -88,7 +91,7 @@ def per_turn(n: int, megabytes: float, turns: int = 7) -> dict:
     rng = random.Random(n)
     messages = history(n, megabytes)
     with tempfile.TemporaryDirectory() as workdir:
-        warm = Compactor(workdir, summarize=summary)
+        warm = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
         one_turn(warm, messages)                       # it has seen the history before
         warm_times, cold_times, exact, fired = [], [], True, set()
         for k in range(turns):
@@ -114,7 +117,7 @@ def peak_memory(messages: list) -> tuple[float, float, float]:
     """MB: peak of one more turn (warm), peak of one json.dumps, what the cache holds."""
     with tempfile.TemporaryDirectory() as workdir:
         tracemalloc.start()
-        compactor = Compactor(workdir, summarize=summary)
+        compactor = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
         one_turn(compactor, messages)
         held = tracemalloc.get_traced_memory()[0]
         messages = messages + tool_round(2 * 10**6, 4_000)
@@ -144,7 +147,7 @@ def whole_history_session(turns: int, remember: bool) -> list[float]:
     """Cumulative seconds of one_turn over a session whose caller keeps every message."""
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as workdir:
-        compactor = Compactor(workdir, summarize=summary)
+        compactor = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
         messages = [{"role": "user", "content": REQUEST}]
         spent, cumulative = 0.0, []
         for k, size in enumerate(result_sizes(rng, turns, 4_000)):
@@ -189,7 +192,7 @@ def agent_loop_session(turns: int) -> list[float]:
         for k, size in enumerate(result_sizes(rng, 64, 4_000)):
             (root / f"part{k}.log").write_text("y" * size)
         client = ScriptedClient(64)
-        compactor = Compactor(root, summarize=summary)
+        compactor = Compactor(root, summarize=summary, measure=SizeCache().measure)
         messages = [{"role": "user", "content": REQUEST}]
         cumulative, start = [], time.perf_counter()
         try:

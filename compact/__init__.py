@@ -9,28 +9,26 @@ plus ``reactive_compact`` when the API still answers "prompt is too long", the
 model-invoked ``compact`` tool, and ``agent_loop`` that ties them together. Everything runs
 offline on an embedded model unless ANTHROPIC_API_KEY is set.
 
-The layers, bottom up: ``pipeline/`` (the compactor; start at ``pipeline/compactor.py``),
-``offline/`` (the embedded model), the agent (``loop.py``, ``model_call.py``, ``tools.py``,
-``client.py``), then ``classroom/`` (experiments, plots, the lab) and ``study/``
-(the long session and the strategy comparison).
+The layers, bottom up: ``pipeline/`` (the lesson's compactor; start at
+``pipeline/compactor.py``), ``extensions/`` (variants beyond the lesson, composed from
+outside), ``offline/`` (the embedded model), the agent (``loop.py`` and what it uses:
+``model_call.py``, ``reply.py``, ``tool_batch.py``, ``trace.py``, ``tools.py``,
+``client.py``), then ``classroom/`` (experiments, plots, the lab) and ``study/`` (the long
+session and the strategy comparison).
 """
 
-from .client import banner, default_model, make_client
-from .loop import SYSTEM, Trace, Turn, TurnLimitError, agent_loop
+from .anatomy import composition
+from .client import banner, default_model, make_client, summarizer_for
+from .errors import ModelResponseError, ToolError, TurnLimitError
+from .loop import SYSTEM, agent_loop
 from .pipeline import STAGES, Compactor, Limits, StageEvent
-from .pipeline.anatomy import composition
-from .pipeline.errors import (
-    CompactError,
-    HistoryError,
-    ModelResponseError,
-    StorageError,
-    SummaryError,
-    ToolError,
-)
+from .pipeline.errors import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
-from .pipeline.messages import estimate_size, validate_history
+from .pipeline.messages import estimate_size
 from .pipeline.storage import read_transcript
+from .pipeline.validation import validate_history
 from .tools import TOOLS, Workspace
+from .trace import Trace, Turn
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",
@@ -38,5 +36,5 @@ __all__ = [
     "Trace", "Turn",
     "TurnLimitError", "Workspace", "agent_loop", "banner", "compacted_message", "composition",
     "default_model", "estimate_size", "make_client", "parse_compacted", "read_transcript",
-    "validate_history",
+    "summarizer_for", "validate_history",
 ]

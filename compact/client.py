@@ -1,95 +1,139 @@
-"""One factory for the model client: real Claude with a key, the offline model without.
+"""One factory for the model client, and what a client talks to, asked — never guessed.
 
-Both are the real ``anthropic.Anthropic`` class, so every line of the agent is the same in
-a classroom with no key and on a laptop with one. Each client is tagged with the model it
-should be asked for (``_compact_model_name``), which the summariser reads too.
-
-A key can be a dummy: pointed by ``ANTHROPIC_BASE_URL`` at ``python -m compact.offline serve``,
-the client is live in form and offline in fact. The banner asks the server what it is
-(``GET /v1/models`` answered with the ``x-offline-model`` header) and never calls it live.
+``make_client()`` gives real Claude with ANTHROPIC_API_KEY and the embedded offline model
+without; both are the real ``anthropic.Anthropic`` class, so every line of the agent is the
+same in a classroom with no key and on a laptop with one. ``endpoint(client)`` says what a
+client talks to, by asking it: the in-process offline model (base URL ``IN_PROCESS_URL``, which
+no network resolves) and any endpoint on this machine (``python -m compact.offline serve``
+answers with the ``x-offline-model`` header) are asked for the offline model's entry in their
+models list; any other endpoint is Claude. The answer is remembered here, not on the client.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import sys
+import urllib.parse
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import anthropic
 
-from .offline import AGENT_MAX_TOKENS, HEADER, MODEL_NAME, OfflineModel
-from .pipeline.env import DEFAULT_BASE_URL, base_url, is_live, live_model
+from .env import DEFAULT_BASE_URL, base_url, is_live, live_model
+from .offline import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OfflineModel
+from .pipeline import ClientSummarizer
 
-PROBE_TIMEOUT = 3.0       # seconds; only an ANTHROPIC_BASE_URL other than Anthropic's is probed
+PROBE_TIMEOUT = 3.0       # seconds; only an endpoint on this machine is asked
+LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What a client talks to, and what to ask it for."""
+
+    offline: bool
+    model: str                  # the model name to send
+    max_tokens: int             # agent_loop's default max_tokens
+    url: str                    # its base URL (IN_PROCESS_URL for the embedded model)
+
+
+_KNOWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def endpoint(client: Any) -> Endpoint:
+    """Ask once what ``client`` (an ``anthropic.Anthropic``, or a wrapper that forwards its
+    attributes) talks to: one GET of the offline model's entry, for an endpoint on this machine."""
+    if client not in _KNOWN:
+        _KNOWN[client] = _ask(client)
+    return _KNOWN[client]
+
+
+def _ask(client: Any) -> Endpoint:
+    url = str(client.base_url).rstrip("/")
+    if url != IN_PROCESS_URL and not _on_this_machine(url):
+        return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
+    try:
+        raw = client.with_options(max_retries=0, timeout=PROBE_TIMEOUT) \
+            .models.with_raw_response.retrieve(MODEL_NAME)
+    except anthropic.APIError:            # unreachable, refused, not found: not ours
+        return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
+    if raw.headers.get(HEADER) != MODEL_NAME:
+        return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
+    served_max = raw.parse().max_tokens or AGENT_MAX_TOKENS
+    return Endpoint(True, MODEL_NAME, min(AGENT_MAX_TOKENS, served_max), url)
+
+
+def _on_this_machine(url: str) -> bool:
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def is_offline(client: Any) -> bool:
     """The embedded model, in-process or served over HTTP."""
-    return bool(getattr(client, "_compact_offline", False)
-                or getattr(client, "_compact_served_offline", None))
+    return _asks(client) and endpoint(client).offline
 
 
-def serves_offline_model(client: anthropic.Anthropic) -> bool:
-    """Whether the client's endpoint says it is the offline model (one GET, no retry)."""
-    try:
-        raw = client.with_options(max_retries=0, timeout=PROBE_TIMEOUT) \
-            .models.with_raw_response.list()
-    except anthropic.APIError:            # unreachable, refused, not found: not ours
-        return False
-    return raw.headers.get(HEADER) == MODEL_NAME
+def _asks(client: Any) -> bool:
+    """Whether ``client`` can be asked what it talks to (it has a base URL and a models API)."""
+    return hasattr(client, "base_url") and hasattr(client, "models")
 
 
 def default_model(client: Any = None) -> str:
-    """The model name to send: the client's own tag, else the offline model or MODEL_ID."""
-    tagged = getattr(client, "_compact_model_name", None)
-    if isinstance(tagged, str) and tagged:
-        return tagged
-    if client is None and not is_live():
-        return MODEL_NAME
-    return live_model()
-
-
-LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
+    """The model name to send: the one the client's endpoint serves, else MODEL_ID."""
+    if _asks(client):
+        return endpoint(client).model
+    return MODEL_NAME if client is None and not is_live() else live_model()
 
 
 def default_max_tokens(client: Any = None, model: str | None = None) -> int:
-    """``max_tokens`` for agent_loop, per model as agents choose it: the client's own tag,
-    else the offline model's (its window is 16,000 tokens, so it is asked for
-    ``AGENT_MAX_TOKENS``, even over HTTP), else the lesson's 8,000 for Claude."""
-    tagged = getattr(client, "_compact_max_tokens", None)
-    if isinstance(tagged, int) and tagged > 0:
-        return tagged
+    """``max_tokens`` for agent_loop: the offline model's short answers (``AGENT_MAX_TOKENS``,
+    within what it accepts), else the lesson's 8,000 for Claude."""
+    if _asks(client):
+        return endpoint(client).max_tokens
     return AGENT_MAX_TOKENS if model == MODEL_NAME else LESSON_MAX_TOKENS
 
 
+def summarizer_for(client: Any, model: str | None = None) -> ClientSummarizer:
+    """Stage 4's summariser: ``client`` asked for ``model`` (default: what it serves)."""
+    return ClientSummarizer(client, model or default_model(client))
+
+
 def banner(client: Any) -> str:
-    served = getattr(client, "_compact_served_offline", None)
-    if served:
-        return (f"[offline] model {MODEL_NAME} served at {served}: the offline teaching model "
-                "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says it is "
-                "the offline model).")
-    if is_offline(client):
+    if not is_offline(client):
+        return f"[live] model {default_model(client)} via {shown_url(base_url() or DEFAULT_BASE_URL)} " \
+               "(ANTHROPIC_API_KEY is set)."
+    url = endpoint(client).url
+    if url == IN_PROCESS_URL:
         return (f"[offline] model {MODEL_NAME}: an embedded teaching model, not Claude; "
                 "set ANTHROPIC_API_KEY to use real Claude.")
-    return (f"[live] model {default_model(client)} via {base_url() or DEFAULT_BASE_URL} "
-            "(ANTHROPIC_API_KEY is set).")
+    return (f"[offline] model {MODEL_NAME} served at {shown_url(url)}: the offline teaching model "
+            "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says it is "
+            "the offline model).")
+
+
+def shown_url(url: str) -> str:
+    """An endpoint as it may be shown: scheme, host, port and path; never a user, password,
+    query or fragment (a token often rides in them)."""
+    parts = urllib.parse.urlsplit(url)
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:                    # a port that is not a number: left out
+        port = ""
+    return urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
 
 
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:
     """Live client if ANTHROPIC_API_KEY is set (honouring ANTHROPIC_BASE_URL), else offline.
 
-    ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only. With a
-    key and an ANTHROPIC_BASE_URL, the endpoint is asked once what it is: the offline server
-    answers, and the client is tagged as offline (banner, model name) while still talking
-    HTTP to that server.
+    ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only.
     """
-    if is_live():
-        client = anthropic.Anthropic(base_url=base_url())
-        url = base_url()
-        if url and url.rstrip("/") != DEFAULT_BASE_URL and serves_offline_model(client):
-            client._compact_served_offline = url
-            client._compact_model_name = MODEL_NAME
-    else:
-        client = OfflineModel(**offline_options).client()
+    client = anthropic.Anthropic(base_url=base_url()) if is_live() \
+        else OfflineModel(**offline_options).client()
     if not quiet:
         print(banner(client), file=sys.stderr)
     return client

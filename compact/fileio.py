@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .pipeline.errors import ToolError
+from .errors import ToolError
 
 CHUNK = 1 << 16
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -1,20 +1,20 @@
-"""One model call, checked, with the lesson's reactive path when the API says "too long".
+"""One model call, checked; which refusals mean "prompt is too long"; what to do after an error.
 
-``call_with_reactive_retry`` is the ``try``/``except`` of the lesson's loop: on
-"prompt is too long" it runs ``reactive_compact`` once (``max_reactive_retries``) and
-calls again; a second refusal, or any other API error, reaches the caller unchanged, with
-a note saying what state the history is in and what to do.
+The loop's ``try``/``except`` (``compact/loop.py``) calls ``call_model``; on a refusal that
+``is_prompt_too_long`` it runs ``reactive_compact`` once and calls again. Any other API error,
+or a second refusal, reaches the caller unchanged, with a note (``explain``) saying what
+state the history is in and what to do.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import anthropic
 
-from .pipeline import Compactor, ModelResponseError
+from .errors import ModelResponseError
+from .reply import CUT_OFF
 
 
 def api_message(error: Exception) -> str:
@@ -25,8 +25,6 @@ def api_message(error: Exception) -> str:
     return str(error)
 
 
-# stop reasons that mean the reply was cut off, not finished
-CUT_OFF = ("max_tokens", "model_context_window_exceeded")
 _TOO_LONG = ("prompt is too long", "prompt_too_long", "too many tokens",
              "exceed context limit", "request_too_large")
 
@@ -112,31 +110,3 @@ def explain(error: Exception) -> None:
         add_note(f"compact.agent_loop: the model call failed; `messages` holds the history as "
                  f"it was just before this call (compaction already applied, no assistant "
                  f"message added), so agent_loop can be called again with it. What to do: {todo}.")
-
-
-def call_with_reactive_retry(client: Any, request: dict, messages: list, compactor: Compactor,
-                             active_request: str, say: Callable[[str], None]) -> tuple[Any, int]:
-    """(response, refusals): call the model; on prompt-too-long compact reactively and retry.
-
-    ``messages`` is changed in place (``messages[:] = reactive_compact(...)``), so after a
-    raise it holds the last state that was sent or about to be sent.
-    """
-    refused = 0
-    while True:
-        try:
-            return call_model(client, messages=messages, **request), refused
-        except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
-            if (not is_prompt_too_long(error) or "reactive_compact" not in compactor.stages
-                    or refused >= compactor.limits.max_reactive_retries):
-                explain(error)
-                raise
-            refused += 1
-            messages[:] = compactor.reactive_compact(messages, active_request)
-            if not compactor.events[-1].fired:     # the whole history is the kept tail
-                explain(error)
-                raise
-            say(f"[reactive compact] {api_message(error)}")
-            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
-        except anthropic.APIError as error:
-            explain(error)
-            raise

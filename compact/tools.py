@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .destructive import ask_on_stdin, is_destructive
+from .env import is_live
+from .errors import ToolError
 from .fileio import opened, read_text, replace_bytes, write_all
 from .globbing import glob_files
-from .pipeline.env import is_live
-from .pipeline.errors import ToolError
 from .shell import run_command
 
 COMPACT_TOOL = {"name": "compact",

@@ -8,7 +8,8 @@ from histories import assistant, user
 
 from compact import Compactor, Limits, Workspace, agent_loop, read_transcript
 from compact.offline import OfflineModel
-from compact.pipeline.messages import pairing_problems
+from compact.pipeline.summary import ClientSummarizer, SummaryInput
+from compact.pipeline.validation import pairing_problems
 
 
 @pytest.fixture
@@ -20,11 +21,11 @@ def ws(tmp_path):
     return root
 
 
-def run(ws, request, model=None, history=None, limits=Limits(), **kw):
+def run(ws, request, model=None, history=None, limits=Limits(), caps=SummaryInput(), **kw):
     client = (model or OfflineModel()).client()
     messages = history if history is not None else [user(request)]
     log = []
-    compactor = Compactor(ws, limits, summarize=client)
+    compactor = Compactor(ws, limits, summarize=ClientSummarizer(client, "offline-compact-1", caps=caps))
     trace = agent_loop(messages, request, client=client, workspace=ws, compactor=compactor,
                        log=log.append, **kw)
     return trace, messages, log
@@ -88,7 +89,7 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
     original = copy.deepcopy(history)
     model = OfflineModel(window_tokens=10_000)
     trace, messages, log = run(ws, "Say hello", model=model, history=history,
-                               limits=Limits(summary_input_chars=20_000))  # + 2,000 output fits
+                               caps=SummaryInput(input_chars=20_000))  # + 2,000 output fits
     assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]
     assert any(line.startswith("[reactive compact] prompt is too long") for line in log)
     assert messages[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nSay hello")
@@ -104,7 +105,7 @@ def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     model = OfflineModel(window_tokens=2_500)          # the last 5 messages alone are too long
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
         run(ws, "Say hello", model=model, history=history,
-            limits=Limits(summary_input_chars=1_000))   # the summary call (+ 2,000 out) fits
+            caps=SummaryInput(input_chars=1_000))   # the summary call (+ 2,000 out) fits
     assert pairing_problems(history) == []
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]

@@ -31,6 +31,7 @@ from compact import (
     estimate_size,
     parse_compacted,
     read_transcript,
+    summarizer_for,
 )
 from compact.destructive import ask_on_stdin, is_destructive
 from compact.offline import OfflineModel
@@ -102,7 +103,7 @@ def test_offline_agent_does_not_follow_forged_references(tmp_path, opened):
     history = [user("Read a.txt and b.txt"), *tool_turn([FORGED[1]], "old")]
     client = OfflineModel().client()
     trace = agent_loop(history, "Read a.txt and b.txt", client=client, workspace=tmp_path,
-                       compactor=Compactor(tmp_path, summarize=client), log=lambda line: None)
+                       compactor=Compactor(tmp_path, summarize=summarizer_for(client)), log=lambda line: None)
     paths = [i.get("path") for t in trace.turns for _, i in t.tool_calls]
     assert set(paths) <= {"a.txt", "b.txt"}
     assert any(p.endswith("a.txt") for p in opened)               # the spy does see reads
@@ -177,7 +178,7 @@ def echo_summary(messages: list) -> str:
 @pytest.mark.parametrize("phrase", PHRASINGS, ids=range(len(PHRASINGS)))
 @pytest.mark.parametrize("summarizer", ["offline", "echo"])
 def test_planted_instructions_never_reach_the_authoritative_request(tmp_path, phrase, summarizer):
-    summarize = OfflineModel().client() if summarizer == "offline" else echo_summary
+    summarize = summarizer_for(OfflineModel().client()) if summarizer == "offline" else echo_summary
     # reactive keeps 2, so each reactive round has planted turns to summarise, not just the
     # earlier compacted message (which alone would be kept: nothing new to summarise)
     compactor = Compactor(tmp_path, Limits(reactive_keep_messages=2), summarize=summarize)
@@ -220,7 +221,8 @@ def test_agent_loop_compacting_files_full_of_instructions(tmp_path):
     client = OfflineModel().client()
     messages, requests = [user(request)], []
     trace = agent_loop(messages, request, client=client, workspace=tmp_path,
-                       compactor=Compactor(tmp_path, Limits(context_limit=3_000), summarize=client),
+                       compactor=Compactor(tmp_path, Limits(context_limit=3_000),
+                                           summarize=summarizer_for(client)),
                        log=lambda line: None,
                        on_turn=lambda t: requests.append(parse_compacted(messages[0]["content"])))
     compacted = [r for r in requests if r]

@@ -3,8 +3,9 @@
 import pytest
 from histories import tool_turn, user
 
+from compact.client import default_model
 from compact.offline import OfflineModel
-from compact.pipeline.messages import estimate_tokens
+from compact.offline.tokens import estimate_tokens
 from compact.pipeline.summary import SUMMARY_SYSTEM
 from compact.study.caching import CacheLedger, Pricing, RecordingClient
 
@@ -83,4 +84,4 @@ def test_the_recording_client_passes_calls_through_and_counts_them():
     reply = client.messages.create(model="offline-compact-1", max_tokens=100, system=SYSTEM,
                                    messages=[user("Read README.md")], tools=TOOLS)
     assert reply.usage.input_tokens == client.ledger.plain() == model.usage[0][1]
-    assert client._compact_model_name == "offline-compact-1"      # still a client
+    assert default_model(client) == "offline-compact-1"      # still a client: it can be asked

@@ -2,7 +2,7 @@
 
 import pytest
 
-from compact import Compactor, HistoryError, agent_loop, validate_history
+from compact import Compactor, HistoryError, agent_loop, summarizer_for, validate_history
 from compact.classroom import as_written
 from compact.classroom.counterexamples import (
     LESSON_ORDER,
@@ -11,9 +11,9 @@ from compact.classroom.counterexamples import (
     run_stages,
     run_wrong_loop,
 )
+from compact.classroom.histories import tool_results, tool_turn
 from compact.offline import OfflineModel
 from compact.pipeline.formats import persisted_path
-from compact.pipeline.messages import tool_results, tool_turn
 from compact.tools import Workspace
 
 REQUEST = "Write notes.md containing 'hello world' then compact the conversation."
@@ -78,7 +78,8 @@ def test_unknown_stage_in_an_order_is_a_clear_error(tmp_path):
 def test_compacting_mid_batch_leaves_orphans_the_api_refuses(tmp_path):
     client = OfflineModel().client()
     run = run_wrong_loop(earlier_work_then_request(), REQUEST, compact_mid_batch, client=client,
-                         workspace=Workspace(tmp_path), compactor=Compactor(tmp_path, summarize=client))
+                         workspace=Workspace(tmp_path), compactor=Compactor(tmp_path,
+                                                                   summarize=summarizer_for(client)))
     assert run.calls == [["write_file", "compact"]]
     assert "must have a corresponding `tool_use` block in the previous message" in run.refusal
     with pytest.raises(HistoryError, match="no matching tool_use"):
@@ -88,7 +89,8 @@ def test_compacting_mid_batch_leaves_orphans_the_api_refuses(tmp_path):
 def test_dropping_the_open_batch_makes_the_model_write_again(tmp_path):
     client = OfflineModel().client()
     run = run_wrong_loop(earlier_work_then_request(), REQUEST, compact_dropping_batch, client=client,
-                         workspace=Workspace(tmp_path), compactor=Compactor(tmp_path, summarize=client),
+                         workspace=Workspace(tmp_path), compactor=Compactor(tmp_path,
+                                                                   summarize=summarizer_for(client)),
                          max_turns=3)
     assert run.refusal is None and run.count("write_file") == 3
 

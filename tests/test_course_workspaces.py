@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 from courses import COURSES, build, prompts
 
-from compact import Compactor, Limits, agent_loop, read_transcript
+from compact import Compactor, Limits, agent_loop, read_transcript, summarizer_for
+from compact.classroom.histories import tool_results
 from compact.offline import MODEL_NAME, OfflineModel
-from compact.pipeline.formats import PLACEHOLDER, read_persisted
-from compact.pipeline.messages import tool_results
+from compact.offline.markers import read_persisted
+from compact.pipeline.formats import PLACEHOLDER
 from compact.pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from compact.tools import Workspace
 
@@ -33,7 +34,7 @@ class Run:
         self.root = build(self.course, root)
         self.prompt = prompts(self.course, lang)[n]
         client = OfflineModel().client()
-        self.compactor = Compactor(self.root, Limits(), summarize=client, model=MODEL_NAME)
+        self.compactor = Compactor(self.root, Limits(), summarize=summarizer_for(client, MODEL_NAME))
         self.messages = [{"role": "user", "content": self.prompt}]
         self.log: list[str] = []
         self.trace = agent_loop(self.messages, self.prompt, client=client,

@@ -20,10 +20,10 @@ import pytest
 from conftest import fake_summary
 from histories import session, user
 
-from compact import Compactor, Limits, StorageError, SummaryError, Workspace, agent_loop
+from compact import Compactor, Limits, StorageError, SummaryError, Workspace, agent_loop, summarizer_for
+from compact.errors import ModelResponseError
 from compact.offline import OfflineModel
 from compact.pipeline import storage
-from compact.pipeline.errors import ModelResponseError
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -222,7 +222,7 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
     snapshots = []
     with pytest.raises(StorageError, match="transcript"):
         agent_loop(messages, "Compare one.py and two.py", client=client, workspace=ws,
-                   compactor=Compactor(ws, summarize=client), log=lambda line: None,
+                   compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda line: None,
                    on_turn=lambda turn: snapshots.append(copy.deepcopy(messages)))
     assert len(snapshots) >= 2 and messages == snapshots[-1]   # the turn before, untouched
     assert not (ws / ".transcripts").exists() or list((ws / ".transcripts").iterdir()) == []
@@ -264,7 +264,7 @@ def test_summariser_client_times_out(tmp_path):
     history = session([["a" * 500]])
     before = copy.deepcopy(history)
     with pytest.raises(SummaryError, match="APITimeoutError") as caught:
-        Compactor(tmp_path, summarize=client_for(handler)).compact_history(history, "task")
+        Compactor(tmp_path, summarize=summarizer_for(client_for(handler))).compact_history(history, "task")
     assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
     assert history == before and len(list((tmp_path / ".transcripts").iterdir())) == 1
 
@@ -278,7 +278,8 @@ def test_summariser_client_gets_a_bad_answer(tmp_path, answer):
     history = session([["a" * 500]])
     before = copy.deepcopy(history)
     with pytest.raises(SummaryError, match="the summariser failed"):
-        Compactor(tmp_path, summarize=client_for(lambda r: answer)).compact_history(history, "t")
+        summarize = summarizer_for(client_for(lambda r: answer))
+        Compactor(tmp_path, summarize=summarize).compact_history(history, "t")
     assert history == before
 
 # ---- the model API ------------------------------------------------------------------------
@@ -383,7 +384,7 @@ def test_offline_agent_survives_a_raising_tool(tmp_path):
     messages = [user("Read a.txt")]
     client = OfflineModel().client()
     trace = agent_loop(messages, "Read a.txt", client=client, workspace=BrokenWorkspace(tmp_path),
-                       compactor=Compactor(tmp_path, summarize=client), log=lambda line: None)
+                       compactor=Compactor(tmp_path, summarize=summarizer_for(client)), log=lambda line: None)
     assert "Error: read_file failed unexpectedly" in messages[2]["content"][0]["content"]
     assert "(offline model)" in trace.answer and "disk on fire" in trace.answer
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scratch import scratch
 
 from compact import CompactError, Compactor, Limits
+from compact.extensions import ArchivingCompactor
 
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
                       st.text(max_size=20), st.binary(max_size=8))
@@ -97,7 +98,7 @@ CALLS = st.sampled_from(["prepare", "tool_result_budget", "snip_compact", "micro
 def check(history: object, limits: Limits, summarize, method: str, archive: bool) -> None:
     before = copy.deepcopy(history)
     with scratch() as workdir:
-        compactor = Compactor(workdir, limits, summarize=summarize, archive=archive)
+        compactor = (ArchivingCompactor if archive else Compactor)(workdir, limits, summarize=summarize)
         call = getattr(compactor, method)
         args = (history, "task") if method in ("prepare", "compact_history",
                                                "reactive_compact") else (history,)

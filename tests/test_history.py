@@ -9,7 +9,7 @@ from histories import assistant, session, tool_turn, user
 from compact import Compactor, Limits, SummaryError, compacted_message, parse_compacted, read_transcript
 from compact.classroom.exercises import PACKAGE, run_case
 from compact.classroom.stage_cases import cases
-from compact.pipeline.messages import pairing_problems
+from compact.pipeline.validation import pairing_problems
 
 
 @pytest.mark.parametrize("case", cases("compact_history") + cases("reactive_compact"),

@@ -17,9 +17,9 @@ from replies import Script, call, reply, text
 from test_real_files import running
 
 from compact import Compactor, Workspace, agent_loop
-from compact.loop import INTERRUPTED, NOT_RUN_INTERRUPTED
 from compact.offline.validation import messages_problem
-from compact.pipeline.messages import validate_history
+from compact.pipeline.validation import validate_history
+from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
 
 SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
 

@@ -6,13 +6,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact import Compactor, Limits, estimate_size, parse_compacted
-from compact.pipeline.bounded_summary import merge_summaries
-from compact.pipeline.formats import LEFT_OUT_PREFIX, SUMMARY_HEADINGS, summary_sections
-from compact.pipeline.large_steps import unseen_start
-from compact.pipeline.messages import pairing_problems, validate_history
+from compact.extensions import ArchivingCompactor, BoundedSummaryCompactor, CacheFriendlyCompactor
+from compact.extensions.bounded_summary import merge_summaries
+from compact.extensions.large_steps import unseen_start
+from compact.extensions.summary_sections import LEFT_OUT_PREFIX, SUMMARY_HEADINGS, summary_sections
 from compact.pipeline.summary import SUMMARY_SYSTEM
+from compact.pipeline.validation import pairing_problems, validate_history
 
-STEPS = Limits(high_water_mark=20_000, low_water_mark=5_000, summary_max_chars=2_000)
+STEPS = {"high_water_mark": 20_000, "low_water_mark": 5_000, "summary_max_chars": 2_000}
+
+
+class ArchivingInSteps(CacheFriendlyCompactor, ArchivingCompactor):
+    """The study's cache-friendly strategy: archiving, in large steps."""
+
+
+def stepped(workdir, summarize, kind=CacheFriendlyCompactor, **changes):
+    return kind(workdir, summarize=summarize, **{**STEPS, **changes})
 
 
 def summary_of(messages: list) -> str:
@@ -33,27 +42,28 @@ def grow(history: list, k: int, chars: int = 3_000) -> None:
     history.append(user(f"step {k + 1}"))
 
 
-def test_the_defaults_are_the_lessons():
-    limits = Limits()
-    assert (limits.high_water_mark, limits.low_water_mark, limits.summary_max_chars) == (0, 0, 0)
+def test_the_core_knows_nothing_of_the_extension():
+    assert not {"high_water_mark", "low_water_mark", "summary_max_chars"} & set(vars(Limits()))
+    assert type(Compactor().functions["compact_history"]).__name__ == "function"   # the lesson's
     for heading in SUMMARY_HEADINGS:
         assert heading in SUMMARY_SYSTEM
 
 
-@pytest.mark.parametrize("changes", [dict(high_water_mark=10_000, low_water_mark=10_000),
-                                     dict(high_water_mark=10_000, low_water_mark=20_000),
-                                     dict(summary_max_chars=500)])
-def test_limits_that_cannot_work_are_refused(changes):
-    with pytest.raises(ValueError, match="Limits"):
-        Limits(**changes)
+@pytest.mark.parametrize(("kind", "changes", "words"), [
+    (CacheFriendlyCompactor, dict(high_water_mark=10_000, low_water_mark=10_000), "low_water_mark"),
+    (CacheFriendlyCompactor, dict(high_water_mark=10_000, low_water_mark=20_000), "low_water_mark"),
+    (BoundedSummaryCompactor, dict(summary_max_chars=500), "summary_max_chars")])
+def test_settings_that_cannot_work_are_refused(kind, changes, words):
+    with pytest.raises(ValueError, match=words):
+        kind(**changes)
 
 
 def test_below_the_high_water_mark_nothing_is_rewritten(tmp_path):
     history = [user("go")]
     for k in range(4):
         grow(history, k)
-    assert estimate_size(history) < STEPS.high_water_mark
-    compactor = Compactor(tmp_path, STEPS, summarize=summary_of)
+    assert estimate_size(history) < STEPS["high_water_mark"]
+    compactor = stepped(tmp_path, summary_of)
     assert compactor.prepare(history, "go") == history
     lesson = Compactor(tmp_path, Limits(context_limit=20_000), summarize=summary_of)
     assert lesson.prepare(history, "go") != history          # micro_compact nibbles at once
@@ -61,7 +71,7 @@ def test_below_the_high_water_mark_nothing_is_rewritten(tmp_path):
 
 def test_prompts_only_grow_between_compaction_points(tmp_path):
     """Everything before the last compaction point is sent byte-identical until the next."""
-    compactor = Compactor(tmp_path, STEPS, summarize=summary_of, archive=True)
+    compactor = stepped(tmp_path, summary_of, ArchivingInSteps)
     history, previous, points = [user("never touch vendor/")], None, 0
     for k in range(40):
         grow(history, k)
@@ -70,7 +80,7 @@ def test_prompts_only_grow_between_compaction_points(tmp_path):
         fired = [e for e in compactor.events[fired_before:] if e.fired]
         if fired:
             points += 1
-            assert estimate_size(history) <= STEPS.low_water_mark + 4_000 or \
+            assert estimate_size(history) <= STEPS["low_water_mark"] + 4_000 or \
                 fired[-1].stage == "compact_history"
         elif previous is not None:
             assert history[:len(previous)] == previous       # an append-only prompt
@@ -84,7 +94,7 @@ def test_a_compaction_point_keeps_the_batch_the_model_has_not_read(tmp_path):
     for k in range(6):
         grow(history, k)
     history += tool_turn(["unread " + "u" * 4_000], prefix="new_")
-    compactor = Compactor(tmp_path, STEPS.with_(high_water_mark=10_000), summarize=summary_of)
+    compactor = stepped(tmp_path, summary_of, high_water_mark=10_000)
     out = compactor.prepare(history, "go")
     assert out[-2:] == history[-2:]                          # the unseen call and its result
     assert parse_compacted(out[0]["content"]) is not None and len(out) == 3
@@ -95,7 +105,7 @@ def test_a_compaction_point_keeps_the_batch_the_model_has_not_read(tmp_path):
 
 def test_each_summary_covers_only_the_new_span(tmp_path):
     seen = []
-    compactor = Compactor(tmp_path, STEPS, summarize=lambda m: seen.append(m) or summary_of(m))
+    compactor = stepped(tmp_path, lambda m: seen.append(m) or summary_of(m))
     history = [user("never touch vendor/")]
     for k in range(30):
         grow(history, k)
@@ -105,23 +115,23 @@ def test_each_summary_covers_only_the_new_span(tmp_path):
         assert not any(parse_compacted(m["content"]) for m in shown
                        if isinstance(m["content"], str))     # the old summary is not re-read
     summaries = [e.extra["summary"] for e in compactor.events if e.stage == "compact_history"]
-    assert all(len(s) <= STEPS.summary_max_chars for s in summaries)
+    assert all(len(s) <= STEPS["summary_max_chars"] for s in summaries)
     assert all("never touch vendor/" in s for s in summaries)  # a constraint is never dropped
 
 
 def test_the_lessons_summary_grows_and_the_bounded_one_does_not(tmp_path):
-    def sizes(limits):
-        compactor = Compactor(tmp_path / str(limits.summary_max_chars), limits,
-                              summarize=lambda m: summary_of(m) + "\n" + _carried(m))
+    def sizes(build):
+        compactor = build(lambda m: summary_of(m) + "\n" + _carried(m))
         history = [user("go")]
         for k in range(60):
             grow(history, k)
             history[:] = compactor.prepare(history, "go")
         return [len(e.extra["summary"]) for e in compactor.events if e.stage == "compact_history"]
 
-    lesson, bounded = sizes(Limits(context_limit=10_000)), sizes(STEPS)
+    lesson = sizes(lambda s: Compactor(tmp_path / "lesson", Limits(context_limit=10_000), summarize=s))
+    bounded = sizes(lambda s: stepped(tmp_path / "bounded", s))
     assert lesson[-1] > lesson[0] + 2_000                    # re-summarised, growing
-    assert bounded[-1] <= bounded[0] + STEPS.summary_max_chars
+    assert bounded[-1] <= bounded[0] + STEPS["summary_max_chars"]
 
 
 def _carried(messages: list) -> str:
@@ -163,7 +173,7 @@ def test_a_summary_without_headings_is_merged_as_findings():
 
 def test_compacting_again_with_nothing_new_keeps_the_summary(tmp_path):
     calls = []
-    compactor = Compactor(tmp_path, STEPS, summarize=lambda m: calls.append(m) or summary_of(m))
+    compactor = stepped(tmp_path, lambda m: calls.append(m) or summary_of(m))
     history = [user("never touch vendor/"), *tool_turn(["x" * 100]),
                {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
     once = compactor.compact_history(history, "go")

@@ -66,6 +66,35 @@ def test_the_pipeline_imports_nothing_above_it():
                 f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}, above the pipeline"
 
 
+def reachable(start: str) -> set[str]:
+    """The package's modules ``start`` reaches through its imports."""
+    known, seen, todo = modules(), set(), [start]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [t for t, _, _ in own_imports(name, known[name]) if t != name]
+    return seen
+
+
+def test_the_core_imports_none_of_the_extensions():
+    for name, path in modules().items():
+        if name.startswith("compact.pipeline"):
+            for target, line, _ in own_imports(name, path):
+                assert not target.startswith("compact.extensions"), \
+                    f"{path.relative_to(PACKAGE.parent)}:{line} imports the extension {target}"
+
+
+def test_the_lessons_pipeline_reads_in_one_sitting():
+    """Everything compactor.py reaches totals at most 900 lines; each stage's file at most 100."""
+    known = modules()
+    lines = {m: len(known[m].read_text(encoding="utf-8").splitlines())
+             for m in reachable("compact.pipeline.compactor")}
+    assert sum(lines.values()) <= 900, sorted(lines.items(), key=lambda item: -item[1])
+    for stage in ("tool_result_budget", "snip_compact", "micro_compact", "compact_history"):
+        assert lines[f"compact.pipeline.{stage}"] <= 100, stage
+
+
 def test_the_offline_model_uses_only_the_pipelines_messages_and_formats():
     allowed = {"compact.pipeline.messages", "compact.pipeline.formats"}
     for name, path in modules().items():

@@ -4,7 +4,7 @@ import anthropic
 import pytest
 from histories import assistant, tool_turn, user
 
-from compact import PLACEHOLDER, Compactor, agent_loop
+from compact import PLACEHOLDER, Compactor, agent_loop, summarizer_for
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
 
 
@@ -112,7 +112,7 @@ def test_a_glob_that_matched_nothing_lists_no_files(tmp_path):
     client = OfflineModel().client()
     history = [user("Compare src/a.py and src/b.py")]
     trace = agent_loop(history, "Compare src/a.py and src/b.py", client=client, workspace=tmp_path,
-                       compactor=Compactor(tmp_path, summarize=client), log=lambda line: None)
+                       compactor=Compactor(tmp_path, summarize=summarizer_for(client)), log=lambda line: None)
     globs = [c for t in trace.turns for c in t.tool_calls if c[0] == "glob"]
     assert globs, "the careful comparison looks for the programs' READMEs"
     notes = [t.text for t in trace.turns if "Note [glob" in t.text]

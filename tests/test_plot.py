@@ -2,7 +2,7 @@
 
 import pytest
 
-from compact import Compactor, Trace, agent_loop
+from compact import Compactor, Trace, agent_loop, summarizer_for
 from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.figures import write_figures
 from compact.classroom.plot import (
@@ -127,7 +127,7 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
     chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(44)]
     messages = chat + [{"role": "user", "content": PROMPTS[1]}]
     trace = agent_loop(messages, PROMPTS[1], client=client, workspace=ws,
-                       compactor=Compactor(ws, summarize=client), log=lambda _: None)
+                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
     ax = plot_messages(trace)
     assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
     [limit] = [line for line in ax.get_lines() if line.get_gid() == "max_messages"]

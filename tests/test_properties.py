@@ -8,10 +8,7 @@ from hypothesis import strategies as st
 from scratch import scratch
 
 from compact import Compactor, Limits, estimate_size
-from compact.pipeline.messages import pairing_problems, validate_history
-from compact.pipeline.micro_compact import micro_compact
-from compact.pipeline.snip_compact import snip_compact
-from compact.pipeline.tool_result_budget import tool_result_budget
+from compact.pipeline.validation import pairing_problems, validate_history
 
 EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -44,12 +41,11 @@ def test_prepare_twice_changes_nothing_the_second_time(history, limits):
 @given(histories(), LIMITS)
 def test_stages_one_to_three_never_grow_the_context(history, limits):
     with scratch() as workdir:
-        messages = history
-        for stage in (lambda m: tool_result_budget(m, workdir, limits),
-                      lambda m: snip_compact(m, limits), lambda m: micro_compact(m, limits)):
-            out, event = stage(messages)
+        messages, compactor = history, Compactor(workdir, limits)
+        for stage in (compactor.tool_result_budget, compactor.snip_compact, compactor.micro_compact):
+            out = stage(messages)
             assert estimate_size(out) <= estimate_size(messages)
-            assert event.size_after == estimate_size(out)
+            assert compactor.events[-1].size_after == estimate_size(out)
             messages = out
 
 

@@ -6,11 +6,11 @@ import json
 import httpx2
 from histories import assistant, session, tool_turn, user
 
-from compact import PLACEHOLDER, Compactor, Limits, estimate_size
+from compact import PLACEHOLDER, Compactor, estimate_size, summarizer_for
 from compact.classroom import as_written as lesson
 from compact.offline import OfflineModel
 from compact.pipeline.formats import persisted_path
-from compact.pipeline.summary import render_history
+from compact.pipeline.summary import SummaryInput, render_history
 
 
 def results(messages):
@@ -61,10 +61,9 @@ def test_3_size_is_measured_on_the_wire_json(tmp_path):
 
 def test_4_summary_input_is_capped(compactor):
     history = session([["z" * 400_000], ["w" * 400_000]]) + [assistant("end")]
-    limits = Limits()
     assert len(lesson.summary_input(history)) > 800_000             # lesson: all of it
-    capped = render_history(history, limits)
-    assert len(capped) <= limits.summary_input_chars + 100
+    capped = render_history(history)
+    assert len(capped) <= SummaryInput().input_chars + 100
     assert "chars omitted" in capped
 
 
@@ -87,11 +86,11 @@ def test_prepare_uses_the_fixed_micro_compact(tmp_path):
 
 def test_4_the_cap_holds_for_cjk_text_too(tmp_path):
     # 40 results of 2,100 CJK characters: a character cap would send ~29,000 offline tokens.
-    from compact.pipeline.messages import tool_turn
     history = [user("比较这些文件")]
     for k in range(40):
         history += tool_turn((f"t{k}", f"f{k}.md", "上下文窗口压缩" * 300))
     model = OfflineModel()
-    result = Compactor(tmp_path, summarize=model.client()).compact_history(history, "比较这些文件")
+    compactor = Compactor(tmp_path, summarize=summarizer_for(model.client()))
+    result = compactor.compact_history(history, "比较这些文件")
     assert result[0]["content"].startswith("[Compacted]")
     assert model.usage[0][0] == "summary" and model.usage[0][1] <= 16_000

@@ -4,8 +4,8 @@ import pytest
 
 from compact import compacted_message
 from compact.classroom.experiments import new_run_dir, run_experiment
+from compact.classroom.histories import tool_turn
 from compact.classroom.show import Compacted, History, Table, call_text, calls_text, rows, turns
-from compact.pipeline.messages import tool_turn
 
 
 def test_tool_calls_read_as_calls_not_tuples():

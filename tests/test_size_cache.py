@@ -9,14 +9,26 @@ from histories import histories, tool_turn, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compact import Compactor, HistoryError, Workspace, agent_loop, estimate_size, validate_history
+from compact import (
+    Compactor,
+    HistoryError,
+    Workspace,
+    agent_loop,
+    estimate_size,
+    summarizer_for,
+    validate_history,
+)
+from compact.extensions.size_cache import SizeCache, snapshot
 from compact.offline import OfflineModel
 from compact.pipeline import messages as messages_module
-from compact.pipeline.size_cache import SizeCache, snapshot
 
 EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "insert",
          "delete", "swap", "reorder_keys", "equal_copy", "nan", "negative_zero", "bad_bytes",
          "orphan", "role", "image", "result_image", "image_data"]
+
+
+def cached(workdir):
+    return Compactor(workdir, summarize=fake_summary, measure=SizeCache().measure)
 
 
 def _blocks(history):
@@ -148,14 +160,15 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
     history = [user("go")]
     for k in range(200):
         history += tool_turn([f"result {k}"], prefix=f"r{k}_")
-    compactor = Compactor(tmp_path, summarize=fake_summary, stages=())
+    sizes = SizeCache()
+    compactor = Compactor(tmp_path, summarize=fake_summary, stages=(), measure=sizes.measure)
     compactor.prepare(history, "go")
     assert len(calls) == len(history)                  # the first time: each message once
     for k in range(5):
         calls.clear()
         history += tool_turn([f"new {k}"], prefix=f"n{k}_")
         compactor.measure(history)                     # what agent_loop measures first
-        assert compactor.sizes.validated_from == len(history) - 2     # checks only the new
+        assert sizes.validated_from == len(history) - 2     # checks only the new
         sent = compactor.prepare(history, "go")
         compactor.measure(sent)                        # ... and what it sent
         assert calls == [[m] for m in history[-2:]]    # the two new messages, once each
@@ -164,7 +177,7 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
 
 def test_an_in_place_edit_is_seen_and_the_size_stays_exact(tmp_path):
     history = [user("go"), *tool_turn(["a" * 500, "b" * 500])]
-    compactor = Compactor(tmp_path, summarize=fake_summary)
+    compactor = cached(tmp_path)
     compactor.measure(history)
     history[2]["content"][1]["content"] = "short"      # edited where it lies
     assert compactor.measure(history) == estimate_size(history)
@@ -180,7 +193,7 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
         (root / f"f{k}.md").write_text(f"# F{k}\n" + "text " * 3_000)
     history = [user("Read f0.md")]
     client = OfflineModel().client()
-    compactor = Compactor(root, summarize=client)
+    compactor = Compactor(root, summarize=summarizer_for(client))
     seen = []
     for k in range(4):
         request = f"Read f{k}.md"
@@ -192,16 +205,30 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
     assert all(a == b for a, b in seen) and len(seen) >= 4
 
 
-def test_prepare_trusts_a_size_only_if_it_was_just_measured_for_that_list(tmp_path):
+def test_an_orphan_added_after_measuring_is_refused_by_prepare(tmp_path):
     history = [user("go"), *tool_turn(["a" * 500])]
-    compactor = Compactor(tmp_path, summarize=fake_summary)
-    size = compactor.measure(history)
+    compactor = cached(tmp_path)
+    compactor.measure(history)
     history.append({"role": "user", "content": [                     # added after measuring
         {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
     with pytest.raises(HistoryError, match="no matching tool_use"):
-        compactor.prepare(history, "go", size)                      # measured again, refused
+        compactor.prepare(history, "go")                            # measured again, refused
     history.pop()
-    assert compactor.sizes.just_measured(history, size) is False    # the last measure failed
-    size = compactor.measure(history)
-    assert compactor.sizes.just_measured(history, size)
-    assert not compactor.sizes.just_measured(list(history), size)   # another list object
+    assert compactor.measure(history) == estimate_size(history)
+
+
+def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
+    """agent_loop's own Compactor opts into the cache: a turn on a long kept history checks
+    only the new messages (counted by the cache, not timed)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    history = [user("go")]
+    for k in range(300):
+        history += tool_turn([f"result {k}"], prefix=f"r{k}_")
+    history.append(user("Say hello"))
+    sizes = SizeCache()
+    compactor = Compactor(root, summarize=fake_summary, stages=(), measure=sizes.measure)
+    trace = agent_loop(history, "Say hello", client=OfflineModel(window_tokens=10**7).client(),
+                       compactor=compactor, workspace=Workspace(root), log=lambda _: None)
+    assert len(trace.turns) == 1 and trace.answer
+    assert sizes.serialised == len(trace.turns[0].sent)     # each message sent once, however often measured

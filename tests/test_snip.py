@@ -5,7 +5,7 @@ from histories import assistant, user
 
 from compact.classroom.exercises import PACKAGE, run_case
 from compact.classroom.stage_cases import cases
-from compact.pipeline.messages import pairing_problems
+from compact.pipeline.validation import pairing_problems
 
 
 def chat(n: int) -> list:
@@ -25,6 +25,6 @@ def test_the_compactor_records_the_cut_and_leaves_the_input(compactor):
     result = compactor.snip_compact(history)
     assert len(result) == 51 and len(history) == 60
     event = compactor.events[-1]
-    assert event.fired and event.extra == {"head_end": 3, "tail_start": 13}
+    assert event.fired and event.extra == {"head_end": 3, "tail_start": 13, "snipped": 10}
     assert pairing_problems(result) == []
     assert compactor.snip_compact(chat(50)) == chat(50) and not compactor.events[-1].fired

@@ -1,8 +1,12 @@
 """The long workload, the strategies on it, the cache-aware costs and the probe retention."""
 
+from functools import partial
+
 import pytest
 
-from compact import Compactor, Limits
+from compact import Compactor
+from compact.extensions import micro_compact_above
+from compact.offline import OfflineModel
 from compact.pipeline.messages import iter_tool_results, result_text
 from compact.study.plot import plot_costs, plot_retention, plot_strategies
 from compact.study.retention import PLACES, retention
@@ -81,7 +85,7 @@ def test_paths_outside_the_workdir_are_never_followed(tmp_path):
 
 
 def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
-    """The context-editing analogue is a configuration of the pipeline, not a subclass."""
+    """The context-editing analogue is the lesson's micro_compact behind a trigger, not a subclass."""
     micro_only = next(s for s in STRATEGIES if s.name == "micro only")
     messages = [{"role": "user", "content": "go"}]
     for k in range(6):
@@ -90,15 +94,18 @@ def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"c{k}",
                                                    "content": "z" * 4_000}]}]
     messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
-    compactor = micro_only.build(tmp_path, lambda m: "s")
+    compactor = micro_only.build(tmp_path, OfflineModel().client())
     assert type(compactor) is Compactor and compactor.stages == {"micro_compact"}
     assert compactor.prepare(messages, "go") == messages                 # under 400,000 chars
     assert not compactor.events[-1].fired
-    low = Compactor(tmp_path, Limits(micro_compact_above=1_000), stages=("micro_compact",))
+
+    def waiting(trigger):
+        return Compactor(tmp_path, stages=("micro_compact",),
+                         functions={"micro_compact": partial(micro_compact_above, trigger)})
+    low = waiting(1_000)
     cleared = low.prepare(messages, "go")
     assert low.events[-1].placeholders == 3                           # all but the newest 3
-    assert Compactor(tmp_path, Limits(micro_compact_above=30_000), stages=("micro_compact",)
-                     ).prepare(messages, "go") == messages              # 24,000+ chars < 30,000
+    assert waiting(30_000).prepare(messages, "go") == messages          # 24,000+ chars < 30,000
     assert cleared != messages
 
 
@@ -164,11 +171,11 @@ def test_the_lessons_pipeline_pays_for_rewriting_its_prompt(reports):
 def test_the_bounded_summary_does_not_grow(reports):
     summaries = reports["cache-friendly"].summaries
     assert len(summaries) >= 3
-    assert len(summaries[-1]) <= len(summaries[0]) + CACHE_FRIENDLY.summary_max_chars
-    assert max(len(s) for s in summaries) <= CACHE_FRIENDLY.summary_max_chars
+    assert len(summaries[-1]) <= len(summaries[0]) + CACHE_FRIENDLY["summary_max_chars"]
+    assert max(len(s) for s in summaries) <= CACHE_FRIENDLY["summary_max_chars"]
     lesson = reports["pipeline"].summaries                  # re-summarised, it grows until the
     assert len(lesson[-1]) > len(lesson[0])                 # summary call's max_tokens cuts it
-    assert max(map(len, lesson)) > CACHE_FRIENDLY.summary_max_chars
+    assert max(map(len, lesson)) > CACHE_FRIENDLY["summary_max_chars"]
 
 
 def test_table_shows_both_costs_the_floor_and_every_strategy(reports):

@@ -3,9 +3,7 @@
 from histories import assistant, tool_turn, user
 from test_faults import reply, scripted
 
-from compact import Limits
-from compact.pipeline.formats import summary_cut_note
-from compact.pipeline.summary import ClientSummarizer, render_history
+from compact.pipeline.summary import ClientSummarizer, SummaryInput, render_history, summary_cut_note
 
 
 def test_a_result_the_model_never_read_keeps_more_of_itself():
@@ -14,16 +12,16 @@ def test_a_result_the_model_never_read_keeps_more_of_itself():
     seen_text, unseen_text = "S" * 20_000, "U" * 20_000
     history = [user("Compare a.py and b.py"), *tool_turn([seen_text], "a"),
                assistant("Note [a.py]: read"), *tool_turn([unseen_text], "b")]
-    limits = Limits()
-    rendered = render_history(history, limits)
-    assert rendered.count("S") == limits.summary_result_chars        # (no other S or U in it)
-    assert rendered.count("U") == limits.summary_unseen_chars
-    assert len(rendered) <= limits.summary_input_chars
+    caps = SummaryInput()
+    rendered = render_history(history, caps)
+    assert rendered.count("S") == caps.result_chars        # (no other S or U in it)
+    assert rendered.count("U") == caps.unseen_chars
+    assert len(rendered) <= caps.input_chars
 
 
 def test_the_unseen_cap_never_goes_below_the_seen_one():
     history = [user("go"), *tool_turn(["X" * 9_000], "a")]
-    rendered = render_history(history, Limits(summary_result_chars=6_000, summary_unseen_chars=10))
+    rendered = render_history(history, SummaryInput(result_chars=6_000, unseen_chars=10))
     assert rendered.count("X") == 6_000
 
 

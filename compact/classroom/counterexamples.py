@@ -25,7 +25,8 @@ from ..loop import SYSTEM
 from ..model_call import api_message, call_model
 from ..pipeline import Compactor
 from ..pipeline.formats import COMPACT_ACK
-from ..pipeline.messages import assistant_message, estimate_size
+from ..pipeline.messages import estimate_size
+from ..reply import assistant_message
 from ..tools import TOOLS, Workspace
 
 LESSON_ORDER = ("tool_result_budget", "snip_compact", "micro_compact", "compact_history")

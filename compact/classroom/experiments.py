@@ -18,15 +18,16 @@ from typing import Any
 
 import anthropic
 
-from ..client import default_model, make_client
+from ..client import default_model, make_client, summarizer_for
 from ..demo import make_workspace
-from ..loop import Trace, Turn, agent_loop
+from ..loop import agent_loop
 from ..model_call import api_message, is_prompt_too_long
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..tools import Workspace
+from ..trace import Trace, Turn
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -125,7 +126,7 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
     workspace = Workspace(make_workspace(root))
     if client is None:      # the offline model unless ANTHROPIC_API_KEY is set
         client = model.client() if model is not None else make_client(quiet=True)
-    compactor = Compactor(workspace.root, limits, summarize=client, model=default_model(client),
+    compactor = Compactor(workspace.root, limits, summarize=summarizer_for(client),
                           stages=STAGES if compaction else ())
     prompt = PROMPTS[n]
     messages = [{"role": "user", "content": prompt}]

@@ -31,9 +31,9 @@ from IPython.display import HTML, Image
 from matplotlib.figure import Figure
 
 from ..client import banner, make_client
-from ..loop import Trace, Turn
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from ..trace import Trace, Turn
 from .experiments import PROMPTS, ExperimentResult, run_experiment
 from .plot import headline, plot_composition, plot_context
 from .show import rows

@@ -20,11 +20,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..loop import Trace
+from ..anatomy import KINDS
+from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
-from ..pipeline.anatomy import KINDS
-from ..pipeline.formats import is_placeholder, parse_persisted
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
+from ..trace import Trace
 from .show import call_text
 
 STYLE = {   # stage → (colour, marker, legend label)
@@ -67,7 +67,7 @@ def _describe(stage: str, hits: list, trace: Trace) -> str:
         last = trace.turns[-1].sent
         count = sum(1 for m in last if isinstance(m.get("content"), list)
                     for b in m["content"] if b.get("type") == "tool_result"
-                    and is_placeholder(str(b.get("content", ""))))
+                    and read_placeholder(str(b.get("content", ""))) is not None)
         return f"micro_compact: {count} old results are placeholders by turn {turn}"
     if stage == "tool_result_budget":
         return (f"tool_result_budget persisted {len(event.files_written)} result(s) at turn "
@@ -235,7 +235,7 @@ def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
             continue
         texts = [joined_text(b.get("content", "")) for b in blocks_of(last)
                  if block_type(b) == "tool_result"]
-        arrived = sum(p.total_chars if (p := parse_persisted(t)) else len(t) for t in texts)
+        arrived = sum(p.total_chars if (p := read_persisted(t)) and p.ours else len(t) for t in texts)
         found.append((turn.turn, arrived, sum(len(t) for t in texts)))
     return found
 

@@ -27,9 +27,9 @@ from ..pipeline.formats import (
     kept_path_placeholder,
     snip_marker,
 )
-from ..pipeline.messages import tool_turn
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR, read_transcript
 from ..pipeline.tool_result_budget import persisted_text
+from .histories import tool_turn
 
 SIGNATURES = {
     "tool_result_budget": "tool_result_budget(messages, workdir, limits) -> list",

@@ -8,7 +8,7 @@ from .api import (
     OfflineModel,
     count_tokens,
 )
-from .identity import HEADER, MODEL_NAME
+from .identity import HEADER, IN_PROCESS_URL, MODEL_NAME
 
-__all__ = ["AGENT_MAX_TOKENS", "DEFAULT_WINDOW_TOKENS", "HEADER", "MAX_OUTPUT_TOKENS", "MODEL_NAME",
-           "SERVE_WINDOW_TOKENS", "OfflineModel", "count_tokens"]
+__all__ = ["AGENT_MAX_TOKENS", "DEFAULT_WINDOW_TOKENS", "HEADER", "IN_PROCESS_URL",
+           "MAX_OUTPUT_TOKENS", "MODEL_NAME", "SERVE_WINDOW_TOKENS", "OfflineModel", "count_tokens"]

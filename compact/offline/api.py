@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 import anthropic
 import httpx2
 
-from ..pipeline.messages import estimate_tokens, wire_json
+from ..pipeline.messages import wire_json
 from .conversation import summary_conversation
-from .identity import HEADER, MODEL_NAME, route
+from .identity import HEADER, IN_PROCESS_URL, MODEL_NAME, model_info, route
 from .skills import decide
 from .summarizer import offline_summary
+from .tokens import estimate_tokens
 from .tooling import WHAT, Toolbox
 from .truncation import cut_at_max_tokens
 from .validation import error_answer, json_problem, request_problem, window_problem
@@ -112,7 +113,8 @@ class OfflineModel:
 
     def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
         """``respond`` plus the models list that says what this server is."""
-        return route(method, path) or self.respond(method, path, body)
+        info = model_info(self.max_output_tokens, self.window_tokens)
+        return route(method, path, info) or self.respond(method, path, body)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         status, body = self.answer(request.method, request.url.path, request.read())
@@ -121,10 +123,6 @@ class OfflineModel:
 
     def client(self) -> anthropic.Anthropic:
         """A real ``anthropic.Anthropic`` whose requests are answered in-process."""
-        client = anthropic.Anthropic(
-            api_key="offline", base_url="http://offline.invalid", max_retries=0,
+        return anthropic.Anthropic(
+            api_key="offline", base_url=IN_PROCESS_URL, max_retries=0,
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
-        client._compact_offline = True      # read by compact.client.banner
-        client._compact_model_name = MODEL_NAME     # the model a summariser asks for
-        client._compact_max_tokens = min(AGENT_MAX_TOKENS, self.max_output_tokens)  # agent_loop's default
-        return client

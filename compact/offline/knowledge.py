@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..pipeline.formats import read_persisted
+from .markers import read_persisted
 from .notes import describe, note_line, one_line
 from .view import Call, View, is_placeholder
 

@@ -8,7 +8,7 @@ and say so when only part of it was seen (a persisted preview, an excerpt).
 
 from __future__ import annotations
 
-from ..pipeline.formats import CLIPPED, read_persisted
+from .markers import CLIPPED, read_persisted
 from .read_code import describe_code
 from .read_json import describe_json
 from .read_markdown import describe_markdown

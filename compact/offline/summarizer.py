@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from ..pipeline.formats import read_compacted, read_snip
 from .conversation import Entry
 from .knowledge import describe_output, note_key
+from .markers import read_compacted, read_snip
 from .notes import describe, note_line, one_line
 from .tooling import planned_call
 from .view import NOTE, Call, is_placeholder

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..pipeline.formats import read_compacted, read_placeholder, read_snip
 from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
+from .markers import read_compacted, read_placeholder, read_snip
 from .tooling import planned_call
 
 NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)

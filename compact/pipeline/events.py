@@ -1,4 +1,5 @@
-"""What a stage did, as a small record: the trace, the plots and the lab all read these."""
+"""What a stage did: the stage reports a ``Change``; the Compactor adds the sizes it measured and
+records a ``StageEvent``, which the trace, the plots and the lab read."""
 
 from __future__ import annotations
 
@@ -6,25 +7,38 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class Change:
+    detail: str = ""                         # one sentence, e.g. "persisted 1 result(s) ..."
+    files_written: tuple[str, ...] = ()      # paths relative to the workdir
+    placeholders: int = 0                    # results replaced by a placeholder or a preview
+    extra: dict = field(default_factory=dict)
+    fired: bool = True                       # False: the stage found nothing to do
+
+
+def nothing(detail: str = "", files_written: tuple[str, ...] = ()) -> Change:   # found nothing to do
+    return Change(detail, files_written, fired=False)
+
+
+@dataclass(frozen=True)
 class StageEvent:
     stage: str                      # tool_result_budget | snip_compact | micro_compact | ...
-    fired: bool                     # False when the stage found nothing to do
+    fired: bool
     messages_before: int
     messages_after: int
-    size_before: int                # estimate_size before the stage
+    size_before: int                # estimate_size before the stage, and after
     size_after: int
-    files_written: tuple[str, ...] = ()   # paths relative to the workdir
-    placeholders: int = 0           # results replaced by a placeholder or a preview
-    detail: str = ""                # one human sentence, e.g. "persisted 1 result (260,120 chars)"
+    files_written: tuple[str, ...] = ()
+    placeholders: int = 0
+    detail: str = ""
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
-    def nothing(cls, stage: str, messages: list, size: int, detail: str = "",
-                files_written: tuple[str, ...] = ()) -> StageEvent:
-        """The record of a stage that looked and found nothing to do (``files_written``: a
-        transcript it saved before finding that out)."""
-        return cls(stage, False, len(messages), len(messages), size, size,
-                   files_written=files_written, detail=detail)
+    def of(cls, stage: str, change: Change, counts: tuple[int, int], sizes: tuple[int, int]
+           ) -> StageEvent:          # counts and sizes: (before, after)
+        return cls(stage=stage, fired=change.fired, messages_before=counts[0],
+                   messages_after=counts[1], size_before=sizes[0], size_after=sizes[1],
+                   files_written=change.files_written, placeholders=change.placeholders,
+                   detail=change.detail, extra=change.extra)
 
     def __str__(self) -> str:
         if not self.fired:

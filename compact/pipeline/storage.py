@@ -1,17 +1,12 @@
-"""Where compaction puts what leaves the context: transcripts and persisted tool results.
-
-Layout, as in the lesson::
-
-    <workdir>/.transcripts/transcript-0001.jsonl        one message per line
-    <workdir>/.task_outputs/tool-results/<id>.txt       a tool result, byte for byte
-
-Writes are atomic (temp file, then a hard link that fails rather than overwrite; where
-the file system has no hard links, a reserved name then a rename), so a crash or a full
-disk never leaves half a file, and nothing already on disk is replaced.
-"""
+"""Where compaction puts what leaves the context: ``.transcripts/transcript-0001.jsonl`` (one
+message a line) and ``.task_outputs/tool-results/<id>.txt`` (a result, byte for byte). Writes
+are atomic (a temp file, then a hard link that fails rather than overwrite; without hard links,
+a reserved name then a rename): a crash or a full disk never leaves half a file, and nothing
+on disk is replaced."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -25,48 +20,35 @@ from .messages import to_plain
 
 TRANSCRIPT_DIR = ".transcripts"
 TOOL_RESULTS_DIR = ".task_outputs/tool-results"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_ID_CHARS = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM\d|LPT\d)", re.IGNORECASE)   # Windows device names
+_NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
 
 
 def safe_id(tool_use_id: object) -> str:
-    """A file-name-safe form of a tool_use_id: no '/', '..', NUL, and at most 64 + 9 chars.
-
-    Distinct unsafe ids map to distinct names (a hash suffix is added whenever the id was
-    changed), so ``../../x`` can never write outside the folder nor collide with ``x``.
-    """
+    """A file-name-safe tool_use_id (at most 64 + 9 chars), hashed when changed: ``../../x``
+    can never write outside the folder nor collide with ``x``."""
     raw = str(tool_use_id) if tool_use_id is not None else ""
     clean = _UNSAFE.sub("_", raw)[:MAX_ID_CHARS].strip("_") or "unknown"
     if clean != raw or _RESERVED.fullmatch(clean):
-        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        clean = f"{clean}-{digest}"
+        clean += "-" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return clean
 
 
-def _ensure_dir(folder: Path, what: str) -> None:
+def _folder(workdir: Path, name: str, what: str) -> Path:
+    """``workdir/name``, created; refused if a symlink (``ln -s /etc .transcripts`` from bash)
+    would turn compaction into a write outside the project."""
+    folder = Path(workdir) / name
+    if Path(workdir).resolve() not in folder.resolve().parents:
+        raise StorageError(f"the {what} folder {folder} leads outside the workdir (a symlink?): not "
+                           "written. Remove the link; the history was left unchanged.")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise StorageError(
-            f"cannot create the {what} folder {folder}: {error.strerror or error}. "
-            "Make the workdir writable (or pass another workdir); the history was left unchanged."
-        ) from error
-
-
-def _check_inside(workdir: Path, folder: Path, what: str) -> None:
-    """Why: a symlinked ``.transcripts`` (``ln -s /etc .transcripts`` from bash) must not
-    turn compaction into a write outside the project."""
-    if Path(workdir).resolve() not in folder.resolve().parents:
-        raise StorageError(
-            f"the {what} folder {folder} leads outside the workdir (a symlink?); refusing to "
-            "write there. Remove the link (or pass another workdir); the history was left "
-            "unchanged.")
-
-
-def _same_bytes(target: Path, data: bytes) -> bool:
-    return (not target.is_symlink() and target.is_file()
-            and target.stat().st_size == len(data) and target.read_bytes() == data)
+        raise StorageError(f"cannot create the {what} folder {folder}: {error.strerror or error}. Make "
+                           "the workdir writable; the history was left unchanged.") from error
+    return folder
 
 
 def _place(tmp_path: str, target: Path) -> None:
@@ -74,24 +56,19 @@ def _place(tmp_path: str, target: Path) -> None:
     try:
         os.link(tmp_path, target)
     except OSError as error:
-        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+        if error.errno not in _NO_HARD_LINKS:
             raise
-        # No hard links here (some mounted drives): reserve the name, then rename onto it.
-        os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))   # reserve it
         try:
             os.replace(tmp_path, target)
         except OSError:
-            os.unlink(target)             # only the empty name we reserved a moment ago
+            os.unlink(target)             # only the empty name reserved a moment ago
             raise
 
 
 def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Path:
-    """Write ``data`` atomically under the first of ``names`` that is free; return its path.
-
-    If a candidate already holds exactly these bytes, that file is reused (persisting the
-    same result twice is not an error). Nothing that exists is ever overwritten.
-    """
-    _ensure_dir(folder, what)
+    """Write ``data`` atomically under the first of ``names`` that is free (or that already
+    holds exactly these bytes: persisting the same result twice is no error)."""
     tmp_path = None
     try:
         fd, tmp_path = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
@@ -99,53 +76,43 @@ def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Pa
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        for name in names:
-            target = folder / name
+        for target in (folder / name for name in names):
             try:
                 _place(tmp_path, target)
                 return target
             except FileExistsError:
-                if _same_bytes(target, data):
+                if not target.is_symlink() and target.is_file() and \
+                        target.stat().st_size == len(data) and target.read_bytes() == data:
                     return target
         raise StorageError(f"no free file name for the {what} in {folder}")
     except StorageError:
         raise
     except OSError as error:
-        raise StorageError(
-            f"cannot write the {what} in {folder}: {error.strerror or error}. Free some disk "
-            "space or make the folder writable; the history was left unchanged."
-        ) from error
+        raise StorageError(f"cannot write the {what} in {folder}: {error.strerror or error}. Free some disk "
+                           "space or make the folder writable; the history was left unchanged.") from error
     finally:
         if tmp_path is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp_path)
-            except OSError:
-                pass
 
 
 def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
     """Save a tool result whole; return its path relative to ``workdir``."""
     base = safe_id(tool_use_id)
     names = [f"{base}.txt"] + [f"{base}.{n}.txt" for n in range(2, 1000)]
-    _check_inside(workdir, Path(workdir) / TOOL_RESULTS_DIR, "tool-results")
-    path = write_new_file(Path(workdir) / TOOL_RESULTS_DIR, names,
-                          text.encode("utf-8", "surrogatepass"), "tool-results")
-    return path.relative_to(workdir)
-
-
-def transcript_name(number: int) -> str:
-    return f"transcript-{number:04d}.jsonl"
+    folder = _folder(workdir, TOOL_RESULTS_DIR, "tool-results")
+    return write_new_file(folder, names, text.encode("utf-8", "surrogatepass"),
+                          "tool-results").relative_to(workdir)
 
 
 def write_transcript(workdir: Path, messages: list) -> Path:
-    """Save the whole history as JSONL (one message a line); return the path relative to workdir."""
-    lines = [json.dumps(to_plain(m), ensure_ascii=False) for m in messages]
-    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
-    folder = Path(workdir) / TRANSCRIPT_DIR
-    _check_inside(workdir, folder, "transcript")
-    existing = len(list(folder.glob("transcript-*.jsonl"))) if folder.is_dir() else 0
-    names = [transcript_name(n) for n in range(existing + 1, existing + 10_000)]
-    return write_new_file(folder, names, data, "transcript").relative_to(workdir)
+    """Save the whole history as JSONL (one message a line); return its path relative to workdir."""
+    data = "\n".join(json.dumps(to_plain(m), ensure_ascii=False) for m in messages) + "\n"
+    folder = _folder(workdir, TRANSCRIPT_DIR, "transcript")
+    existing = len(list(folder.glob("transcript-*.jsonl")))
+    names = [f"transcript-{n:04d}.jsonl" for n in range(existing + 1, existing + 10_000)]
+    return write_new_file(folder, names, data.encode("utf-8", "surrogatepass"),
+                          "transcript").relative_to(workdir)
 
 
 def read_transcript(path: Path) -> list[dict]:

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..extensions.size_cache import snapshot
 from ..pipeline.messages import BYTES_PER_TOKEN, blocks_of, wire_json
-from ..pipeline.size_cache import snapshot
 from ..pipeline.summary import SUMMARY_SYSTEM
 
 LOOKBACK_BLOCKS = 20

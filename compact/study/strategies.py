@@ -30,9 +30,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..client import summarizer_for
+from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, micro_compact_above
 from ..loop import agent_loop
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits
@@ -49,7 +52,11 @@ TOOL_OUTPUT_CAP = 50_000     # the lesson's bash and read_file return at most 50
 # The cache-friendly configuration: the lesson's 50,000 chars become a high-water mark;
 # crossing it clears old results and, above 20,000 chars, summarises the new span into a
 # merged summary of at most 6,000 chars.
-CACHE_FRIENDLY = Limits(high_water_mark=50_000, low_water_mark=20_000, summary_max_chars=6_000)
+CACHE_FRIENDLY = {"high_water_mark": 50_000, "low_water_mark": 20_000, "summary_max_chars": 6_000}
+
+
+class ArchivingCacheFriendly(CacheFriendlyCompactor, ArchivingCompactor):
+    """Archiving, in large steps, with a merged bounded summary."""
 
 
 @dataclass(frozen=True)
@@ -60,23 +67,25 @@ class Strategy:
     description: str
     limits: Limits = Limits()
     stages: tuple[str, ...] = STAGES
-    archive: bool = False
+    kind: type[Compactor] = Compactor           # the core, or a variant from compact.extensions
+    options: dict = field(default_factory=dict, hash=False)   # the variant's own settings
 
     def build(self, workdir: Path, client: Any) -> Compactor:
-        return Compactor(workdir, self.limits, summarize=client, stages=self.stages,
-                         archive=self.archive)
+        return self.kind(workdir, self.limits, summarize=summarizer_for(client), stages=self.stages,
+                         **self.options)
 
 
 STRATEGIES = [
     Strategy("none", "no compaction (window large enough to finish)", stages=()),
     Strategy("pipeline", "the lesson's four stages, default numbers"),
     Strategy("micro only", "clear_tool_uses analogue: trigger 100k tokens, keep 3",
-             Limits(micro_compact_above=CONTEXT_EDITING_TRIGGER_CHARS), ("micro_compact",)),
+             stages=("micro_compact",), options={"functions": {"micro_compact": partial(
+                 micro_compact_above, CONTEXT_EDITING_TRIGGER_CHARS)}}),
     Strategy("summary only", "compact_20260112 analogue: summarise above 150k tokens",
              Limits(context_limit=600_000), ("compact_history", "reactive_compact")),
-    Strategy("archiving", "the pipeline, archiving whatever it removes", archive=True),
+    Strategy("archiving", "the pipeline, archiving whatever it removes", kind=ArchivingCompactor),
     Strategy("cache-friendly", "archiving, in large steps at 50k chars, merged summary ≤ 6k",
-             CACHE_FRIENDLY, archive=True),
+             kind=ArchivingCacheFriendly, options=CACHE_FRIENDLY),
 ]
 
 

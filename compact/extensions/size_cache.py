@@ -1,4 +1,5 @@
-"""estimate_size and validate_history, remembered per message, so a turn costs only what is new.
+"""A measuring object for the Compactor: sizes and validity remembered per message, so a turn
+costs only what is new (``Compactor(..., measure=SizeCache().measure)``; agent_loop uses one).
 
 A caller that keeps its whole history asks ``prepare`` about the same thousands of messages
 every turn; serialising and validating all of them again costs more than everything else the
@@ -23,9 +24,11 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from .messages import estimate_size, validate_history
+from ..pipeline.messages import estimate_size
+from ..pipeline.validation import validate_history
 
 _FIRST = object()             # the "predecessor" of message 0
+REMEMBERED = 4                # lists remembered whole
 
 
 class _Number:
@@ -89,9 +92,10 @@ _NEVER = _Never()
 class SizeCache:
     """Per-message sizes and validity, kept exact under in-place edits (see the module doc).
 
-    Two levels: the last two lists measured are remembered whole (their messages, their
-    snapshots and running sizes), so a list that extends one of them is checked with two
-    comparisons CPython runs in C; any other message is looked up on its own.
+    Two levels: the last ``REMEMBERED`` lists measured are remembered whole (their messages,
+    their snapshots and running sizes), so a list that extends one of them is checked with two
+    comparisons CPython runs in C; any other message is looked up on its own. (A turn measures
+    the history, then each stage's shorter result: four lists keep the history among them.)
 
     Also counts its work (``serialised``: messages it had to serialise; ``validated_from``:
     the index validation restarted at, last call) so tests can check that a turn touches
@@ -103,7 +107,6 @@ class SizeCache:
         self._entries: dict[int, tuple[Any, Any, int, Any]] = {}
         # the last lists measured whole: (messages, snapshots, running sizes), newest last
         self._lists: list[tuple[list, list, list[int]]] = []
-        self._last: tuple = (None, -1, -1)
         self.serialised = 0
         self.validated_from = 0
 
@@ -139,7 +142,6 @@ class SizeCache:
     def measure(self, messages: Any) -> int:
         """``validate_history(messages)`` then ``estimate_size(messages)``, from the cache
         wherever a message is unchanged. Raises HistoryError exactly as they do."""
-        self._last = (None, -1, -1)
         if not isinstance(messages, list):
             validate_history(messages)        # raises the usual error
         remembered, prefix = self._remembered_prefix(messages)
@@ -160,14 +162,7 @@ class SizeCache:
             sums.append(total)
             before = message
         self._remember((list(messages), snaps, sums), remembered, prefix)
-        size = total + len(messages) + 1 if messages else 2
-        self._last = (messages, len(messages), size)
-        return size
-
-    def just_measured(self, messages: list, size: int) -> bool:
-        """Whether ``size`` is what the last ``measure`` returned for this very list (same
-        object, same length): the caller vouches nothing was edited in between."""
-        return self._last[0] is messages and self._last[1:] == (len(messages), size)
+        return total + len(messages) + 1 if messages else 2
 
     def _measure_one(self, message: Any, before: Any) -> tuple:
         old = self._entries.get(id(message))
@@ -184,11 +179,11 @@ class SizeCache:
         return entry
 
     def _remember(self, measured: tuple, extended: tuple | None, prefix: int) -> None:
-        """Keep this list in place of the one it extends, else of the older one; forget
-        entries for messages in neither list once the cache has grown well past them."""
+        """Keep this list in place of the one it extends, else of the oldest one; forget
+        entries for messages in no remembered list once the cache has grown well past them."""
         if extended is not None and prefix == len(extended[0]):
             self._lists.remove(extended)
-        elif len(self._lists) == 2:
+        elif len(self._lists) == REMEMBERED:
             self._lists.pop(0)
         self._lists.append(measured)
         alive = sum(len(refs) for refs, _, _ in self._lists)

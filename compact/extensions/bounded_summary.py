@@ -3,30 +3,27 @@
 The lesson's compact_history summarises the whole history, previous summary included, so
 every compaction re-summarises the one before: the summary keeps growing, each compaction
 saves less than the one before, and a model summariser may drop or distort what it re-reads.
-With ``Limits.summary_max_chars`` set, stage 4 instead summarises only the span after the
-previous ``[Compacted]`` message and merges it, heading by heading, into the previous
-summary: the newest goal and remaining work, every user constraint (never dropped), the
-findings and files of both. Over the cap, the oldest findings (then files) are left out,
-with a line saying so; they stay readable in the transcript this compaction saves, which
-holds the previous summary whole (and names the transcript before it, and so on).
+``BoundedSummaryCompactor(summary_max_chars=...)`` instead summarises only the span after the
+previous ``[Compacted]`` message and merges it, heading by heading, into the previous summary:
+the newest goal and remaining work, every user constraint (never dropped), the findings and
+files of both. Over the cap, the oldest findings (then files) are left out, with a line saying
+so; they stay readable in the transcript this compaction saves, which holds the previous
+summary whole (and names the transcript before it, and so on).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from .events import StageEvent
-from .formats import (
-    COMPACTED,
-    clip_marker,
-    compacted_message,
-    parse_compacted,
-    render_summary,
-    summary_sections,
-)
-from .messages import estimate_size, plain_text
-from .storage import write_transcript
-from .summary import Summarizer, clip, run_summarizer
+from ..pipeline.compact_history import Summarizer, run_summarizer
+from ..pipeline.compactor import Compactor
+from ..pipeline.events import Change
+from ..pipeline.formats import COMPACTED, compacted_message, parse_compacted
+from ..pipeline.messages import plain_text
+from ..pipeline.storage import write_transcript
+from ..pipeline.summary import clip, clip_marker
+from .summary_sections import render_summary, summary_sections
 
 # Room for clip()'s marker on its own line (two newlines), its count up to 14 digits.
 CLIP_MARKER = len(clip_marker(10**13)) + 2
@@ -70,22 +67,39 @@ def _union(older: list[str], newer: list[str]) -> list[str]:
 
 
 def compact_span(messages: list, active_request: str, workdir: Path, summarize: Summarizer,
-                 cap: int, keep_from: int | None = None) -> tuple[list, StageEvent]:
+                 cap: int, keep_from: int | None = None) -> tuple[list, Change]:
     """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
     the last summary (up to ``keep_from``) is summarised and merged, ``messages[keep_from:]``
     stay as they are."""
     keep_from = len(messages) if keep_from is None else keep_from
-    size = estimate_size(messages)
     previous = previous_summary(messages)
     span = messages[1 if previous is not None else 0:keep_from]
     transcript = write_transcript(workdir, messages).as_posix()
     new = run_summarizer(summarize, span) if span else ""     # nothing new: re-filed only
     merged = merge_summaries(previous, new, transcript, cap)
     result = [compacted_message(COMPACTED, str(active_request), merged), *messages[keep_from:]]
-    return result, StageEvent(
-        "compact_history", True, len(messages), len(result), size, estimate_size(result),
-        files_written=(transcript,),
-        detail=f"summarised the {len(span)} messages since the last summary into a merged "
-               f"summary of {len(merged):,} chars (cap {cap:,}), kept the last "
-               f"{len(messages) - keep_from}; transcript saved to {transcript}",
+    return result, Change(
+        f"summarised the {len(span)} messages since the last summary into a merged summary of "
+        f"{len(merged):,} chars (cap {cap:,}), kept the last {len(messages) - keep_from}; "
+        f"transcript saved to {transcript}", files_written=(transcript,),
         extra={"transcript": transcript, "summary": merged, "span_summary": new})
+
+
+class BoundedSummaryCompactor(Compactor):
+    """A Compactor whose stage 4 merges a bounded summary (``summary_max_chars``; 0: no cap)."""
+
+    def __init__(self, *args: Any, summary_max_chars: int = 0, **kwargs: Any) -> None:
+        if not isinstance(summary_max_chars, int) or summary_max_chars < 0 \
+                or 0 < summary_max_chars < 1_000:
+            raise ValueError(f"summary_max_chars ({summary_max_chars!r}) must be 0 (no cap) or at "
+                             "least 1,000: a summary needs room for its notes")
+        super().__init__(*args, **kwargs)
+        self.summary_max_chars = summary_max_chars
+        self.keep_from: int | None = None   # messages from here on stay (the unread batch)
+        if "compact_history" not in (kwargs.get("functions") or {}):
+            self.functions["compact_history"] = self.bounded_history
+
+    def bounded_history(self, messages: list, active_request: str, workdir: Path,
+                        summarize: Summarizer) -> tuple[list, Change]:
+        return compact_span(messages, active_request, workdir, summarize, self.summary_max_chars,
+                            self.keep_from)

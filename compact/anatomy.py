@@ -1,11 +1,12 @@
-"""What the context is made of: characters per kind of content, for the stacked plot."""
+"""What the context is made of: characters per kind of content (each Turn records it; the plots
+stack it)."""
 
 from __future__ import annotations
 
 import json
 
-from .formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
-from .messages import block_type, blocks_of, plain_text, result_size, result_text, to_plain
+from .pipeline.formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
+from .pipeline.messages import block_type, blocks_of, plain_text, result_size, result_text, to_plain
 
 KINDS = ("user text", "assistant text", "tool calls", "tool results", "persisted previews",
          "placeholders", "summaries", "markers")

@@ -1,7 +1,5 @@
 """What the environment says: is a key set, which model, which endpoint. Imports nothing.
 
-It sits in the pipeline because stage 4 asks a model for its summary; every layer above
-reads it too, and none of it reaches the client.
 The names are the lesson's: ANTHROPIC_API_KEY, MODEL_ID, ANTHROPIC_BASE_URL.
 """
 

@@ -1,0 +1,154 @@
+"""What any version of the lesson writes into the context, read back (never a file opened).
+
+The offline model reads the markers of every version, not only the ones this package writes:
+the newer v8 version of the chapter uses other headers, another ``<persisted-output>`` shape,
+other placeholders and an archive marker, and the lesson's bare snippets write
+``[Compacted]\\n\\n<summary>``. A path found in them is only text: ``ours`` says whether it is a
+name this package's storage creates, and ``workspace_path`` whether it is even a relative path
+inside a workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..pipeline.formats import (
+    COMPACTED,
+    PERSISTED_CLOSE,
+    PERSISTED_OPEN,
+    PLACEHOLDER,
+    PLACEHOLDER_PREFIX,
+    REACTIVE,
+    SAFE_PATH,
+    TRANSCRIPT_LINE,
+    parse_compacted,
+)
+
+V8_REQUEST = "Current user request:"
+V8_SUMMARY_HEADERS = ("Conversation summary (reference only):", "Conversation summary:")
+V8_OMITTED = "[Earlier tool result omitted.]"
+
+_ANY_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nOutput too large \((\d+) chars\)\. "
+                            r"Full output saved to: ([^\n]+)\nPreview \(first \d+ chars\):\n")
+_V8_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nFull output: ([^\n]+)\nPreview:\n")
+_ANY_KEPT_PATH = re.compile(re.escape(PLACEHOLDER_PREFIX) + r" Full output: ([^\n]+)\]")
+_V8_SAVED = re.compile(r"\[Earlier tool result saved at ([^\n]+)\]")
+_ANY_SNIP = re.compile(r"\[snipped (\d+) messages(?: from conversation middle)?(?:; archived at ([^\n]+))?\]")
+_V8_ARCHIVED = re.compile(r"\[(\d+) messages archived at ([^\n]+)\]")
+_WORKSPACE_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*", re.ASCII)
+# where the summariser's clip (pipeline.summary.clip_marker) cut a text; group: chars omitted
+CLIPPED = re.compile(r"\n\[\.\.\. (\d+) chars omitted \.\.\.\]\n")
+
+
+def is_ours(path: str) -> bool:
+    """The path is a name our storage creates (``.task_outputs/tool-results/<safe id>.txt``)."""
+    return re.fullmatch(SAFE_PATH, path, re.ASCII) is not None
+
+
+def workspace_path(path: str) -> str | None:
+    """``path`` if it is a plain relative path that cannot leave a workspace, else None.
+
+    Absolute paths (v8 writes them), ``..``, ``~``, backslashes, spaces and control
+    characters are refused: such a path may be cited as text, never opened.
+    """
+    path = path.removeprefix("./")
+    if not _WORKSPACE_PATH.fullmatch(path) or any(p in ("..", ".") for p in path.split("/")):
+        return None
+    return path
+
+
+@dataclass(frozen=True)
+class CompactedText:
+    label: str                 # "Compacted" or "Reactive compact"
+    request: str | None        # None: a version that does not carry the request
+    summary: str
+    transcript: str | None     # as written (v8 cites it); never opened by a reader
+    version: str               # "ours", "v8" or "bare"
+
+
+def read_compacted(text: str) -> CompactedText | None:
+    """A compacted message of any version: ours, v8's, or the bare ``[Compacted]\\n\\n<summary>``."""
+    label = next((h for h in (COMPACTED, REACTIVE) if text.startswith(h + "\n")), None)
+    if label is None:
+        return None
+    ours = parse_compacted(text)
+    if ours:
+        return CompactedText(label[1:-1], ours[0], str(ours[1]), None, "ours")
+    body = text[len(label):].lstrip("\n")
+    if not body.startswith(V8_REQUEST + "\n"):
+        return CompactedText(label[1:-1], None, body, None, "bare")
+    return _read_v8(label[1:-1], body[len(V8_REQUEST) + 1:])
+
+
+def _read_v8(label: str, rest: str) -> CompactedText:
+    for header in V8_SUMMARY_HEADERS:
+        request, sep, tail = rest.rpartition(f"\n\n{header}\n")
+        if sep:
+            break
+    else:
+        return CompactedText(label, rest.strip(), "", None, "v8")
+    summary_text, sep, transcript = tail.rpartition(f"\n\n{TRANSCRIPT_LINE}")
+    if not sep:
+        summary_text, transcript = tail, None
+    try:
+        summary = json.loads(summary_text)
+    except ValueError:
+        summary = summary_text
+    return CompactedText(label, request, str(summary), transcript.strip() if transcript else None, "v8")
+
+
+@dataclass(frozen=True)
+class PersistedText:
+    path: str                  # as written
+    ours: bool                 # a name our storage creates
+    total_chars: int | None    # v8 does not say
+    preview: str
+
+
+def read_persisted(text: str) -> PersistedText | None:
+    """A ``<persisted-output>`` block in our shape or v8's (``Full output:`` / ``Preview:``)."""
+    match = _ANY_PERSISTED.match(text)
+    if match:
+        path, total = match.group(2), int(match.group(1))
+    else:
+        match = _V8_PERSISTED.match(text)
+        if not match:
+            return None
+        path, total = match.group(1), None
+    preview = text[match.end():].removesuffix(PERSISTED_CLOSE).removesuffix("\n")
+    return PersistedText(path, is_ours(path), total, preview)
+
+
+@dataclass(frozen=True)
+class PlaceholderText:
+    kind: str                  # "compacted" (re-run it), "saved" (at a path) or "omitted"
+    path: str | None
+    ours: bool
+
+
+def read_placeholder(text: str) -> PlaceholderText | None:
+    """Any version's placeholder for an earlier tool result, or None."""
+    if text == PLACEHOLDER:
+        return PlaceholderText("compacted", None, False)
+    if text == V8_OMITTED:
+        return PlaceholderText("omitted", None, False)
+    for pattern, kind in ((_ANY_KEPT_PATH, "compacted"), (_V8_SAVED, "saved")):
+        match = pattern.fullmatch(text)
+        if match:
+            return PlaceholderText(kind, match.group(1), is_ours(match.group(1)))
+    return None
+
+
+@dataclass(frozen=True)
+class SnipText:
+    count: int
+    archived_at: str | None    # as written
+
+
+def read_snip(text: str) -> SnipText | None:
+    """Any version's snip marker: ``[snipped N messages]`` (``; archived at <path>``) or
+    v8's ``[N messages archived at <path>]``."""
+    match = _ANY_SNIP.fullmatch(text) or _V8_ARCHIVED.fullmatch(text)
+    return SnipText(int(match.group(1)), match.group(2)) if match else None

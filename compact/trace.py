@@ -1,0 +1,87 @@
+"""What agent_loop returns: a record of every model call (``Turn``) and the run (``Trace``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .anatomy import composition
+from .pipeline import Compactor, StageEvent
+from .reply import Reply
+
+
+@dataclass
+class Turn:
+    turn: int
+    messages_before: int
+    size_before: int                  # estimate_size before the pipeline
+    size_sent: int                    # estimate_size of what was sent
+    input_tokens: int                 # the model's own count of what was sent
+    output_tokens: int
+    stages: list[str]                 # stages that fired this turn, in order
+    events: list[StageEvent]
+    tool_calls: list[tuple[str, dict]]
+    composition: dict[str, int]
+    text: str = ""                    # the model's text this turn
+    refused: int = 0                  # prompt-too-long refusals this turn
+    sent: list = field(default_factory=list, repr=False)   # the messages as sent
+    stop_reason: str = "end_turn"     # the reply's: tool_use, end_turn, max_tokens, refusal, ...
+
+
+@dataclass(frozen=True)
+class TurnStart:
+    """Where a turn began: its number, the history's length, the compactor's next event."""
+
+    number: int
+    messages: int
+    first_event: int
+
+
+def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compactor: Compactor,
+                refused: int) -> Turn:
+    """The trace's record of one model call: what the pipeline did since the turn began, what
+    was sent (``refused``: the prompt-too-long refusals before it was accepted). The size
+    before is the first stage's (no stage ran: nothing changed, it is the size sent)."""
+    events = compactor.events[start.first_event:]
+    size_sent = compactor.measure(sent)
+    fired = [e for e in events if e.fired]
+    return Turn(start.number, start.messages, events[0].size_before if events else size_sent,
+                size_sent, response.usage.input_tokens, response.usage.output_tokens,
+                [e.stage for e in fired], fired, [(b["name"], dict(b["input"])) for b in reply.calls],
+                composition(sent), reply.text, refused, sent, reply.stop)
+
+
+@dataclass
+class Trace:
+    turns: list[Turn] = field(default_factory=list)
+    answer: str = ""
+    model: str = ""
+    stop_reason: str = ""             # why the final reply ended (end_turn, refusal, max_tokens)
+
+    @property
+    def refusal(self) -> bool:
+        """The model declined the request (``stop_reason: refusal``): the answer is not one."""
+        return self.stop_reason == "refusal"
+
+    @property
+    def events(self) -> list[StageEvent]:
+        return [e for t in self.turns for e in t.events]
+
+    @property
+    def files_written(self) -> list[str]:
+        return [f for e in self.events for f in e.files_written]
+
+    @property
+    def rereads(self) -> int:
+        """Tool calls that repeat an earlier call exactly (the cost of forgetting)."""
+        seen, repeats = set(), 0
+        for turn in self.turns:
+            for name, tool_input in turn.tool_calls:
+                key = (name, repr(sorted(tool_input.items())))
+                repeats += key in seen
+                seen.add(key)
+        return repeats
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(t.input_tokens for t in self.turns)
