@@ -86,8 +86,14 @@ def test_experiment_1_titles_and_their_pattern(run, course, lang):
         title = result.course.titles[chapter]
         assert title in (result.root / chapter / "README.md").read_text(encoding="utf-8")
         assert f"{chapter}: {title}" in result.answer
-    expected = {"workshop": "`Chapter N · <Topic> | <tagline>`",
-                "bootcamp": "`第N课：<Topic> / <tagline>`"}[course]
+    expected = {("workshop", "en"): "`Chapter N · <English name> | <Chinese name>`",
+                ("workshop", "zh"): "`Chapter N · <英文名称> | <中文名称>`",
+                ("bootcamp", "en"): "`第N课：<Chinese name> / <English name>`",
+                ("bootcamp", "zh"): "`第N课：<中文名称> / <英文名称>`",
+                ("seminar", "en"): "`Lesson N | <question>`",
+                ("seminar", "zh"): "`Lesson N | <问题>`",
+                ("jiangtang", "en"): "`第N课：<Name>——<phrase>`",
+                ("jiangtang", "zh"): "`第N课：<名称>——<短语>`"}[course, lang]
     label = "Naming pattern: every title is " if lang == "en" else "命名规律：每个标题都是 "
     assert label + expected in result.answer
 

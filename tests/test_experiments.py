@@ -32,7 +32,9 @@ def test_experiment_1_micro_compact_keeps_three_newest(runs):
     assert "micro_compact" in result.fired and result.files_written == []
     for title in expected_titles().values():
         assert title in result.answer
-    assert "Naming pattern: every title is `sNN: <Topic> — <tagline>`" in result.answer
+    assert "Naming pattern: every title is `sNN: <Name> — <phrase>`: the chapter code (its number " \
+           "is the folder's), a colon, a short name in title case (in English), an em dash, then a " \
+           "lowercase phrase (in English)." in result.answer
 
 
 def test_experiment_2_persists_the_big_result_and_answers_from_the_preview(runs):
