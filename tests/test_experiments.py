@@ -68,6 +68,15 @@ def test_experiment_3_compacts_history_and_finishes_from_the_summary(runs):
     assert "[auto compact]" in result.log
     assert "from the summary's notes" in result.answer
     assert "Context compaction" in result.answer and "Persistent memory" in result.answer
+    # The answer describes the lesson's pipeline, read from the demo's s08 program.
+    stores = result.answer.split("What each stores, and where (the files it writes):\n")[1]
+    s08_line = stores.splitlines()[0]
+    assert s08_line.startswith("- s08_context_compact/code.py: .task_outputs/tool-results/")
+    assert ".transcripts/" in s08_line and ".outputs/" not in result.answer
+    prompt = result.answer.split("What each keeps in the prompt (what it sends the model):\n")[1]
+    for text in ("tool_result_budget, snip_compact, micro_compact", "[snipped {…} messages]",
+                 "[Earlier tool result compacted. Re-run if needed.]", "[Compacted]"):
+        assert text in prompt.splitlines()[0], text
 
 
 def test_baseline_without_compaction_is_refused_like_the_api(tmp_path):

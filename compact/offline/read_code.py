@@ -268,7 +268,7 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
     if facts.functions:
         parts.append(f"{least}{len(facts.functions)} top-level "
                      f"function{'s' if len(facts.functions) != 1 else ''}: "
-                     f"{_names(facts.functions, 40)}")
+                     f"{_names(facts.functions, 24)}")
     if not facts.classes and not facts.functions:
         parts.append("no function or class definitions in the part seen" if least
                      else "no function or class definitions")

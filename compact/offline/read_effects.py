@@ -73,6 +73,9 @@ def _text(node: ast.AST, strings: dict[str, str]) -> str | None:
         return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
     if isinstance(node, ast.Name):
         return strings.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):   # "[Marker]\n" + rest
+        left, right = _text(node.left, strings), _text(node.right, strings)
+        return None if left is None and right is None else (left or "{…}") + (right or "{…}")
     return None
 
 
@@ -283,11 +286,11 @@ def effect_parts(effects: Effects, seen: str = "") -> list[str]:
     if effects.model_call or effects.texts:
         said = [f"system from {_listed(effects.system, 3)}" if effects.system else "",
                 f"messages from {_listed(effects.messages, 6)}" if effects.messages else "",
-                "texts it puts in a content: " + _listed([f"“{t}”" for t in effects.texts], 6)
+                "texts it puts in a content: " + _listed([f"“{t}”" for t in effects.texts], 4)
                 if effects.texts else ""]
         parts.append(f"{MODEL_LABEL} {seen}" + " / ".join(s for s in said if s))
-    errors = ([f"catches {_grouped(effects.catches, 6)}"] if effects.catches else []) + \
-        ([f"raises {_grouped(effects.raises, 5)}"] if effects.raises else [])
+    errors = ([f"catches {_grouped(effects.catches, 5)}"] if effects.catches else []) + \
+        ([f"raises {_grouped(effects.raises, 4)}"] if effects.raises else [])
     if errors:
         parts.append(f"{ERRORS_LABEL} {seen}" + " / ".join(errors))
     return parts
