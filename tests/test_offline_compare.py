@@ -7,6 +7,7 @@ import textwrap
 
 from compact import Compactor, agent_loop
 from compact.offline import OfflineModel
+from compact.offline.compare import question_of
 from compact.offline.question_words import carries, question_words
 
 HELPER = '"""Small helpers."""\n\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n'
@@ -104,3 +105,10 @@ def test_question_words_are_stemmed_and_read_in_chinese():
     assert [w.text for w in zh] == ["管理", "当前", "上下文", "持久", "记忆"]
     assert carries("CONTEXT_LIMIT", zh[2]) and carries("persist_large_output", zh[3])
     assert carries("MemoryStore", zh[4])
+
+
+def test_the_names_of_the_programs_are_not_the_question():
+    assert question_of("比较 s08_context_compact 和 s09_memory", []) == "比较 … 和 …"
+    assert question_of("How does a/cache.py differ from b/queue.py?", []) == \
+        "How does … differ from …?"
+    assert question_words(question_of("Compare lab1_cache and lab2_queue", [])) == []

@@ -122,7 +122,11 @@ def question_of(request: str, programs: list[str]) -> str:
     end = max((request.rfind(p) + len(p) for p in named), default=0)
     rest = _LEAD.sub("", request[end:])
     rest = " ".join(rest.split()).rstrip("。.!！")
-    return rest if len(rest) >= 8 else " ".join(request.split())
+    if len(rest) >= 8:
+        return rest
+    for name in sorted(named, key=len, reverse=True):     # the request without the names
+        request = request.replace(name, "…")
+    return " ".join(request.split())
 
 
 def _shortened(part: str, limit: int = SHOWN_ITEMS) -> str:
