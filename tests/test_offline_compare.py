@@ -9,6 +9,7 @@ from compact import Compactor, agent_loop
 from compact.offline import OfflineModel
 from compact.offline.compare import question_of
 from compact.offline.question_words import carries, question_words
+from compact.offline.read_code import describe_code
 
 HELPER = '"""Small helpers."""\n\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n'
 CACHE = textwrap.dedent('''\
@@ -112,3 +113,13 @@ def test_the_names_of_the_programs_are_not_the_question():
     assert question_of("How does a/cache.py differ from b/queue.py?", []) == \
         "How does … differ from …?"
     assert question_words(question_of("Compare lab1_cache and lab2_queue", [])) == []
+
+
+def test_what_code_does_is_read_from_lines_when_it_does_not_parse():
+    from_lines = describe_code("function save(items) {\n  try {\n    fs.writeFileSync('a');\n"
+                               "  } catch (e) {}\n}\nwith open(LOG, 'a') as f:\n"
+                               "    raise Full('x')\n", "queue.js")
+    assert "writes: in the part seen, LOG (save)" in from_lines
+    assert "errors: in the part seen, raises Full (save)" in from_lines
+    cut = describe_code(QUEUE[:-60], "queue.py", "an excerpt")
+    assert "errors: in the part seen, catches Retry (work), TimeoutError (work)" in cut

@@ -11,7 +11,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .read_effects import Effects, effect_parts, read_effects, read_effects_lines
+from .read_effects import Effects, effect_parts, read_effects
+from .read_effects_lines import read_effects_lines
 
 _DOCSTRING = re.compile(r'^\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')(.*?)(?:\1|$)', re.DOTALL)
 _PATH_WORD = re.compile(r"^[\w.~{}…*-]*(?:/[\w.{}…*-]*)*$")

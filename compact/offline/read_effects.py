@@ -7,8 +7,8 @@ destination) or ``sqlite3.connect``; its path is worked out from the literals, t
 path constants and the function's own assignments. A model request is a call with a
 ``messages=`` keyword; what it sends is what its ``system=`` is made from, the functions
 whose result becomes the message list, and the texts the program puts in a ``"content"``.
-Anything else (other languages, an excerpt) is read line by line, and its facts are what the
-lines seen show.
+Anything else (other languages, an excerpt) is read line by line (``read_effects_lines``),
+and its facts are what the lines seen show.
 """
 
 from __future__ import annotations
@@ -223,39 +223,6 @@ def read_effects(tree: ast.Module, env: dict[str, str], path_of: PathOf) -> Effe
     for name, function in _functions(tree):
         _function_effects(name, function, module_env, path_of, effects)
     _model_requests(tree, strings, effects)
-    return effects
-
-
-_DEF = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)", re.M)
-_LINE_WRITES = re.compile(r"open\(\s*([\w.\"'/-]+)\s*,\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]|"
-                          r"([\w.]+)\.(?:write_text|write_bytes)\(|"
-                          r"([\w.]+)\.open\(\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]")
-_LINE_EXCEPT = re.compile(r"^\s*except\s*\(?([\w., ]+?)\)?(?:\s+as\s+\w+)?\s*:", re.M)
-_LINE_RAISE = re.compile(r"^\s*raise\s+([\w.]+)", re.M)
-_LINE_SYSTEM = re.compile(r"\bsystem\s*=\s*([\w.]+)(\()?")
-_LINE_MESSAGES = re.compile(r"\bmessages(?:\[:\])?\s*=\s*([\w.]+)\(")
-
-
-def read_effects_lines(text: str) -> Effects:
-    """The same facts from lines: what the text seen shows, names as written."""
-    starts = [(m.start(), m.group(1)) for m in _DEF.finditer(text)]
-
-    def where(position: int) -> str:
-        return next((name for start, name in reversed(starts) if start < position), "module")
-    effects = Effects()
-    if re.search(r"^if __name__ == [\"']__main__[\"']", text, re.M):
-        effects.entry_point = 'if __name__ == "__main__"'
-    for match in _LINE_WRITES.finditer(text):
-        target = next(g for g in match.groups() if g).strip("\"'")
-        effects.writes.append((target, where(match.start())))
-    for match in _LINE_EXCEPT.finditer(text):
-        effects.catches += [(e.strip(), where(match.start())) for e in match.group(1).split(",")
-                            if e.strip()]
-    effects.raises = [(m.group(1), where(m.start())) for m in _LINE_RAISE.finditer(text)]
-    systems = _LINE_SYSTEM.findall(text)
-    effects.system = [name + ("()" if call else "") for name, call in systems]
-    effects.messages = _LINE_MESSAGES.findall(text)
-    effects.model_call = bool(re.search(r"\bmessages\s*=", text)) and bool(systems)
     return effects
 
 
