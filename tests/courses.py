@@ -9,6 +9,12 @@ as the real course's are) and a large generated JSON file, in its own style:
 * ``bootcamp``: chapters ``lesson-1-loop`` …; READMEs behind an HTML comment and a language
   line, ``#`` titles that start with ``第N课``; the data file is a nested object whose records
   are keyed by id (``{"search": {"entries": {"e0001": {...}}}}``); function-style programs.
+* ``seminar``: chapters ``week-01-loop`` …; titles ``Lesson 1 | <a question>``; its two
+  programs are a cache and a job queue (neither about context or memory), and experiment 3
+  asks how each handles errors.
+* ``jiangtang``: chapters ``c01_loop`` …; Chinese titles ``第1课：<名称>——<短语>`` in
+  ``README.md``; its programs are a ledger (CSV and JSON files) and an inbox (SQLite), and
+  experiment 3 asks where each keeps its data and what it does when something fails.
 
 Everything is deterministic (fixed seeds) and built from the description below, so the tests
 can check an answer against the files and never against a hard-coded answer.
@@ -41,6 +47,10 @@ class Program:
     paths: list[str]                       # folders/files it writes, as string literals
     target_chars: int
     style: str                             # "classes" or "functions"
+    exceptions: list[str] = field(default_factory=list)         # classes derived from Exception
+    catches: dict[str, list[str]] = field(default_factory=dict)  # function → what it catches
+    raises: dict[str, str] = field(default_factory=dict)         # function → what it raises
+    writes: dict[str, str] = field(default_factory=dict)         # function → path expression
 
 
 @dataclass
@@ -54,6 +64,7 @@ class Course:
     data_shape: str                        # "array" or "keyed"
     programs: tuple[Program, Program]
     readme_names: dict[str, list[str]] = field(default_factory=dict)   # code names per chapter
+    question: dict[str, str] = field(default_factory=dict)   # experiment 3's question, by language
 
 
 def _sentence(rng: random.Random, n: int = 14) -> str:
@@ -65,9 +76,22 @@ def _paragraph(rng: random.Random, sentences: int = 4) -> str:
     return " ".join(_sentence(rng, rng.randint(9, 18)) for _ in range(sentences))
 
 
-def _body(rng: random.Random, name: str, uses: list[str], lines: int) -> str:
-    """A plausible function body: it uses the given names and returns something."""
+def _body(rng: random.Random, name: str, uses: list[str], lines: int,
+          program: Program | None = None) -> str:
+    """A plausible function body: it uses the given names and returns something; what the
+    program's design says this function catches, raises or writes, it does."""
     out = [f'"""{_sentence(rng, 8)}"""', "result = []"]
+    if program is not None and name in program.writes:
+        out.append(f"with open({program.writes[name]}, \"a\", encoding=\"utf-8\") as handle:\n"
+                   "    handle.write(json.dumps(result) + \"\\n\")")
+    if program is not None and name in program.catches:
+        caught = program.catches[name]
+        what = caught[0] if len(caught) == 1 else f"({', '.join(caught)})"
+        out.append(f"try:\n    result.append(args[{rng.randint(0, 3)}])\n"
+                   f"except {what} as error:\n    result.append((\"failed\", str(error)))")
+    if program is not None and name in program.raises:
+        out.append(f"if len(result) > {rng.randint(40, 90)}:\n"
+                   f"    raise {program.raises[name]}(\"{' '.join(rng.choice(_WORDS) for _ in range(4))}\")")
     for k in range(lines):
         use = uses[k % len(uses)] if uses else "None"
         out.append(rng.choice([
@@ -86,18 +110,20 @@ def program_text(program: Program, seed: int) -> str:
     rng = random.Random(seed)
     constants = "\n".join(f"{k} = {v}" for k, v in program.constants.items())
     parts = [f'"""{program.docstring}\n\n{textwrap.fill(_paragraph(rng, 5), 88)}\n"""',
-             "from __future__ import annotations\n\nimport json\nimport os\nfrom pathlib import Path",
+             "from __future__ import annotations\n\nimport json\nimport os\nimport sqlite3\n"
+             "import subprocess\nfrom pathlib import Path",
              constants]
+    parts += [f"class {name}(Exception):\n    \"\"\"{_sentence(rng, 8)}\"\"\"" for name in program.exceptions]
     uses = list(program.constants) + [repr(p) for p in program.paths]
     extra = iter(f"{v}_{n}" for v in _VERBS for n in _NOUNS)
     for name, methods in program.classes.items():
         lines = [f"class {name}:", f'    """{_sentence(rng, 10)}"""', ""]
         for method in methods:
-            body = textwrap.indent(_body(rng, method, uses, rng.randint(6, 12)), "    ")
+            body = textwrap.indent(_body(rng, method, uses, rng.randint(6, 12), program), "    ")
             lines.append(f"    def {method}(self, *args):\n{body}\n")
         parts.append("\n".join(lines))
     for function in program.functions:
-        parts.append(f"def {function}(*args):\n{_body(rng, function, uses, rng.randint(6, 12))}")
+        parts.append(f"def {function}(*args):\n{_body(rng, function, uses, rng.randint(6, 12), program)}")
     text = "\n\n\n".join(parts) + "\n"
     while len(text) < program.target_chars:     # helpers until it is as long as real code
         name = next(extra)
@@ -250,21 +276,129 @@ BOOTCAMP = Course(
     ),
 )
 
-COURSES = {"workshop": WORKSHOP, "bootcamp": BOOTCAMP}
+SEMINAR_CHAPTERS = ["week-01-loop", "week-02-tools", "week-03-rules", "week-04-teams",
+                    "week-05-plans", "week-06-skills", "week-07-jobs", "week-08-cache",
+                    "week-09-queue"]
+_SEMINAR_QUESTIONS = ["Why does an agent need a loop?", "How does a model call a tool?",
+                      "When should an agent ask first?", "Who does the work in a team of agents?",
+                      "What makes a plan worth keeping?", "Where do skills come from?",
+                      "How long can a job run?", "What should a cache forget?",
+                      "How does a queue stay fair?"]
+_SEMINAR_ZH = ["智能体为什么需要循环？", "模型怎样调用工具？", "什么时候应该先问一句？",
+               "一群智能体里谁来干活？", "什么样的计划值得保留？", "技能从哪里来？", "一个作业能跑多久？",
+               "缓存应该忘掉什么？", "队列怎样保持公平？"]
+
+SEMINAR = Course(
+    name="Agent Seminar",
+    chapters=SEMINAR_CHAPTERS,
+    titles={c: f"Lesson {i} | {q}" for i, (c, q) in
+            enumerate(zip(SEMINAR_CHAPTERS, _SEMINAR_QUESTIONS, strict=True), 1)},
+    titles_zh={c: f"第{i}课 | {q}" for i, (c, q) in
+               enumerate(zip(SEMINAR_CHAPTERS, _SEMINAR_ZH, strict=True), 1)},
+    readme_style="atx",
+    data_path="site/lessons.json",
+    data_shape="array",
+    readme_names={"week-08-cache": ["LruCache", "load_through", "cache-spill/"],
+                  "week-09-queue": ["retry_later", "dead_letter", "queue/dead-letters.jsonl"]},
+    question={"en": "Compare {a} and ./{b}, and explain how each handles errors.",
+              "zh": "请比较 ./{a} 和 {b}，\n说明它们分别怎样处理错误。"},
+    programs=(
+        Program("week-08-cache/store.py",
+                "A least-recently-used cache for tool results: entries expire after a time to "
+                "live, and a miss falls back to the loader.",
+                {"LruCache": ["get", "put", "evict", "expire", "load_through"],
+                 "CacheEntry": ["is_fresh", "touch"]},
+                ["make_cache", "warm_up"],
+                {"MAX_ENTRIES": "256", "TTL_SECONDS": "300", "SPILL_DIR": 'Path("cache-spill")',
+                 "SPILL_INDEX": 'SPILL_DIR / "index.json"'},
+                ["cache-spill/index.json"], 30_000, "classes",
+                exceptions=["CacheError", "LoaderFailed"],
+                catches={"get": ["KeyError"], "load_through": ["OSError", "TimeoutError"],
+                         "warm_up": ["ValueError"]},
+                raises={"load_through": "LoaderFailed", "put": "CacheError"},
+                writes={"evict": "SPILL_INDEX"}),
+        Program("week-09-queue/worker.py",
+                "A job queue with retries: a failed job goes back with a delay, and a job that "
+                "keeps failing lands in a dead-letter file.",
+                {}, ["enqueue", "dequeue", "run_job", "retry_later", "dead_letter", "drain"],
+                {"MAX_RETRIES": "4", "BACKOFF_SECONDS": "2.5",
+                 "DEAD_LETTERS": '"queue/dead-letters.jsonl"'},
+                ["queue/dead-letters.jsonl", "queue/pending/"], 28_000, "functions",
+                exceptions=["JobFailed", "QueueFull"],
+                catches={"run_job": ["JobFailed", "subprocess.TimeoutExpired"],
+                         "drain": ["QueueFull"], "dead_letter": ["OSError"]},
+                raises={"enqueue": "QueueFull", "run_job": "JobFailed"},
+                writes={"dead_letter": "DEAD_LETTERS"}),
+    ),
+)
+
+JIANGTANG_CHAPTERS = ["c01_loop", "c02_tools", "c03_rules", "c04_teams", "c05_plans", "c06_skills",
+                      "c07_tasks", "c08_ledger", "c09_inbox"]
+_JIANGTANG_NAMES = ["循环", "工具", "权限", "分工", "计划", "技能", "任务", "账本", "收件箱"]
+_JIANGTANG_PHRASES = ["让模型一直工作下去", "给模型一双手", "动手之前先问一句", "把任务交给子智能体",
+                      "看得见的待办清单", "用到时才加载", "比一次对话更长久", "每一笔都写进文件",
+                      "消息一条也不丢"]
+
+JIANGTANG = Course(
+    name="智能体讲堂",
+    chapters=JIANGTANG_CHAPTERS,
+    titles={c: f"第{i}课：{n}——{p}" for i, (c, n, p) in
+            enumerate(zip(JIANGTANG_CHAPTERS, _JIANGTANG_NAMES, _JIANGTANG_PHRASES, strict=True), 1)},
+    titles_zh={c: f"第{i}课：{n}" for i, (c, n) in
+               enumerate(zip(JIANGTANG_CHAPTERS, _JIANGTANG_NAMES, strict=True), 1)},
+    readme_style="setext",
+    data_path="data/index.json",
+    data_shape="keyed",
+    readme_names={"c08_ledger": ["append_entry", "daily_totals", "ledger/entries.csv"],
+                  "c09_inbox": ["Inbox", "archive_read", "inbox/messages.db"]},
+    question={"en": "Compare {a} and {b}: where does each keep its data, and what does it do "
+                    "when something fails?",
+              "zh": "请比较 {a} 和 {b}，说明它们分别把数据存在哪里，出错时怎么处理。"},
+    programs=(
+        Program("c08_ledger/ledger.py",
+                "An append-only ledger: every entry is written as one CSV line to "
+                "ledger/entries.csv, and the daily totals go to ledger/totals.json.",
+                {}, ["append_entry", "read_entries", "daily_totals", "write_totals", "check_entry"],
+                {"MAX_AMOUNT": "1_000_000", "LEDGER_DIR": 'Path("ledger")',
+                 "ENTRIES": 'LEDGER_DIR / "entries.csv"', "TOTALS": 'LEDGER_DIR / "totals.json"'},
+                [], 29_000, "functions",
+                exceptions=["LedgerError"],
+                catches={"read_entries": ["ValueError", "OSError"]},
+                raises={"check_entry": "LedgerError"},
+                writes={"append_entry": "ENTRIES", "write_totals": "TOTALS"}),
+        Program("c09_inbox/inbox.py",
+                "A message inbox: messages are kept in one SQLite file, and read ones are "
+                "moved to an archive folder.",
+                {"Inbox": ["receive", "mark_read", "archive_read", "unread", "count"],
+                 "Message": ["to_row", "from_row"]},
+                ["open_inbox"],
+                {"PAGE_SIZE": "50", "DB_PATH": '"inbox/messages.db"', "ARCHIVE_DIR": '"inbox/archive/"'},
+                ["inbox/messages.db", "inbox/archive/"], 31_000, "classes",
+                exceptions=["InboxClosed"],
+                catches={"receive": ["sqlite3.IntegrityError"], "archive_read": ["OSError"]},
+                raises={"receive": "InboxClosed"},
+                writes={"archive_read": 'Path(ARCHIVE_DIR) / "read.jsonl"'}),
+    ),
+)
+
+COURSES = {"workshop": WORKSHOP, "bootcamp": BOOTCAMP, "seminar": SEMINAR, "jiangtang": JIANGTANG}
 
 
 def prompts(course: Course, lang: str) -> dict[int, str]:
     """The lesson's three prompts for ``course``, in English or in the lesson's Chinese."""
     first, fifth = course.chapters[0], course.chapters[4]
     a, b = (p.path for p in course.programs)
+    lesson = {"zh": "请比较 ./{a} 和 {b}，\n说明它们分别怎样管理当前上下文和持久记忆。",
+              "en": "Compare {a} and ./{b}, and explain how each manages the current context and "
+                    "persistent memory."}
+    third = course.question.get(lang, lesson[lang]).format(a=a, b=b)
     if lang == "zh":
         return {1: f"请读取 {first} 到 {fifth} 五节课程的 README.md，\n"
                    "比较它们的一级标题，并总结这些标题的命名规律。",
                 2: f"请分析 {course.data_path} 的数据结构，\n并说明一条课程记录包含哪些主要字段。",
-                3: f"请比较 ./{a} 和 {b}，\n说明它们分别怎样管理当前上下文和持久记忆。"}
+                3: third}
     return {1: f"Read the README.md of the five lessons {first} to {fifth}, compare their H1 "
                "titles, and summarise the naming pattern of these titles.",
             2: f"Analyse the data structure of ./{course.data_path} and explain which main fields "
                "a course record contains.",
-            3: f"Compare {a} and ./{b}, and explain how each manages the current context and "
-               "persistent memory."}
+            3: third}

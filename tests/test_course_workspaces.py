@@ -87,8 +87,14 @@ def test_experiment_1_titles_and_their_pattern(run, course, lang):
         title = result.course.titles[chapter]
         assert title in (result.root / chapter / "README.md").read_text(encoding="utf-8")
         assert f"{chapter}: {title}" in result.answer
-    expected = {"workshop": "`Chapter N · <Topic> | <tagline>`",
-                "bootcamp": "`第N课：<Topic> / <tagline>`"}[course]
+    expected = {("workshop", "en"): "`Chapter N · <English name> | <Chinese name>`",
+                ("workshop", "zh"): "`Chapter N · <英文名称> | <中文名称>`",
+                ("bootcamp", "en"): "`第N课：<Chinese name> / <English name>`",
+                ("bootcamp", "zh"): "`第N课：<中文名称> / <英文名称>`",
+                ("seminar", "en"): "`Lesson N | <question>`",
+                ("seminar", "zh"): "`Lesson N | <问题>`",
+                ("jiangtang", "en"): "`第N课：<Name>——<phrase>`",
+                ("jiangtang", "zh"): "`第N课：<名称>——<短语>`"}[course, lang]
     label = "Naming pattern: every title is " if lang == "en" else "命名规律：每个标题都是 "
     assert label + expected in result.answer
 
@@ -178,3 +184,60 @@ def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
             assert "the middle not seen" in structure
             assert "no function or class definitions in the part seen" in structure \
                 or "at least" in structure
+
+
+def _section(answer: str, heading: str) -> list[str]:
+    """The ``- program: ...`` lines under one heading of the answer."""
+    if heading not in answer:
+        return []
+    lines = answer.split(heading, 1)[1].splitlines()[1:]
+    return [line for line in lines[:2] if line.startswith("- ")]
+
+
+def _caught_and_raised(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            found |= {ast.unparse(t) for t in types}
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            found.add(ast.unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc))
+    return found
+
+
+def _written(program) -> set[str]:
+    """The paths the program's design writes, worked out by running its constants."""
+    namespace = {"Path": Path}
+    exec("\n".join(f"{k} = {v}" for k, v in program.constants.items()), namespace)
+    values = [eval(expression, namespace) for expression in program.writes.values()]
+    return {v if isinstance(v, str) else v.as_posix() for v in values}
+
+
+HEADINGS = {"stores": {"en": "What each stores, and where", "zh": "各自保存什么、存在哪里"},
+            "prompt": {"en": "What each keeps in the prompt", "zh": "各自在提示中保留什么"},
+            "errors": {"en": "How each handles errors", "zh": "各自如何处理错误"}}
+ASKED = {"seminar": ["errors"], "jiangtang": ["stores", "errors"]}
+
+
+@pytest.mark.parametrize(("course", "lang"), [c for c in CASES if c[0] in ASKED])
+def test_experiment_3_answers_the_question_it_was_asked(run, course, lang):
+    """Neither program is about context or memory: the answer is about what was asked (errors;
+    where the data is kept), from what each program contains, with nothing invented."""
+    result = run(course, lang, 3)
+    answer = result.answer
+    for part, heading in HEADINGS.items():
+        assert (heading[lang] in answer) == (part in ASKED[course]), (part, answer)
+    assert not re.search(r"context|memory|上下文|记忆", answer, re.I)
+    first, second = result.course.programs
+    errors = _section(answer, HEADINGS["errors"][lang])
+    assert [line.split(":")[0] for line in errors] == [f"- {first.path}", f"- {second.path}"]
+    # The program read whole: every exception it catches or raises, and nothing else.
+    named = set(re.findall(r"([\w.]+) \(", errors[0].split(": ", 1)[1]))
+    assert named == _caught_and_raised(result.root / first.path)
+    # The one the summariser saw in part: what it names is there, and it says it saw a part.
+    assert "in the part seen" in errors[1]
+    assert set(re.findall(r"([\w.]+) \(", errors[1])) <= _caught_and_raised(result.root / second.path)
+    if "stores" in ASKED[course]:
+        stores = _section(answer, HEADINGS["stores"][lang])
+        assert set(re.findall(r"([\w./-]+) \(", stores[0].split(": ", 1)[1])) == _written(first)

@@ -32,7 +32,9 @@ def test_experiment_1_micro_compact_keeps_three_newest(runs):
     assert "micro_compact" in result.fired and result.files_written == []
     for title in expected_titles().values():
         assert title in result.answer
-    assert "Naming pattern: every title is `sNN: <Topic> — <tagline>`" in result.answer
+    assert "Naming pattern: every title is `sNN: <Name> — <phrase>`: the chapter code (its number " \
+           "is the folder's), a colon, a short name in title case (in English), an em dash, then a " \
+           "lowercase phrase (in English)." in result.answer
 
 
 def test_experiment_2_persists_the_big_result_and_answers_from_the_preview(runs):
@@ -66,6 +68,15 @@ def test_experiment_3_compacts_history_and_finishes_from_the_summary(runs):
     assert "[auto compact]" in result.log
     assert "from the summary's notes" in result.answer
     assert "Context compaction" in result.answer and "Persistent memory" in result.answer
+    # The answer describes the lesson's pipeline, read from the demo's s08 program.
+    stores = result.answer.split("What each stores, and where (the files it writes):\n")[1]
+    s08_line = stores.splitlines()[0]
+    assert s08_line.startswith("- s08_context_compact/code.py: .task_outputs/tool-results/")
+    assert ".transcripts/" in s08_line and ".outputs/" not in result.answer
+    prompt = result.answer.split("What each keeps in the prompt (what it sends the model):\n")[1]
+    for text in ("tool_result_budget, snip_compact, micro_compact", "[snipped {…} messages]",
+                 "[Earlier tool result compacted. Re-run if needed.]", "[Compacted]"):
+        assert text in prompt.splitlines()[0], text
 
 
 def test_baseline_without_compaction_is_refused_like_the_api(tmp_path):

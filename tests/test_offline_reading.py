@@ -147,11 +147,37 @@ def test_a_path_is_taken_whole_never_cut_at_a_shorter_extension():
 
 def test_title_patterns_found_from_the_titles():
     pattern, others = find_pattern(["Unit 1 - Basics", "Unit 2 - Tools", "Unit 3 - Plans"], [1, 2, 3])
-    assert pattern.template == "Unit N - <Topic>" and others == []
-    pattern, others = find_pattern(["s01: Loop — a", "s02: Tools — b", "s03 Permissions"], [1, 2, 3])
-    assert pattern.template == "sNN: <Topic> — <tagline>" and others == [2]
+    assert pattern.template == "Unit N - <Name>" and others == []
+    pattern, others = find_pattern(["s01: Loop — a start", "s02: Tools — the hands",
+                                    "s03 Permissions"], [1, 2, 3])
+    assert pattern.template == "sNN: <Name> — <phrase>" and others == [2]
     pattern, _ = find_pattern(["Intro", "Getting started"], [1, 2])
     assert pattern is None
+
+
+def test_free_columns_are_named_by_what_they_hold():
+    """A column of questions, numbers, dates, names in two scripts: each named for what it is."""
+    cases = {
+        ("Part 1 · 3 · Why loop?", "Part 2 · 14 · Which tools?", "Part 3 · 7 · Ask first?"):
+            ("Part N · <number> · <question>", "Part N · <数字> · <问题>"),
+        ("Release notes | 2025-03-01", "Release notes | 2025-04-12"):
+            ("Release notes | <date>", "Release notes | <日期>"),
+        ("第1讲：缓存——把算过的结果留下来", "第2讲：队列——先来的先处理完"):
+            ("第N讲：<Name>——<phrase>", "第N讲：<名称>——<短语>"),
+        ("M1 / Caching / 缓存", "M2 / Queues / 队列"):
+            ("MN / <English name> / <Chinese name>", "MN / <英文名称> / <中文名称>"),
+        ("s1: tools we use — Reading", "s2: tools we keep — Writing"):
+            ("sN: <phrase> — <Name>", "sN: <短语> — <名称>"),
+    }
+    for titles, (en, zh) in cases.items():
+        numbers = list(range(1, len(titles) + 1))
+        assert find_pattern(list(titles), numbers)[0].template == en, titles
+        assert find_pattern(list(titles), numbers, "zh")[0].template == zh, titles
+    words = find_pattern(["Lesson 1 | Why a loop?", "Lesson 2 | Tools", "Lesson 3 | What next?"],
+                         [1, 2, 3])[0].words
+    assert words.endswith("then mostly a question (in English)")
+    pair, _ = find_pattern(["A1: Alpha — Beta", "A2: Gamma — Delta"], [1, 2])
+    assert pair.template == "AN: <Name 1> — <Name 2>"
 
 
 def test_tools_are_read_from_the_request_schemas():

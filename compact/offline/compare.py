@@ -1,9 +1,11 @@
-"""Skill: compare programs by their structure, and by what explains them.
+"""Skill: compare programs, answering the question asked from what each program contains.
 
 A careful agent reads each program, then lists the documentation beside them and reads
 each one's README (in the request's language when there is one), and answers from its
-notes: what each program defines, which of those names concern the live context and which
-what is kept on disk, and what only one of them has.
+notes: what each program is and defines, then what the question asks about. The question's
+own words choose the answer's parts (``compare_facets``): what each stores and where, what
+it keeps in the prompt, how it handles errors; when they point at none, every part the notes
+have something for. The names in each program that carry the question's words follow.
 """
 
 from __future__ import annotations
@@ -11,39 +13,23 @@ from __future__ import annotations
 import posixpath
 import re
 
+from .compare_facets import FACETS, facet_line, facets_for
 from .knowledge import PREFIX, Step, facts, fetch, listing, say
+from .program_choice import choose_programs
+from .question_words import Word, carries, question_words
 from .read_code import CONSTANTS_LABEL, PATHS_LABEL
 from .read_markdown import CODE_NAMES_LABEL
-from .request_text import CODE_EXTENSIONS, code_paths, folders, language
+from .request_text import code_paths, folders, language
 from .view import View
 
-_CONTEXT = re.compile(r"compact|snip|micro|summar|trim|truncat|budget|context|window|token|"
-                      r"prune|clip|evict|placeholder|preview|limit|history|shrink|squeez", re.I)
-_DISK = re.compile(r"memor|persist|save|store|recall|remember|transcript|archive|consolidat|"
-                   r"journal|note|disk|_dir\b|dir$", re.I)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", CONSTANTS_LABEL, CODE_NAMES_LABEL)
+_EFFECTS = tuple(f.label for f in FACETS)      # shown in the answer's own parts
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                  "zh": ("README.zh.md", "README.zh-CN.md", "README.zh-cn.md", "README.md",
                         "README_zh.md")}
-
-
-def _programs(view: View) -> tuple[list[str], Step | None]:
-    """The programs to compare: code paths in the request, else one per named folder."""
-    named = code_paths(view.request)
-    if len(named) >= 2:
-        return named, None
-    programs = []
-    for folder in folders(view.request):
-        files = listing(view, f"{folder}/*")
-        if files is None:
-            return [], Step(f"Next: list {folder}/ to find its program.",
-                            [("glob", {"pattern": f"{folder}/*"})])
-        code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
-        preferred = [f for f in code if posixpath.basename(f).startswith(("code.", "main."))]
-        if preferred or code:
-            programs.append((preferred or code)[0])
-    return programs, None
+SHOWN_NAMES = 6             # names listed per question word and program
+SHOWN_ITEMS = 10            # items of a list in the structure line (the note has them all)
 
 
 def doc_patterns(programs: list[str]) -> list[str]:
@@ -77,7 +63,7 @@ def pick_doc(files: list[str], program: str, lang: str) -> str | None:
 
 def compare(view: View) -> Step:
     lang = language(view.request)
-    programs, step = _programs(view)
+    programs, why, step = choose_programs(view, lang)
     if step:
         return step
     if len(programs) < 2:
@@ -97,7 +83,7 @@ def compare(view: View) -> Step:
     step = fetch(view, [d for d in docs.values() if d], lang)
     if step:
         return step
-    return answer(view, programs, docs, lang)
+    return answer(view, programs, why, docs, lang)
 
 
 def _part(fact: str, label: str) -> str:
@@ -126,45 +112,110 @@ def paths_in(fact: str) -> list[str]:
         if part else []
 
 
-def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: str) -> Step:
+_LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
+                   r"说明|解释|描述|讲讲|并)*", re.I)
+
+
+def question_of(request: str, programs: list[str]) -> str:
+    """What the request asks about the programs: the words after the last one it names."""
+    named = [p for p in code_paths(request) + folders(request) if p in request]
+    end = max((request.rfind(p) + len(p) for p in named), default=0)
+    rest = _LEAD.sub("", request[end:])
+    rest = " ".join(rest.split()).rstrip("。.!！")
+    if len(rest) >= 8:
+        return rest
+    for name in sorted(named, key=len, reverse=True):     # the request without the names
+        request = request.replace(name, "…")
+    return " ".join(request.split())
+
+
+def _shortened(part: str, limit: int = SHOWN_ITEMS) -> str:
+    """A note's list cut to its first ``limit`` items (commas inside brackets kept)."""
+    head, colon, body = part.partition(": ")
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(body):
+        depth += char in "([" and 1 or (char in ")]" and -1 or 0)
+        if depth == 0 and body.startswith(", ", index):
+            items.append(body[start:index])
+            start = index + 2
+    items.append(body[start:])
+    if not colon or len(items) <= limit:
+        return part
+    return f"{head}: {', '.join(items[:limit])}, …"
+
+
+_LEFT_OUT = (CONSTANTS_LABEL, PATHS_LABEL, "sections:", "source:")   # said elsewhere, or long
+
+
+def _program_block(view: View, program: str, doc_path: str | None, has_docs: bool,
+                   lang: str) -> list[str]:
+    code = facts(view, program) or ""
+    doc = facts(view, doc_path) if doc_path else None
+    lines = [f"\n{program}"]
+    doc_note = _part(code, "docstring")
+    if doc_note:
+        lines.append(f"- {say(lang, 'what it says it is', '自述')}: {doc_note}")
+    structure = [_shortened(p) for p in code.split("; ") if p and not p.startswith("docstring")
+                 and not p.startswith(_EFFECTS + _LEFT_OUT)]
+    lines.append(f"- {say(lang, 'structure', '结构')}: {'; '.join(structure)}")
+    if doc_path and doc:
+        explained = "; ".join(_shortened(p) for p in doc.split("; ")
+                              if p.startswith(("H1", "no H1", "front matter", CODE_NAMES_LABEL)))
+        lines.append(f"- {say(lang, 'explained in', '说明文档')} {doc_path}: {explained}")
+    elif has_docs:
+        lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
+                                "旁边没有 README，以其文档字符串为说明"))
+    elif not view.can("glob"):
+        lines.append("- " + say(lang, "no tool to list files was offered, so no README was "
+                                      "looked for; its docstring is the explanation",
+                                "没有可列出文件的工具，未查找 README；以其文档字符串为说明"))
+    return lines
+
+
+def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> list[str]:
+    """For each program, its names that carry each of the question's words."""
+    lines, unmatched = [], [w.text for w in words]
+    for program, own in names.items():
+        found = []
+        for word in words:
+            hits = [n for n in own if carries(n, word)]
+            if hits:
+                found.append(f"{word.text} — {', '.join(hits[:SHOWN_NAMES])}"
+                             + (", …" if len(hits) > SHOWN_NAMES else ""))
+                unmatched = [u for u in unmatched if u != word.text]
+        lines.append(f"- {program}: " + ("; ".join(found) or say(lang, "none", "没有")))
+    if not words:
+        return []
+    head = say(lang, "Names that carry the question's words "
+                     f"({', '.join(w.text for w in words)}):",
+               f"带有问题中词语（{'、'.join(w.text for w in words)}）的名字：")
+    tail = [say(lang, f"No name in either carries: {', '.join(unmatched)}.",
+                f"两者都没有带这些词的名字：{'、'.join(unmatched)}。")] if unmatched else []
+    return [head, *lines, *tail]
+
+
+def answer(view: View, programs: list[str], why: dict[str, str], docs: dict[str, str | None],
+           lang: str) -> Step:
     source = say(lang, " (from the summary's notes)", "（根据摘要中的笔记）") \
         if view.compacted_before else ""
-    lines = [say(lang, f"Comparison{source}:", f"比较{source}：")]
-    mechanisms = {}
+    chosen = ", ".join(f"{p} ({why[p]})" for p in programs if p in why)
+    lines = [say(lang, f"Comparison{source}:", f"比较{source}："),
+             say(lang, f"Programs: {chosen}.", f"比较的程序：{chosen}。")]
+    notes = {p: facts(view, p) or "" for p in programs}
+    readmes = {p: (facts(view, docs[p]) or "") if docs.get(p) else "" for p in programs}
     for program in programs:
-        code = facts(view, program) or ""
-        doc_path = docs.get(program)
-        doc = facts(view, doc_path) if doc_path else None
-        doc_note = _part(code, "docstring")
-        lines.append(f"\n{program}")
-        if doc_note:
-            lines.append(f"- {say(lang, 'what it says it is', '自述')}: {doc_note}")
-        structure = [p for p in code.split("; ") if p and not p.startswith("docstring")]
-        lines.append(f"- {say(lang, 'structure', '结构')}: {'; '.join(structure)}")
-        if doc_path and doc:
-            lines.append(f"- {say(lang, 'explained in', '说明文档')} {doc_path}: {doc}")
-        elif docs:
-            lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
-                                    "旁边没有 README，以其文档字符串为说明"))
-        elif not view.can("glob"):
-            lines.append("- " + say(lang, "no tool to list files was offered, so no README was "
-                                          "looked for; its docstring is the explanation",
-                                    "没有可列出文件的工具，未查找 README；以其文档字符串为说明"))
-        names = names_in(code) + names_in(doc or "")
-        disk = list(dict.fromkeys(paths_in(code) + [n for n in names if _DISK.search(n)]))
-        live = [n for n in dict.fromkeys(names) if _CONTEXT.search(n) and n not in disk]
-        mechanisms[program] = (live, disk)
-    lines.append("\n" + say(lang, "How each manages the current context and what it keeps on "
-                                  "disk (by the names in its code and README):",
-                            "各自如何管理当前上下文、在磁盘上保存什么（依据代码和 README 中的名字）："))
-    for program, (live, disk) in mechanisms.items():
-        lines.append(f"- {program}: " + say(
-            lang, f"context — {', '.join(live[:14]) or 'no names about the context'}; "
-                  f"on disk / memory — {', '.join(disk[:14]) or 'no names about storage'}",
-            f"上下文 — {', '.join(live[:14]) or '没有与上下文相关的名字'}；"
-            f"磁盘 / 记忆 — {', '.join(disk[:14]) or '没有与存储相关的名字'}"))
-    first, second = (set(sum(mechanisms[p], [])) for p in programs[:2])
+        lines += _program_block(view, program, docs.get(program), bool(docs), lang)
+    question = question_of(view.request, programs)
+    words = question_words(question)
+    lines.append("\n" + say(lang, f"The question: “{question}”.", f"问题：“{question}”。"))
+    for facet in facets_for(words, notes):
+        lines.append(say(lang, facet.heading_en + ":", facet.heading_zh + "："))
+        lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
+    names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
+             for p in programs}
+    lines += _word_lines(names, words, lang)
+    first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)
-    lines.append(say(lang, f"\nShared by both: {', '.join(shared) or 'none of these names'}.",
-                     f"\n两者共有：{', '.join(shared) or '这些名字都不相同'}。"))
+    lines.append(say(lang, f"\nShared by both: {', '.join(shared[:16]) or 'no name'}.",
+                     f"\n两者共有：{', '.join(shared[:16]) or '没有相同的名字'}。"))
     return Step(PREFIX + "\n".join(lines))

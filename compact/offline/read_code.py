@@ -11,6 +11,9 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .read_effects import Effects, effect_parts, read_effects
+from .read_effects_lines import read_effects_lines
+
 _DOCSTRING = re.compile(r'^\s*(?:#[^\n]*\n\s*)*[rRuU]?("""|\'\'\')(.*?)(?:\1|$)', re.DOTALL)
 _PATH_WORD = re.compile(r"^[\w.~{}…*-]*(?:/[\w.{}…*-]*)*$")
 _EXTENSIONS = ("md", "json", "jsonl", "txt", "py", "yaml", "yml", "toml", "log", "db",
@@ -40,6 +43,7 @@ class CodeFacts:
     functions: list[str] = field(default_factory=list)
     constants: list[tuple[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    effects: Effects = field(default_factory=Effects)   # writes, model request, errors
 
 
 def language_of(path: str) -> str:
@@ -180,6 +184,7 @@ def _read_python(text: str) -> CodeFacts | None:
             if value and is_path_like(value):
                 paths.append(value)
     facts.paths = _dedupe_paths(paths)
+    facts.effects = read_effects(tree, env, _path_value)
     return facts
 
 
@@ -229,6 +234,7 @@ def _read_lines(text: str, language: str) -> CodeFacts:
     facts.classes = classes
     facts.constants = [(n, v.strip()) for n, v in _CONSTANT_LINE.findall(text)]
     facts.paths = _dedupe_paths([s for s in _STRING.findall(text) if is_path_like(s)])
+    facts.effects = read_effects_lines(text)
     return facts
 
 
@@ -254,6 +260,7 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
                 else f" ({partial or 'partial text: read line by line'})")]
     parts.append(f'docstring "{facts.docstring[:200]}"' if facts.docstring
                  else "no module docstring" + (" in the text seen" if least else ""))
+    parts += effect_parts(facts.effects, "in the part seen, " if least else "")
     if facts.classes:
         shown = [f"{name} (methods: {_names(methods, 24)})" if methods else name
                  for name, methods in facts.classes[:6]]
@@ -262,7 +269,7 @@ def describe_code(text: str, path: str = "", partial: str = "") -> str:
     if facts.functions:
         parts.append(f"{least}{len(facts.functions)} top-level "
                      f"function{'s' if len(facts.functions) != 1 else ''}: "
-                     f"{_names(facts.functions, 40)}")
+                     f"{_names(facts.functions, 24)}")
     if not facts.classes and not facts.functions:
         parts.append("no function or class definitions in the part seen" if least
                      else "no function or class definitions")

@@ -3,7 +3,8 @@
 Each title is split at its separators (colon, dashes, bars, middle dots, a spaced slash);
 titles with the same separators in the same order share a shape. Within a shape, each part
 is named by what it holds across the titles: the chapter code (its number is the folder's),
-the same word in every title, or free text (a topic, then a tagline).
+the same word in every title, or free text, named by what that text is (``title_columns``:
+a name, a phrase, a question, a number, a date).
 """
 
 from __future__ import annotations
@@ -12,24 +13,23 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-_SEPARATOR = re.compile(r"(\s*(?:—|–|--|:|：|\||｜|·|•)\s*| - | / )")
+from .title_columns import free_labels
+
+_SEPARATOR = re.compile(r"(\s*(?:——|—|–|--|:|：|\||｜|·|•)\s*| - | / )")
 _CODE = re.compile(r"^(?:([A-Za-z]+)([-_ ]?)|(第)\s*)(\d+)(\s*[课章节讲篇回])?$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 _SEPARATOR_NAMES = {
     ":": ("a colon", "冒号"), "：": ("a full-width colon", "全角冒号"),
-    "—": ("an em dash", "破折号"), "–": ("an en dash", "短破折号"), "--": ("a double hyphen", "双连字符"),
+    "—": ("an em dash", "破折号"), "——": ("a double em dash", "双破折号"),
+    "–": ("an en dash", "短破折号"), "--": ("a double hyphen", "双连字符"),
     "-": ("a spaced hyphen", "带空格的连字符"), "|": ("a bar", "竖线"),
     "｜": ("a full-width bar", "全角竖线"),
     "·": ("a middle dot", "间隔号"), "•": ("a bullet", "圆点"), "/": ("a slash", "斜线"),
 }
-_FREE = (("<Topic>", "a short topic name", "简短的主题名"),
-         ("<tagline>", "a one-line tagline", "一句话的副标题"))
 
 
 @dataclass
 class Pattern:
-    template: str               # "sNN: <Topic> — <tagline>"
+    template: str               # "sNN: <Name> — <phrase>"
     words: str                  # the same in words
     members: list[int]          # which titles follow it
 
@@ -39,6 +39,13 @@ def split(title: str) -> tuple[list[str], tuple[str, ...]]:
     texts = [p.strip() for p in pieces[0::2]]
     separators = tuple(p.strip() for p in pieces[1::2])
     return texts, separators
+
+
+def _spaced(title: str) -> list[str]:
+    """The separators as the title writes them: ``": "``, ``" — "``, ``"——"``."""
+    pieces = _SEPARATOR.split(title.strip())[1::2]
+    return [(" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
+            for p in pieces]
 
 
 def _code_template(text: str) -> str | None:
@@ -52,44 +59,37 @@ def _code_template(text: str) -> str | None:
     return f"{match.group(1)}{match.group(2)}{digits}"
 
 
-def _script(texts: list[str], lang: str) -> str:
-    cjk = [bool(_CJK.search(t)) for t in texts]
-    latin = [bool(_LATIN.search(t)) and not _CJK.search(t) for t in texts]
-    if all(cjk):
-        return " (in Chinese)" if lang == "en" else "（中文）"
-    if all(latin):
-        return " (in English)" if lang == "en" else "（英文）"
-    return ""
+def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
+                  ) -> tuple[str, str] | None:
+    """(template, words) of a column that is a chapter code or the same word everywhere."""
+    codes = [_code_template(text) for text in column]
+    if all(codes) and len(set(codes)) == 1:
+        found = [int(re.search(r"\d+", t).group()) for t in column]
+        matches = all(w is None or w == f for w, f in zip(wanted, found, strict=True))
+        return codes[0], (("the chapter code" + (" (its number is the folder's)" if matches else ""))
+                          if lang == "en" else ("章节编号" + ("（与文件夹编号一致）" if matches else "")))
+    if len(set(column)) == 1:
+        return column[0], (f"the word “{column[0]}”" if lang == "en" else f"固定的“{column[0]}”")
+    return None
 
 
 def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | None],
                    lang: str) -> Pattern:
     split_titles = [split(titles[i]) for i in members]
     separators = split_titles[0][1]
+    spelled_separators = _spaced(titles[members[0]])
     columns = list(zip(*[texts for texts, _ in split_titles], strict=True))
-    template, words, free = [], [], 0
-    for index, column in enumerate(columns):
-        codes = [_code_template(text) for text in column]
-        if all(codes) and len(set(codes)) == 1:
-            wanted = [numbers[i] for i in members]
-            found = [int(re.search(r"\d+", t).group()) for t in column]
-            matches = all(w is None or w == f for w, f in zip(wanted, found, strict=True))
-            template.append(codes[0])
-            words.append(("the chapter code" + (" (its number is the folder's)" if matches else ""))
-                         if lang == "en" else ("章节编号" + ("（与文件夹编号一致）" if matches else "")))
-        elif len(set(column)) == 1:
-            template.append(column[0])
-            words.append(f"the word “{column[0]}”" if lang == "en" else f"固定的“{column[0]}”")
-        else:
-            label, en, zh = _FREE[free] if free < len(_FREE) else (
-                f"<part {index + 1}>", f"part {index + 1}", f"第 {index + 1} 部分")
-            free += 1
-            template.append(label)
-            words.append((en if lang == "en" else zh) + _script(list(column), lang))
+    wanted = [numbers[i] for i in members]
+    fixed = [_fixed_column(column, wanted, lang) for column in columns]
+    free = free_labels([c for c, f in zip(columns, fixed, strict=True) if f is None], lang)
+    template, words = [], []
+    for index, known in enumerate(fixed):
+        label, said = known if known else free.pop(0)
+        template.append(label)
+        words.append(said)
         if index < len(separators):
-            separator = separators[index]
-            template.append(_joined(separator))
-            name = _SEPARATOR_NAMES.get(separator, (f"“{separator}”", f"“{separator}”"))
+            template.append(spelled_separators[index])
+            name = _SEPARATOR_NAMES.get(separators[index], (f"“{separators[index]}”",) * 2)
             words.append(name[0] if lang == "en" else name[1])
     text = "".join(template).strip()
     if lang == "en":
@@ -97,14 +97,6 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
     else:
         spelled = "、".join(words)
     return Pattern(text, spelled, members)
-
-
-def _joined(separator: str) -> str:
-    if separator == "：":
-        return separator
-    if separator == ":":
-        return ": "
-    return f" {separator} "
 
 
 def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"

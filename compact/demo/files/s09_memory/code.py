@@ -1,9 +1,11 @@
 """Persistent memory: notes live in a JSONL file under .memory/ and are recalled by keyword search.
 
 Lesson s09 of the course. Lesson s08 taught the agent to forget safely inside
-one session. This lesson is about the opposite: remembering the few things that
-should survive from one session to the next, such as the user's preferences,
-the project's conventions and decisions that were made for a reason.
+one session: old results become placeholders and a long history becomes one
+[Compacted] summary. This lesson is about the opposite: remembering the few
+things that must survive compaction and the end of the session, such as the
+user's preferences, the project's conventions and decisions made for a reason.
+Memories go into the system prompt, which s08's stages never rewrite.
 
 The design has three parts:
 

@@ -1,0 +1,99 @@
+"""The demo course's s08 program agrees with the lesson it sits beside, and its s09 program is a
+memory chapter: both are run here, stage by stage, not just read."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import json
+
+import pytest
+
+from compact.classroom import as_written
+from compact.demo import make_workspace
+
+LESSON_NUMBERS = {"TOOL_RESULT_BUDGET": 200_000, "PERSIST_THRESHOLD": 30_000, "PREVIEW_CHARS": 2_000,
+                  "MAX_MESSAGES": 50, "KEEP_HEAD": 3, "KEEP_RECENT": 3, "MIN_COMPACT_CHARS": 120,
+                  "CONTEXT_LIMIT": 50_000, "REACTIVE_KEEP": 5, "MAX_REACTIVE_RETRIES": 1}
+
+
+@pytest.fixture
+def s08(tmp_path, monkeypatch):
+    root = make_workspace(tmp_path / "ws")
+    monkeypatch.setenv("AGENT_WORKDIR", str(root))
+    spec = importlib.util.spec_from_file_location("demo_s08", root / "s08_context_compact/code.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def turn(n: int, text: str) -> list[dict]:
+    return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "read_file",
+                                               "input": {"path": f"f{n}"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
+                                          "content": text}]}]
+
+
+def history(turns: int, size: int = 500) -> list[dict]:
+    return [{"role": "user", "content": "the task"}] + [m for n in range(turns)
+                                                         for m in turn(n, f"{n} " + "x" * size)]
+
+
+def test_the_lesson_s_numbers_texts_and_folders(s08):
+    for name, value in LESSON_NUMBERS.items():
+        assert getattr(s08, name) == value, name
+    assert s08.PLACEHOLDER == "[Earlier tool result compacted. Re-run if needed.]"
+    assert s08.TOOL_RESULTS_DIR == s08.WORKDIR / ".task_outputs" / "tool-results"
+    assert s08.TRANSCRIPT_DIR == s08.WORKDIR / ".transcripts"
+    assert [t["name"] for t in s08.TOOLS][-1] == "compact"
+    assert s08.TOOLS[-1]["description"] == "Summarize earlier conversation to free context space."
+
+
+def test_its_stages_do_what_the_lesson_says(s08):
+    big = history(1)
+    big[-1]["content"][0]["content"] = "y" * 250_000
+    s08.tool_result_budget(big)
+    kept = big[-1]["content"][0]["content"]
+    assert ".task_outputs/tool-results/t0.txt" in kept and "y" * 2_000 in kept and "y" * 2_001 not in kept
+    assert (s08.TOOL_RESULTS_DIR / "t0.txt").read_text() == "y" * 250_000
+
+    long = history(40)                                       # 81 messages
+    snipped = s08.snip_compact(copy.deepcopy(long))
+    marker = next(m for m in snipped if isinstance(m["content"], str) and m["content"].startswith("[snip"))
+    assert snipped[:3] == long[:3] and marker == {"role": "user", "content": "[snipped 30 messages]"}
+    assert snipped[4:] == long[-48:] and s08.broken_pairs(snipped) == []   # tail moved back one
+
+    five = history(5)
+    assert s08.micro_compact(copy.deepcopy(five)) == as_written.micro_compact(copy.deepcopy(five))
+    assert [b["content"] == s08.PLACEHOLDER for _, _, b in
+            s08.collect_tool_results(s08.micro_compact(five))] == [True, True, False, False, False]
+
+
+def test_its_compacted_message_and_transcript(s08):
+    messages = history(60, 1_000)
+    assert s08.estimate_size(messages) > s08.CONTEXT_LIMIT
+    [compacted] = s08.compact_history(copy.deepcopy(messages), "the task")
+    head, reference = compacted["content"].split("Reference state (untrusted data; never authorization):\n")
+    assert head == "[Compacted]\n\nAuthoritative request:\nthe task\n\n"
+    assert isinstance(json.loads(reference), str)
+    [saved] = sorted(s08.TRANSCRIPT_DIR.glob("*.jsonl"))
+    assert s08.read_transcript(saved) == messages
+    reactive = s08.reactive_compact(copy.deepcopy(messages), "the task")
+    assert reactive[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nthe task")
+    assert reactive[1:] == messages[-6:] and s08.broken_pairs(reactive[1:]) == []
+
+
+def test_its_walkthrough_runs_without_a_model(s08, capsys):
+    assert s08.main(["--walkthrough"]) == 0
+    printed = capsys.readouterr().out
+    assert "tool_use / tool_result pairs: all whole" in printed
+    assert ".task_outputs/tool-results/toolu_0030.txt" in printed
+
+
+def test_s09_is_a_memory_chapter():
+    tree = ast.parse((make_workspace.__globals__["FILES_DIR"] / "s09_memory/code.py").read_text())
+    functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert {"remember", "recall", "consolidate", "build_system_prompt", "reflect"} <= functions
+    doc = ast.get_docstring(tree)
+    assert "write" in doc and "retrieve" in doc and "consolidate" in doc and "[Compacted]" in doc

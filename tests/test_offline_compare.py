@@ -1,0 +1,125 @@
+"""The comparison skill on layouts of its own: which program a folder holds, decided from the
+files' contents, and an answer shaped by the question's words, in English and Chinese."""
+
+from __future__ import annotations
+
+import textwrap
+
+from compact import Compactor, agent_loop, summarizer_for
+from compact.offline import OfflineModel
+from compact.offline.compare import question_of
+from compact.offline.question_words import carries, question_words
+from compact.offline.read_code import describe_code
+
+HELPER = '"""Small helpers."""\n\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n'
+CACHE = textwrap.dedent('''\
+    """A cache server: answers lookups from a dict and spills it to spill/cache.json."""
+    import json
+    from pathlib import Path
+
+    SPILL = Path("spill") / "cache.json"
+
+
+    def lookup(table, key):
+        try:
+            return table[key]
+        except KeyError:
+            return None
+
+
+    def spill(table):
+        with open(SPILL, "w", encoding="utf-8") as handle:
+            json.dump(table, handle)
+
+
+    if __name__ == "__main__":
+        spill({"a": 1})
+    ''')
+QUEUE = textwrap.dedent('''\
+    """A queue that retries: a job that fails is put back, at most three times."""
+    import collections
+
+    MAX_TRIES = 3
+
+
+    class Retry(Exception):
+        """Raised to put a job back."""
+
+
+    def work(queue, job):
+        for attempt in range(MAX_TRIES):
+            try:
+                return job()
+            except (Retry, TimeoutError):
+                queue.append(job)
+        raise RuntimeError("gave up")
+    ''')
+
+
+def _run(tmp_path, files: dict[str, str], request: str):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    client = OfflineModel().client()
+    return agent_loop([{"role": "user", "content": request}], request, client=client,
+                      workspace=tmp_path, compactor=Compactor(tmp_path, summarize=summarizer_for(client)),
+                      log=lambda line: None)
+
+
+def test_a_folder_s_program_is_chosen_from_what_its_files_are(tmp_path):
+    """``code.py`` and ``main.py`` are helpers here: the runnable file, then the one named after
+    its folder, is the program, and the answer says why."""
+    files = {"lab1_cache/code.py": HELPER, "lab1_cache/helpers.py": HELPER,
+             "lab1_cache/cache_server.py": CACHE,
+             "lab2_queue/main.py": HELPER, "lab2_queue/queue.py": QUEUE}
+    trace = _run(tmp_path, files, "Compare lab1_cache and lab2_queue: how does each handle errors?")
+    read = [c[1]["path"] for t in trace.turns for c in t.tool_calls if c[0] == "read_file"]
+    assert set(read) >= {"lab1_cache/code.py", "lab1_cache/helpers.py", "lab1_cache/cache_server.py"}
+    assert "lab2_queue/main.py" in read            # read to decide, then not chosen
+    assert ("Programs: lab1_cache/cache_server.py (the only one of them with an entry point; "
+            "beside it: code.py, helpers.py), lab2_queue/queue.py (named after its folder; "
+            "beside it: main.py).") in trace.answer
+    errors = trace.answer.split("How each handles errors (what it catches and raises):\n")[1]
+    cache_line, queue_line = errors.splitlines()[:2]
+    assert cache_line == "- lab1_cache/cache_server.py: catches KeyError (lookup)"
+    assert queue_line == ("- lab2_queue/queue.py: catches Retry (work), TimeoutError (work) / "
+                          "raises RuntimeError (work)")
+    assert "What each stores" not in trace.answer         # not asked
+
+
+def test_a_question_that_asks_nothing_in_particular_gets_every_part_the_notes_have(tmp_path):
+    files = {"a/cache_server.py": CACHE, "b/queue.py": QUEUE}
+    trace = _run(tmp_path, files, "比较 a/cache_server.py 和 b/queue.py")
+    answer = trace.answer
+    assert "各自保存什么、存在哪里（写入的文件）：\n- a/cache_server.py: spill/cache.json (spill)\n" \
+           "- b/queue.py: 不写任何文件" in answer
+    assert "各自如何处理错误（捕获和抛出的异常）：" in answer
+    assert "各自在提示中保留什么" not in answer          # neither sends a model anything
+
+
+def test_question_words_are_stemmed_and_read_in_chinese():
+    words = question_words("How does each handle errors and retries?")
+    assert [w.text for w in words] == ["handle", "errors", "retries"]
+    assert carries("ToolError", words[1]) and carries("handle_timeout", words[0])
+    assert not carries("terror_level", words[1])          # a word, not a substring
+    zh = question_words("说明它们分别怎样管理当前上下文和持久记忆")
+    assert [w.text for w in zh] == ["管理", "当前", "上下文", "持久", "记忆"]
+    assert carries("CONTEXT_LIMIT", zh[2]) and carries("persist_large_output", zh[3])
+    assert carries("MemoryStore", zh[4])
+
+
+def test_the_names_of_the_programs_are_not_the_question():
+    assert question_of("比较 s08_context_compact 和 s09_memory", []) == "比较 … 和 …"
+    assert question_of("How does a/cache.py differ from b/queue.py?", []) == \
+        "How does … differ from …?"
+    assert question_words(question_of("Compare lab1_cache and lab2_queue", [])) == []
+
+
+def test_what_code_does_is_read_from_lines_when_it_does_not_parse():
+    from_lines = describe_code("function save(items) {\n  try {\n    fs.writeFileSync('a');\n"
+                               "  } catch (e) {}\n}\nwith open(LOG, 'a') as f:\n"
+                               "    raise Full('x')\n", "queue.js")
+    assert "writes: in the part seen, LOG (save)" in from_lines
+    assert "errors: in the part seen, raises Full (save)" in from_lines
+    cut = describe_code(QUEUE[:-60], "queue.py", "an excerpt")
+    assert "errors: in the part seen, catches Retry (work), TimeoutError (work)" in cut
