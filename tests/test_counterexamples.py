@@ -11,7 +11,8 @@ from compact.classroom.counterexamples import (
     run_stages,
     run_wrong_loop,
 )
-from compact.classroom.histories import tool_results, tool_turn
+from compact.classroom.histories import results as tool_results
+from compact.classroom.histories import tool_turn
 from compact.offline import OfflineModel
 from compact.pipeline.formats import persisted_path
 from compact.tools import Workspace

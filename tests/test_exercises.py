@@ -37,9 +37,12 @@ def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
                                 "than 120 chars")
     text = str(report)
     assert "✗ [lesson] all but the 3 newest results" in text
-    assert ("message 8, block 0 (a tool_result): expected '4444444444444444444444444444444444444"
-            "44444444444444444444444…' (500 chars), got '[Earlier tool result compacted. "
-            "Re-run if needed.]'") in text
+    assert ("tool results changed (numbered oldest first): expected #1 → a placeholder, "
+            "#3 → a placeholder; yours #1 → a placeholder, #3 → a placeholder, "
+            "#4 → a placeholder") in text                     # the structure first
+    assert "message 8, block 0: expected text of 500 chars, got a placeholder" in text
+    assert "first difference at character 0:" in text
+    assert text.count("all but the 3 newest results become") == 1    # each case once
     assert "✓ [fix] results the model has not seen yet" in text
     assert "✗" in report._repr_html_() and "expected" in report._repr_html_()
 
@@ -66,8 +69,9 @@ def test_a_snip_that_breaks_pairs_is_shown_where():
 
     report = check("snip_compact", naive)
     assert "the head grows forward so a tool_use keeps its results" in report.failed
-    assert "message 3: expected a user message with blocks [tool_result], got a user message " \
-           "'[snipped 10 messages]'" in str(report)
+    assert ("kept from the input: the first 4 and the last 47 messages expected; yours kept the "
+            "first 3 and the last 47 (message 3 holds tool results answering message 2") in str(report)
+    assert "message 3: expected blocks [tool_result], got a snip marker of 10 messages" in str(report)
 
 
 def test_budget_that_forgets_to_write_the_file_is_caught():
@@ -93,7 +97,7 @@ def test_errors_unwritten_functions_and_wrong_types_are_reported_not_raised():
     assert "not written yet (it raises NotImplementedError)" in str(check("snip_compact", stub))
     crashed = str(check("snip_compact", crashes))
     assert "it raised ZeroDivisionError: division by zero (line" in crashed and "of crashes)" in crashed
-    assert "it returned NoneType None, not a list of messages" in str(
+    assert "it returned NoneType, not a list of messages" in str(
         check("snip_compact", lambda m, limits: None))
 
 
@@ -109,11 +113,13 @@ def test_difference_names_the_first_place_two_histories_differ():
          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
                                        "content": persisted_text("p.txt", "x" * 9, 3)}]}]
     b = copy.deepcopy(a)
-    assert difference(a, b) is None
+    assert difference(a, b, a) is None
     b[1]["content"][0]["content"] = "short"
-    assert difference(a, b).startswith("message 1, block 0 (a tool_result): expected '<persisted")
-    assert difference(a, a[:1]) == ("it returned 1 messages, fewer than the 2 expected; the first "
-                                    "missing is a user message with blocks [tool_result]")
+    found = difference(a, b, a)
+    assert "expected none; yours #1 → text of 5 chars" in found
+    assert "message 1, block 0: expected a persisted-output block" in found and "got text of 5 chars" in found
+    assert "first difference at character 0:\n  expected …<persisted-output>" in found
+    assert difference(a, a[:1], a).startswith("it returned 1 messages; 2 were expected")
 
 
 def test_a_function_with_the_wrong_parameters_is_told_which_ones():

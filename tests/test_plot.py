@@ -138,7 +138,7 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
 
 
 def test_rereads_are_marked_on_the_turns_that_make_them(tmp_path):
-    forgetful = run_experiment(1, workdir=tmp_path / "f", model=OfflineModel(take_notes=False))
+    forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
     found = rereads_by_turn(forgetful)
     assert sum(len(v) for v in found.values()) == forgetful.trace.rereads > 0
     ax = plot_context(forgetful, mark_rereads=True)

@@ -70,7 +70,7 @@ def test_4_summary_input_is_capped(compactor):
 def test_5_rereads_are_counted_and_notes_prevent_them(tmp_path):
     from compact.classroom.experiments import run_experiment
     with_notes = run_experiment(1, workdir=tmp_path / "a")
-    without = run_experiment(1, workdir=tmp_path / "b", model=OfflineModel(take_notes=False))
+    without = run_experiment(1, workdir=tmp_path / "b", client=OfflineModel(take_notes=False))
     assert with_notes.trace.rereads == 0
     assert without.trace.rereads > 0
     calls = [sum(len(t.tool_calls) for t in r.trace.turns) for r in (with_notes, without)]

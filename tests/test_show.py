@@ -3,7 +3,7 @@
 import pytest
 
 from compact import compacted_message
-from compact.classroom.experiments import new_run_dir, run_experiment
+from compact.classroom.experiments import Runs, new_run_dir, run_experiment
 from compact.classroom.histories import tool_turn
 from compact.classroom.show import Compacted, History, Table, call_text, calls_text, rows, turns
 
@@ -48,9 +48,9 @@ def test_a_runs_turns_table_has_one_row_per_turn(tmp_path):
 
 
 def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
-    first = run_experiment(2, runs_dir=tmp_path / "runs")
-    second = run_experiment(2, runs_dir=tmp_path / "runs")
-    base = run_experiment(3, compaction=False, runs_dir=tmp_path / "runs")
+    first = run_experiment(2, workdir=Runs(tmp_path / "runs"))
+    second = run_experiment(2, workdir=Runs(tmp_path / "runs"))
+    base = run_experiment(3, compaction=False, workdir=Runs(tmp_path / "runs"))
     assert [p.name for p in (first.workdir, second.workdir, base.workdir)] == \
         ["experiment2-1", "experiment2-2", "baseline3-1"]
     assert first.tool_results[0].parent.parent.parent == first.workdir

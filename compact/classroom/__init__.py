@@ -1,8 +1,25 @@
-"""What the notebooks and the lab use: the lesson's experiments, plots, views, exercises, the lab.
+"""What the notebooks use, in one import line: the lesson's experiments, your own stages,
+predictions, views and plots.
 
-``as_written.py`` keeps the lesson's snippets exactly as the lesson prints them, shortfalls
-included, as the reference the notebooks compare against; ``stage_cases.py`` holds each stage's
-own test cases, which the package's tests and the notebooks' "write it yourself" checker
-(``exercises.py``) share; ``counterexamples.py`` breaks the lesson's rules on purpose. The
-package starts in ``compact/pipeline/compactor.py``.
+    from compact.classroom import Compactor, Limits, run_experiment, check, reveal, show, ...
+
+``as_written`` keeps the lesson's snippets exactly as the lesson prints them, shortfalls
+included; ``stage_cases`` holds each stage's own test cases, which the package's tests and the
+``check`` of a learner's stage share; ``language("zh")`` shows everything in Chinese. The
+package itself starts in ``compact/pipeline/compactor.py``.
 """
+
+from ..pipeline import Compactor, Limits
+from ..texts import language
+from . import as_written
+from .exercises import check
+from .experiments import Runs, prompt, run_experiment
+from .histories import assistant, results, tool_turn, user
+from .own_stage import differences
+from .plot import plot_run
+from .reveal import reveal
+from .show import show, source
+
+__all__ = ["Compactor", "Limits", "Runs", "as_written", "assistant", "check", "differences",
+           "language", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",
+           "source", "tool_turn", "user"]

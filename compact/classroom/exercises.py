@@ -22,6 +22,7 @@ from ..pipeline.compact_history import compact_history, reactive_compact
 from ..pipeline.micro_compact import micro_compact
 from ..pipeline.snip_compact import snip_compact
 from ..pipeline.tool_result_budget import tool_result_budget
+from .feedback import difference
 from .stage_cases import SIGNATURES, Case, cases
 
 PACKAGE: dict[str, Callable[..., list]] = {
@@ -45,53 +46,6 @@ def _call(case: Case, fn: Callable[..., Any], messages: list, workdir: Path) -> 
     return fn(messages, case.request, workdir, case.summarize, case.limits)
 
 
-def _text(value: Any, width: int = 60) -> str:
-    """A string quoted and cut, with its length when cut; anything else as its repr."""
-    if not isinstance(value, str):
-        return f"{value!r:.{width}}"
-    shown = repr(value[:width] + ("…" if len(value) > width else ""))
-    return f"{shown} ({len(value):,} chars)" if len(value) > width else shown
-
-
-def _message(message: Any) -> str:
-    if not isinstance(message, dict):
-        return f"a {type(message).__name__}"
-    role = message.get("role")
-    article = "an" if role == "assistant" else "a"
-    content = message.get("content")
-    if isinstance(content, str):
-        return f"{article} {role} message {_text(content)}"
-    kinds = ", ".join(str(b.get("type")) if isinstance(b, dict) else type(b).__name__
-                      for b in content or [])
-    return f"{article} {role} message with blocks [{kinds}]"
-
-
-def difference(expected: list, got: Any) -> str | None:
-    """Where ``got`` first differs from ``expected``, in words; None when they are equal."""
-    if not isinstance(got, list):
-        return f"it returned {type(got).__name__} {_text(got)}, not a list of messages"
-    if got == expected:
-        return None
-    for i, (want, have) in enumerate(zip(expected, got, strict=False)):
-        if want == have:
-            continue
-        wc, hc = want.get("content"), have.get("content") if isinstance(have, dict) else None
-        if isinstance(wc, list) and isinstance(hc, list) and len(wc) == len(hc) \
-                and want.get("role") == have.get("role"):
-            for j, (wb, hb) in enumerate(zip(wc, hc, strict=True)):
-                if wb != hb:
-                    key = "content" if wb.get("type") == "tool_result" else None
-                    if key and isinstance(hb, dict) and wb.get("type") == hb.get("type"):
-                        return (f"message {i}, block {j} (a tool_result): expected "
-                                f"{_text(wb.get(key))}, got {_text(hb.get(key))}")
-                    return f"message {i}, block {j}: expected {wb!r:.120}, got {hb!r:.120}"
-        return f"message {i}: expected {_message(want)}, got {_message(have)}"
-    shorter = "fewer" if len(got) < len(expected) else "more"
-    return (f"it returned {len(got)} messages, {shorter} than the {len(expected)} expected"
-            + (f"; the first missing is {_message(expected[len(got)])}" if len(got) < len(expected)
-               else f"; the first extra is {_message(got[len(expected)])}"))
-
-
 @dataclass(frozen=True)
 class Outcome:
     case: Case
@@ -112,7 +66,7 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
         where = traceback.extract_tb(error.__traceback__)[-1]
         return Outcome(case, False, f"it raised {type(error).__name__}: {error} "
                                     f"(line {where.lineno} of {where.name})")
-    problem = difference(case.expected(given), got)
+    problem = difference(case.expected(given), got, given)
     if problem is None and history != given:
         problem = ("it changed the list it was given; build and return a new list (copy a "
                    "message or block before changing it), so a failing step loses nothing")
@@ -148,17 +102,18 @@ class Report:
         for ok, name, message in self._lines():
             lines.append(f"  {'✓' if ok else '✗'} {name}")
             if not ok:
-                lines.append(f"      → {message}")
+                lines += [f"      {'→' if k == 0 else ' '} {line}"
+                          for k, line in enumerate(message.splitlines())]
         return "\n".join(lines)
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        pre = "color:black;white-space:pre-wrap;margin:2px 0 6px 1.2em;font-size:90%"
         items = "".join(
             f"<li style='color:{'#117733' if ok else '#AA3377'}'>{'✓' if ok else '✗'} "
-            f"{html.escape(name)}" + ("" if ok else f"<br><span style='color:black'>→ "
-                                      f"{html.escape(message)}</span>") + "</li>"
-            for ok, name, message in self._lines())
+            f"{html.escape(name)}" + ("" if ok else f"<pre style='{pre}'>→ {html.escape(message)}</pre>")
+            + "</li>" for ok, name, message in self._lines())
         return (f"<div class='exercise-report'><b>{html.escape(self.headline())}</b>"
                 f"<ul style='list-style:none;padding-left:1em'>{items}</ul></div>")
 

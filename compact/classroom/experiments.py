@@ -2,8 +2,9 @@
 
 Each run gets a fresh copy of the demo course workspace in its own folder, so the
 ``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
-Notebooks pass ``runs_dir="runs"``: every run then lands in a numbered folder beside the
-notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it.
+Notebooks pass ``workdir=Runs("runs")``: every run then lands in a numbered folder beside the
+notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it. A learner's
+own stage can run the experiment in place of the package's (``stages=``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
+from .own_stage import as_stage
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -37,6 +40,22 @@ PROMPTS = {
     3: ("Compare s08_context_compact/code.py and s09_memory/code.py, and explain how each "
         "manages the current context and persistent memory."),
 }
+# The lesson's own prompts, verbatim (its 试一下 section; the line break is only its layout).
+PROMPTS_ZH = {
+    1: ("请读取 s01_agent_loop 到 s05_todo_write 五节课程的 README.md，"
+        "比较它们的一级标题，并总结这些标题的命名规律。"),
+    2: "请分析 web/src/data/generated/docs.json 的数据结构，并说明一条课程记录包含哪些主要字段。",
+    3: "请比较 s08_context_compact/code.py 和 s09_memory/code.py，说明它们分别怎样管理当前上下文和持久记忆。",
+}
+
+
+def prompt(n: int) -> str:
+    """Experiment ``n``'s prompt in the chosen language (the lesson's Chinese, or English)."""
+    if n not in PROMPTS:
+        raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
+    return (PROMPTS_ZH if language() == "zh" else PROMPTS)[n]
+
+
 _REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
 SHOWS = {
     1: "micro_compact: the 3 newest results stay whole, older long ones become a placeholder",
@@ -103,33 +122,51 @@ def new_run_dir(runs_dir: str | Path, label: str) -> Path:
     raise AssertionError("unreachable")
 
 
-def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
-                   workdir: str | Path | None = None, model: OfflineModel | None = None,
-                   compaction: bool = True, max_turns: int = 40,
-                   on_turn: Callable[[Turn], None] | None = None,
-                   runs_dir: str | Path | None = None) -> ExperimentResult:
+@dataclass(frozen=True)
+class Runs:
+    """A folder of numbered run folders (``runs/experiment3-1``, ...), e.g. beside a notebook,
+    where JupyterLab's file browser shows what each run left on disk."""
+
+    folder: str | Path = "runs"
+
+    def new(self, label: str) -> Path:
+        return new_run_dir(self.folder, label)
+
+
+def _workspace(n: int, compaction: bool, workdir: str | Path | Runs | None) -> Workspace:
+    if isinstance(workdir, Runs):
+        root = workdir.new(f"experiment{n}" if compaction else f"baseline{n}")
+    else:
+        root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
+    return Workspace(make_workspace(root))
+
+
+def _compactor(workspace: Workspace, limits: Limits, client: Any,
+               stages: dict[str, Callable] | None, compaction: bool) -> Compactor:
+    own = {name: as_stage(name, fn) for name, fn in (stages or {}).items()}
+    return Compactor(workspace.root, limits, summarize=summarizer_for(client),
+                     stages=STAGES if compaction else (), functions=own)
+
+
+def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits: Limits = Limits(),
+                   compaction: bool = True, client: Any = None,
+                   workdir: str | Path | Runs | None = None,
+                   on_turn: Callable[[Turn], None] | None = None) -> ExperimentResult:
     """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
 
-    ``compaction=False`` is the baseline: no stage runs, so the context grows until the
-    model's window refuses it, as the real API would. ``on_turn`` sees each turn as it ends
-    (the lab's progress bar). The workspace is ``workdir`` if given, else a new numbered
-    folder in ``runs_dir`` (notebooks: ``"runs"``), else a temporary folder.
+    ``stages``: your own stage functions by name (``{"micro_compact": my_micro_compact}``, the
+    lesson's signatures, returning the new list), run in place of the package's.
+    ``compaction=False`` is the baseline: no stage runs, so the context grows until the model's
+    window refuses it, as the real API would. ``client``: a Messages-API client or an
+    ``OfflineModel`` (default: ``make_client()``). ``workdir``: a folder, ``Runs("runs")`` for a
+    new numbered one, or a temporary folder. ``on_turn`` sees each turn as it ends.
     """
-    if n not in PROMPTS:
-        raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
-    if workdir is not None:
-        root = Path(workdir)
-    elif runs_dir is not None:
-        root = new_run_dir(runs_dir, f"experiment{n}" if compaction else f"baseline{n}")
-    else:
-        root = Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
-    workspace = Workspace(make_workspace(root))
-    if client is None:      # the offline model unless ANTHROPIC_API_KEY is set
-        client = model.client() if model is not None else make_client(quiet=True)
-    compactor = Compactor(workspace.root, limits, summarize=summarizer_for(client),
-                          stages=STAGES if compaction else ())
-    prompt = PROMPTS[n]
-    messages = [{"role": "user", "content": prompt}]
+    request = prompt(n)
+    workspace = _workspace(n, compaction, workdir)
+    if client is None or isinstance(client, OfflineModel):   # offline unless a key is set
+        client = client.client() if client is not None else make_client(quiet=True)
+    compactor = _compactor(workspace, limits, client, stages, compaction)
+    messages = [{"role": "user", "content": request}]
     log: list[str] = []
     turns: list[Turn] = []
 
@@ -138,11 +175,10 @@ def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
         if on_turn is not None:
             on_turn(turn)
 
-    result = ExperimentResult(n, prompt, workspace.root, limits, compaction, Trace(), messages, log)
+    result = ExperimentResult(n, request, workspace.root, limits, compaction, Trace(), messages, log)
     try:
-        result.trace = agent_loop(messages, prompt, client=client, compactor=compactor,
-                                  workspace=workspace, max_turns=max_turns, log=log.append,
-                                  on_turn=record)
+        result.trace = agent_loop(messages, request, client=client, compactor=compactor,
+                                  workspace=workspace, log=log.append, on_turn=record)
     except anthropic.BadRequestError as error:
         if not is_prompt_too_long(error):
             raise

@@ -14,6 +14,14 @@ def tool_turn(*calls: tuple[str, str, str], name: str = "read_file") -> list[dic
                 {"type": "tool_result", "tool_use_id": i, "content": t} for i, _, t in calls]}]
 
 
-def tool_results(messages: list) -> list[str]:
+def results(messages: list) -> list[str]:
     """The text of every tool_result, oldest first."""
     return [result_text(block) for _, _, block in iter_tool_results(messages)]
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}

@@ -34,7 +34,7 @@ from ..client import banner, make_client
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..trace import Trace, Turn
-from .experiments import PROMPTS, ExperimentResult, run_experiment
+from .experiments import ExperimentResult, prompt, run_experiment
 from .plot import headline, plot_composition, plot_context
 from .show import rows
 
@@ -174,7 +174,7 @@ class Lab:
             self.sliders[name] = slider
         self.buttons = []
         for label, n, compaction in BUTTONS:
-            button = w.Button(description=label, tooltip=PROMPTS[n],
+            button = w.Button(description=label, tooltip=prompt(n),
                               button_style="" if compaction else "warning",
                               layout=w.Layout(width="100%", min_width="0"))
             button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
@@ -299,11 +299,11 @@ class Lab:
         folder = self._new_folder(n, compaction)
         started = time.perf_counter()
         try:
-            result = run_experiment(n, limits, client=self.client, workdir=folder,
+            result = run_experiment(n, limits=limits, client=self.client, workdir=folder,
                                     compaction=compaction, on_turn=lambda t: self._tick(t, turns))
         except Exception as error:
             self.failure = f"{type(error).__name__}: {error}"
-            partial = ExperimentResult(n=n, prompt=PROMPTS[n], workdir=folder, limits=limits,
+            partial = ExperimentResult(n=n, prompt=prompt(n), workdir=folder, limits=limits,
                                        compaction=compaction, trace=getattr(error, "trace", None)
                                        or Trace(turns=turns), messages=[])
             self.result = partial
@@ -411,11 +411,11 @@ class Lab:
         what a static page of this notebook shows, through the same functions as the lab."""
         for n, compaction in [(n, c) for _label, n, c in BUTTONS]:
             with self._lock:
-                result = run_experiment(n, self.limits, client=self.client,
+                result = run_experiment(n, limits=self.limits, client=self.client,
                                         workdir=self._new_folder(n, compaction), compaction=compaction)
             self.runs.append(result)
             yield HTML(f"<h3>{html.escape(label_of(n, compaction).capitalize())}</h3>"
-                       f"<p>{html.escape(PROMPTS[n])}</p>")
+                       f"<p>{html.escape(prompt(n))}</p>")
             yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
             yield HTML(events_html(result) + answer_html(result) + files_html(result))
         self._update_runs_kept()

@@ -18,10 +18,43 @@ from typing import Any
 
 from IPython.display import Code, display
 
+from ..pipeline.events import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
+from ..texts import language, register, say
 
+FOLD = 10            # rows or lines shown before the rest is folded away
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+_EVENT_KEYS = {"tool_result_budget": "event.budget", "snip_compact": "event.snip",
+               "micro_compact": "event.micro", "compact_history": "event.history",
+               "reactive_compact": "event.reactive"}
+
+register({
+    "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
+    "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
+    "event.nothing": {"en": "{stage}: nothing to do", "zh": "{stage}：无需处理"},
+    "event.fired": {"en": "{stage}: {detail} — {mb}→{ma} messages, {sb:,}→{sa:,} chars",
+                    "zh": "{stage}：{detail} —— 消息 {mb}→{ma} 条，{sb:,}→{sa:,} 字符"},
+    "event.budget": {"en": "persisted {count} result(s) to disk: {files}",
+                     "zh": "把 {count} 条结果完整转存到磁盘：{files}"},
+    "event.snip": {"en": "kept the first {head} and last {tail} messages, snipped {snipped}",
+                   "zh": "保留最初 {head} 条和最近 {tail} 条消息，省略 {snipped} 条"},
+    "event.micro": {"en": "replaced {count} old result(s) with a placeholder",
+                    "zh": "把 {count} 条较早的结果替换为占位符"},
+    "event.history": {"en": "summarised {summarised} messages; transcript saved to {files}",
+                      "zh": "总结了 {summarised} 条消息；transcript 保存到 {files}"},
+    "event.reactive": {"en": "summarised {summarised} messages, kept the last {kept}; transcript "
+                             "saved to {files}",
+                       "zh": "总结了 {summarised} 条消息，保留最近 {kept} 条；transcript 保存到 {files}"},
+})
+
+
+def _nth(text: str, marker: str, n: int) -> int:
+    """The index just after the n-th ``marker`` in ``text``."""
+    at = 0
+    for _ in range(n):
+        at = text.index(marker, at) + len(marker)
+    return at
 _PRE = "font-family:monospace;white-space:pre-wrap;margin:0"
 
 
@@ -65,7 +98,13 @@ class Table:
             for row in self.rows)
         caption = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" \
             if self.title else ""
-        return f"<table class='compact-table'>{caption}<tr>{head}</tr>{body}</table>"
+        if len(self.rows) <= FOLD + 2:
+            return f"<table class='compact-table'>{caption}<tr>{head}</tr>{body}</table>"
+            cut = _nth(body, "</tr>", FOLD)
+        rest = say("show.more_rows", count=len(self.rows) - FOLD)
+        return (f"<table class='compact-table'>{caption}<tr>{head}</tr>{body[:cut]}</table>"
+                f"<details><summary>{html.escape(rest)}</summary><table class='compact-table'>"
+                f"<tr>{head}</tr>{body[cut:]}</table></details>")
 
     def __str__(self) -> str:
         cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
@@ -107,9 +146,80 @@ class History(Table):
                          title, monospace=[4])
 
 
-def show(messages: list, start: int = 0, title: str = "") -> None:
-    """Display a history as a table (HTML in a notebook, text elsewhere); ``start`` numbers rows."""
-    display(History(messages, start, title=title))
+class Text:
+    """A long text (an answer, a summary, a log) shown folded: its first lines, the rest in a
+    ``<details>`` a click away."""
+
+    def __init__(self, text: str, title: str = "") -> None:
+        self.text, self.title = str(text), title
+
+    def _repr_html_(self) -> str:
+        lines = self.text.splitlines()
+        title = f"<b>{html.escape(self.title)}</b>" if self.title else ""
+        head = html.escape("\n".join(lines[:FOLD]))
+        if len(lines) <= FOLD + 2:
+            body = html.escape(self.text)
+            return f"<div class='compact-text'>{title}<pre style='{_PRE}'>{body}</pre></div>"
+        rest = html.escape("\n".join(lines[FOLD:]))
+        more = html.escape(say("show.more_lines", count=len(lines) - FOLD))
+        return (f"<div class='compact-text'>{title}<pre style='{_PRE}'>{head}</pre><details>"
+                f"<summary>{more}</summary><pre style='{_PRE}'>{rest}</pre></details></div>")
+
+    def __str__(self) -> str:
+        return (f"{self.title}\n" if self.title else "") + self.text
+
+    __repr__ = __str__
+
+
+class Event:
+    """A stage event in words, in the chosen language."""
+
+    def __init__(self, event: StageEvent) -> None:
+        self.event = event
+
+    def __str__(self) -> str:
+        return describe_event(self.event)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        colour = "#0072B2" if self.event.fired else "#999"
+        return f"<div style='border-left:6px solid {colour};padding:2px 8px'>{html.escape(str(self))}</div>"
+
+
+def describe_event(event: StageEvent) -> str:
+    """What a stage did, in the chosen language (English: the stage's own sentence)."""
+    if not event.fired:
+        return say("event.nothing", stage=event.stage)
+    if language() == "en" or event.stage not in _EVENT_KEYS:
+        detail = event.detail
+    else:
+        extra, files = event.extra, ", ".join(event.files_written)
+        tail = event.messages_after - 1 if event.stage == "reactive_compact" else 0
+        detail = say(_EVENT_KEYS[event.stage], count=event.placeholders, files=files,
+                     head=extra.get("head_end", 0), snipped=extra.get("snipped", 0),
+                     tail=event.messages_after - 1 - extra.get("head_end", 0), kept=tail,
+                     summarised=event.messages_before - tail)
+    return say("event.fired", stage=event.stage, detail=detail, mb=event.messages_before,
+               ma=event.messages_after, sb=event.size_before, sa=event.size_after)
+
+
+def show(value: Any, title: str = "", start: int = 0) -> None:
+    """Display anything a notebook shows: a history as a table, a long text folded, a stage
+    event in words, a compacted message as its two sections, a run as one row per turn."""
+    if isinstance(value, StageEvent):
+        view: Any = Event(value)
+    elif isinstance(value, str):
+        view = Compacted(value) if parse_compacted(value) else Text(value, title)
+    elif isinstance(value, dict) and parse_compacted(plain_text(value)):
+        view = Compacted(value)
+    elif isinstance(value, list):
+        view = History(value, start, title=title)
+    elif hasattr(value, "trace") or hasattr(value, "turns"):
+        view = turns(value, title)
+    else:
+        view = value
+    display(view)
 
 
 class Compacted:

@@ -1,0 +1,140 @@
+"""Where a learner's stage went wrong, in words: the structure first, then the first difference.
+
+Structure: how many messages, how much of the input's head and tail was kept, which tool
+results changed and into what. Then the first message or block that differs and, for text,
+the first differing character with 40 characters of context on both sides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..offline.markers import read_compacted, read_persisted, read_placeholder, read_snip
+from ..pipeline.messages import has_tool_use, is_tool_result_message, iter_tool_results, joined_text
+from ..texts import register, say
+
+CONTEXT = 40
+
+register({
+    "fb.not_list": {"en": "it returned {kind}, not a list of messages",
+                    "zh": "它返回的是 {kind}，不是消息列表"},
+    "fb.count": {"en": "it returned {got} messages; {want} were expected",
+                 "zh": "它返回了 {got} 条消息，应为 {want} 条"},
+    "fb.kept": {"en": "kept from the input: the first {head} and the last {tail} messages "
+                      "expected; yours kept the first {got_head} and the last {got_tail}",
+                "zh": "应保留输入的前 {head} 条和后 {tail} 条消息；"
+                      "你的保留了前 {got_head} 条和后 {got_tail} 条"},
+    "fb.pair": {"en": " (message {at} holds tool results answering message {before}: a cut "
+                      "between them leaves an orphan the API refuses)",
+                "zh": "（第 {at} 条消息里的工具结果回答的是第 {before} 条的调用："
+                      "在两者之间切开会留下 API 拒绝的孤立结果）"},
+    "fb.results": {"en": "tool results changed (numbered oldest first): expected {want}; "
+                         "yours {got}",
+                   "zh": "被改动的工具结果（从最早的开始编号）：应为 {want}；你的是 {got}"},
+    "fb.none": {"en": "none", "zh": "无"},
+    "fb.message": {"en": "message {i}: expected {want}, got {got}",
+                   "zh": "第 {i} 条消息：应为 {want}，得到 {got}"},
+    "fb.block": {"en": "message {i}, block {j}: expected {want}, got {got}",
+                 "zh": "第 {i} 条消息的第 {j} 个块：应为 {want}，得到 {got}"},
+    "fb.text_at": {"en": "first difference at character {at}:\n  expected …{want}…\n  got      …{got}…",
+                   "zh": "第一个不同出现在第 {at} 个字符：\n  应为 …{want}…\n  得到 …{got}…"},
+    "fb.kind.placeholder": {"en": "a placeholder", "zh": "一个占位符"},
+    "fb.kind.persisted": {"en": "a persisted-output block ({chars:,} chars)",
+                          "zh": "一个转存块（{chars:,} 字符）"},
+    "fb.kind.snip": {"en": "a snip marker of {count} messages", "zh": "一个省略 {count} 条消息的标记"},
+    "fb.kind.compacted": {"en": "a {label} message", "zh": "一条 {label} 消息"},
+    "fb.kind.text": {"en": "text of {chars:,} chars", "zh": "{chars:,} 字符的文本"},
+    "fb.kind.blocks": {"en": "blocks [{kinds}]", "zh": "块 [{kinds}]"},
+})
+
+
+def describe(content: Any) -> str:
+    """What a message's or a block's content is, in a few words."""
+    if isinstance(content, list):
+        return say("fb.kind.blocks", kinds=", ".join(
+            str(b.get("type")) if isinstance(b, dict) else type(b).__name__ for b in content))
+    text = content if isinstance(content, str) else repr(content)
+    if read_placeholder(text):
+        return say("fb.kind.placeholder")
+    if read_persisted(text) is not None:
+        return say("fb.kind.persisted", chars=len(text))
+    if (snip := read_snip(text)) is not None:
+        return say("fb.kind.snip", count=snip.count)
+    if (compacted := read_compacted(text)) is not None:
+        return say("fb.kind.compacted", label=f"[{compacted.label}]")
+    return say("fb.kind.text", chars=len(text))
+
+
+def text_difference(want: str, have: str) -> str:
+    """The first differing character of two texts, with context on both sides."""
+    at = next((k for k, (a, b) in enumerate(zip(want, have, strict=False)) if a != b),
+              min(len(want), len(have)))
+    start = max(at - CONTEXT, 0)
+    return say("fb.text_at", at=at, want=repr(want[start:at + CONTEXT])[1:-1],
+               got=repr(have[start:at + CONTEXT])[1:-1])
+
+
+def _kept(given: list, out: list) -> tuple[int, int]:
+    """How many of the input's first and last messages ``out`` keeps as they were."""
+    shorter = min(len(given), len(out))
+    head = next((k for k, (a, b) in enumerate(zip(given, out, strict=False)) if a != b), shorter)
+    tail = next((k for k, (a, b) in enumerate(zip(reversed(given), reversed(out), strict=False))
+                 if a != b), shorter)
+    return min(head, len(out)), min(tail, len(out) - min(head, len(out)))
+
+
+def _changed(given: list, out: list) -> str:
+    """Which of the input's tool results ``out`` changed, and into what (by tool_use_id)."""
+    now = {b.get("tool_use_id"): b.get("content") for _, _, b in iter_tool_results(out)}
+    changes = [f"#{n} → {describe(now[b.get('tool_use_id')])}"
+               for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
+               if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")]
+    return ", ".join(changes) or say("fb.none")
+
+
+def structure(expected: list, got: list, given: list) -> list[str]:
+    """The shape of the difference: message counts, what was kept, which results changed."""
+    lines = [say("fb.count", got=len(got), want=len(expected))] if len(got) != len(expected) else []
+    (head, tail), (got_head, got_tail) = _kept(given, expected), _kept(given, got)
+    if (head, tail) != (got_head, got_tail) and len(expected) < len(given):
+        line = say("fb.kept", head=head, tail=tail, got_head=got_head, got_tail=got_tail)
+        for cut in (got_head, len(given) - got_tail):     # where yours cut the input
+            if 0 < cut < len(given) and is_tool_result_message(given[cut]) \
+                    and has_tool_use(given[cut - 1]):
+                line += say("fb.pair", at=cut, before=cut - 1)
+                break
+        lines.append(line)
+    want_changes, got_changes = _changed(given, expected), _changed(given, got)
+    if want_changes != got_changes:
+        lines.append(say("fb.results", want=want_changes, got=got_changes))
+    return lines
+
+
+def first_difference(expected: list, got: list) -> str:
+    """The first message, or block, that differs; for text, where."""
+    for i, (want, have) in enumerate(zip(expected, got, strict=False)):
+        if want == have:
+            continue
+        wc = want.get("content") if isinstance(want, dict) else want
+        hc = have.get("content") if isinstance(have, dict) else have
+        if isinstance(wc, list) and isinstance(hc, list) and len(wc) == len(hc):
+            j = next(j for j, (a, b) in enumerate(zip(wc, hc, strict=True)) if a != b)
+            wb, hb = wc[j], hc[j]
+            wt, ht = (joined_text(x.get("content", x.get("text"))) if isinstance(x, dict) else x
+                      for x in (wb, hb))
+            return (say("fb.block", i=i, j=j, want=describe(wt), got=describe(ht))
+                    + "\n" + text_difference(str(wt), str(ht)))
+        line = say("fb.message", i=i, want=describe(wc), got=describe(hc))
+        both_text = isinstance(wc, str) and isinstance(hc, str)
+        return line + ("\n" + text_difference(wc, hc) if both_text else "")
+    return ""
+
+
+def difference(expected: list, got: Any, given: list) -> str | None:
+    """Where ``got`` differs from ``expected`` (both from the input ``given``), or None."""
+    if not isinstance(got, list):
+        return say("fb.not_list", kind=type(got).__name__)
+    if got == expected:
+        return None
+    return "\n".join(line for line in [*structure(expected, got, given),
+                                       first_difference(expected, got)] if line)
