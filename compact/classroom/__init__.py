@@ -11,7 +11,7 @@ package itself starts in ``compact/pipeline/compactor.py``.
 
 from ..pipeline import Compactor, Limits
 from ..texts import language
-from . import as_written
+from . import as_written, fonts  # noqa: F401  (fonts: Chinese glyphs in every plot)
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import assistant, results, tool_turn, user
