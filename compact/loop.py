@@ -71,7 +71,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                "max_tokens": default_max_tokens(client, model) if max_tokens is None else max_tokens}
     trace, start, reactive_retries = Trace(model=model), None, 0
     while len(trace.turns) < max_turns:
-        start = start or TurnStart(len(trace.turns) + 1, len(messages), len(compactor.events))
+        start = start or TurnStart(len(trace.turns) + 1, list(messages), len(compactor.events))
         messages[:] = compactor.prepare(messages, active_request)
         try:
             response = call_model(client, messages=messages, **request)

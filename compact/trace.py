@@ -26,14 +26,16 @@ class Turn:
     refused: int = 0                  # prompt-too-long refusals this turn
     sent: list = field(default_factory=list, repr=False)   # the messages as sent
     stop_reason: str = "end_turn"     # the reply's: tool_use, end_turn, max_tokens, refusal, ...
+    before: list = field(default_factory=list, repr=False)  # the history before the pipeline
 
 
 @dataclass(frozen=True)
 class TurnStart:
-    """Where a turn began: its number, the history's length, the compactor's next event."""
+    """Where a turn began: its number, the history then (the list as it was), the compactor's
+    next event."""
 
     number: int
-    messages: int
+    history: list
     first_event: int
 
 
@@ -45,10 +47,10 @@ def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compa
     events = compactor.events[start.first_event:]
     size_sent = compactor.measure(sent)
     fired = [e for e in events if e.fired]
-    return Turn(start.number, start.messages, events[0].size_before if events else size_sent,
+    return Turn(start.number, len(start.history), events[0].size_before if events else size_sent,
                 size_sent, response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, [(b["name"], dict(b["input"])) for b in reply.calls],
-                composition(sent), reply.text, refused, sent, reply.stop)
+                composition(sent), reply.text, refused, sent, reply.stop, start.history)
 
 
 @dataclass
