@@ -9,17 +9,17 @@ included; ``stage_cases`` holds each stage's own test cases, which the package's
 package itself starts in ``compact/pipeline/compactor.py``.
 """
 
-from ..pipeline import Compactor, Limits
+from ..pipeline import Limits
 from ..texts import language
 from . import as_written, fonts  # noqa: F401  (fonts: Chinese glyphs in every plot)
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import assistant, results, tool_turn, user
-from .own_stage import differences
+from .own_stage import Compactor
 from .plot import plot_run
 from .reveal import reveal
 from .show import show, source
 
-__all__ = ["Compactor", "Limits", "Runs", "as_written", "assistant", "check", "differences",
-           "language", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",
-           "source", "tool_turn", "user"]
+__all__ = ["Compactor", "Limits", "Runs", "as_written", "assistant", "check", "language",
+           "plot_run", "prompt", "results", "reveal", "run_experiment", "show", "source",
+           "tool_turn", "user"]

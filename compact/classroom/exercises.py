@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import html
 import inspect
+import os
 import tempfile
 import traceback
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from ..pipeline.micro_compact import micro_compact
 from ..pipeline.snip_compact import snip_compact
 from ..pipeline.tool_result_budget import tool_result_budget
 from .feedback import difference
+from .reveal import CHECK_CLAIMS
 from .stage_cases import SIGNATURES, Case, cases
 
 PACKAGE: dict[str, Callable[..., list]] = {
@@ -120,7 +122,8 @@ class Report:
 
 def check(stage: str, fn: Callable[..., Any]) -> Report:
     """Run every case of ``stage`` against ``fn`` (signature in ``SIGNATURES``), each in its own
-    empty folder; return the report (display it, then ``assert report.passed, report``)."""
+    empty folder; return the report (a notebook shows it once, as the cell's value). Under the
+    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     if not callable(fn):
         raise TypeError(f"check needs a function {SIGNATURES[stage]}, got {type(fn).__name__}")
@@ -136,4 +139,7 @@ def check(stage: str, fn: Callable[..., Any]) -> Report:
     for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
-    return Report(stage, tuple(outcomes))
+    report = Report(stage, tuple(outcomes))
+    if os.environ.get(CHECK_CLAIMS) and not report.passed:      # the notebooks under test
+        raise AssertionError(str(report))
+    return report

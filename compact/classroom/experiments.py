@@ -24,13 +24,13 @@ from ..demo import make_workspace
 from ..loop import agent_loop
 from ..model_call import api_message, is_prompt_too_long
 from ..offline import OfflineModel
-from ..pipeline import STAGES, Compactor, Limits, StageEvent
+from ..pipeline import STAGES, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
-from .own_stage import as_stage
+from .own_stage import Compactor, differences
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -101,6 +101,10 @@ class ExperimentResult:
     def files_written(self) -> list[Path]:
         return self.transcripts + self.tool_results
 
+    def differences(self, other: ExperimentResult) -> list[str]:
+        """Where this run and ``other`` (e.g. yours and the package's) part ways; [] if nowhere."""
+        return differences(self, other)
+
     @property
     def refused_tokens(self) -> tuple[int, int] | None:
         """(tokens the refused request had, the window) as the API's message states them."""
@@ -143,9 +147,8 @@ def _workspace(n: int, compaction: bool, workdir: str | Path | Runs | None) -> W
 
 def _compactor(workspace: Workspace, limits: Limits, client: Any,
                stages: dict[str, Callable] | None, compaction: bool) -> Compactor:
-    own = {name: as_stage(name, fn) for name, fn in (stages or {}).items()}
     return Compactor(workspace.root, limits, summarize=summarizer_for(client),
-                     stages=STAGES if compaction else (), functions=own)
+                     stages=STAGES if compaction else (), functions=stages)
 
 
 def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits: Limits = Limits(),

@@ -3,8 +3,9 @@
 The learner writes a stage the way the lesson does — ``my_micro_compact(messages, limits)``
 returns the new list — and ``as_stage`` gives the Compactor what it expects of a stage function,
 ``(messages, Change)``, the Change read off the difference: whether anything changed, which
-tool results became a placeholder or a preview, which files appeared on disk.
-``differences(mine, theirs)`` then says where two runs of an experiment part ways.
+tool results became a placeholder or a preview, which files appeared on disk. The classroom's
+``Compactor`` is the package's, taking such functions by name. ``differences(mine, theirs)``
+then says where two runs of an experiment part ways.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import pipeline
 from ..pipeline.events import Change
 from ..pipeline.formats import parse_compacted
 from ..pipeline.messages import iter_tool_results, plain_text
@@ -77,3 +79,12 @@ def differences(mine: Any, theirs: Any) -> list[str]:
     if mine.error and mine.error != theirs.error:
         found.append(say("own.error", error=mine.error))
     return found
+
+
+class Compactor(pipeline.Compactor):
+    """The package's Compactor; ``functions`` are stages as the lesson writes them (each returns
+    the new list), e.g. ``Compactor(functions={"micro_compact": my_micro_compact})``."""
+
+    def __init__(self, *args: Any, functions: dict[str, Callable] | None = None, **kwargs: Any) -> None:
+        own = {name: as_stage(name, fn) for name, fn in (functions or {}).items()}
+        super().__init__(*args, functions=own, **kwargs)
