@@ -35,6 +35,7 @@ def markdown(nb):
 def kernel_home(tmp_path, monkeypatch):
     """An offline environment whose Jupyter, IPython and matplotlib state lives in tmp_path."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("COMPACT_CHECK_CLAIMS", "1")         # reveal() and check() assert the claims
     monkeypatch.delenv("MPLBACKEND", raising=False)
     for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
         folder = tmp_path / name.lower()
@@ -68,7 +69,7 @@ def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
     if PLOT_CALL.search(source):
         images = [o for o in outputs if "image/png" in o.get("data", {})]
         assert images, f"{path.name} draws a plot but showed no image"
-    if "runs_dir=RUNS" in source or "new_run_dir(RUNS" in source:
+    if "Runs(" in source:
         runs = kernel_home / "runs"
         assert runs.is_dir() and any(runs.iterdir()), "runs should land in runs/ beside the notebook"
 
@@ -100,22 +101,64 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
     [following] = re.findall(r"\*\*Next:\*\* \[[^\]]+\]\(([\w.]+\.ipynb)\)", text)
     assert (NOTEBOOK_DIR / following).is_file(), f"{path.name}: its next link {following} is broken"
     if path.name[:2] != "00":
-        assert "## zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
+        assert "### zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
+
+
+GOING_FURTHER = "## Going further"
+PREDICT = re.compile(r"predict", re.I)
+FROM_COMPACT = re.compile(r"^from (compact(?:\.[\w.]+)?) import ([^\n#]+)", re.M)
+
+
+def imported_names(nb) -> set[str]:
+    """The names a notebook imports from the package."""
+    source = "\n".join(cell.source for cell in code_cells(nb))
+    return {name.strip().split(" as ")[-1] for _, names in FROM_COMPACT.findall(source)
+            for name in names.strip("() ").split(",") if name.strip()}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_at_most_twelve_names_come_from_the_package(path):
+    solutions = {f"my_{stage}" for stage in WRITE_IT_YOURSELF.values()}   # the worked solution
+    names = imported_names(nbformat.read(path, as_version=4)) - solutions
+    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_prediction_is_answered_before_it_is_asked(path):
+    """The code cell right after a markdown cell that asks to predict holds no assert: the
+    learner writes a guess first; the cell after runs the thing and reveals."""
+    cells = nbformat.read(path, as_version=4).cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and PREDICT.search(cell.source):
+            after = next((c for c in cells[i + 1:] if c.cell_type == "code"), None)
+            assert after is None or not re.search(r"^\s*assert\b", after.source, re.M), \
+                f"{path.name} cell {i}: the code right after a prediction asserts its answer"
+
+
+STAGE_NOTEBOOKS = [p for p in LESSON_NOTEBOOKS if p.name[:2] != "00"]
+
+
+@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.name)
+def test_the_lessons_part_comes_first_in_at_most_thirty_cells(path):
+    cells = nbformat.read(path, as_version=4).cells
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and GOING_FURTHER in c.source)
+    assert at <= 30, f"{path.name}: {at} cells before {GOING_FURTHER!r}"
+    assert "## Recap" in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
 
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
-def test_write_it_yourself_cells_check_the_stage_with_its_own_cases(number, stage):
+def test_write_it_yourself_cells_check_the_stage_then_run_it(number, stage):
+    """The learner's stage is checked against the stage's own cases, then runs for real: in an
+    experiment, an agent loop or a Compactor."""
     [path] = [p for p in NOTEBOOKS if p.name.startswith(number)]
     nb = nbformat.read(path, as_version=4)
     sources = [cell.source for cell in code_cells(nb)]
     [stub] = [s for s in sources if f"def my_{stage}(" in s]
     assert "raise NotImplementedError" in stub
     assert f"from compact.classroom.solutions import {stage} as my_{stage}  # ← delete this line" in stub
-    [checker] = [s for s in sources if f'check("{stage}", my_{stage})' in s]
-    assert "assert" in checker and ".passed" in checker
-    cells = nb.cells
-    check_at = next(i for i, c in enumerate(cells) if c.source is checker or c.source == checker)
-    assert cells[check_at - 1].cell_type == "markdown" and "**Predict:**" in cells[check_at - 1].source
+    checked = next(k for k, s in enumerate(sources) if f'check("{stage}", my_{stage})' in s)
+    assert any(f'"{stage}": my_{stage}' in s for s in sources[checked + 1:]), \
+        f"{path.name}: after the check, no cell runs my_{stage} in an experiment, loop or Compactor"
 
 
 def assigned_names(source: str) -> set[str]:

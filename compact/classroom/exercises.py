@@ -120,10 +120,11 @@ class Report:
                 f"<ul style='list-style:none;padding-left:1em'>{items}</ul></div>")
 
 
-def check(stage: str, fn: Callable[..., Any]) -> Report:
+def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     """Run every case of ``stage`` against ``fn`` (signature in ``SIGNATURES``), each in its own
     empty folder; return the report (a notebook shows it once, as the cell's value). Under the
-    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises."""
+    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises, unless ``strict=False`` (a
+    function shown failing on purpose, such as the lesson's snippet)."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     if not callable(fn):
         raise TypeError(f"check needs a function {SIGNATURES[stage]}, got {type(fn).__name__}")
@@ -140,6 +141,6 @@ def check(stage: str, fn: Callable[..., Any]) -> Report:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
     report = Report(stage, tuple(outcomes))
-    if os.environ.get(CHECK_CLAIMS) and not report.passed:      # the notebooks under test
+    if strict and os.environ.get(CHECK_CLAIMS) and not report.passed:   # notebooks under test
         raise AssertionError(str(report))
     return report

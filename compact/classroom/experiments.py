@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+from matplotlib.figure import Figure
 
 from ..client import default_model, make_client, summarizer_for
 from ..demo import make_workspace
@@ -31,6 +32,7 @@ from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
 from .own_stage import Compactor, differences
+from .plot import plot_run
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -100,6 +102,10 @@ class ExperimentResult:
     @property
     def files_written(self) -> list[Path]:
         return self.transcripts + self.tool_results
+
+    def plot(self, panels: tuple[str, ...] = ("context", "composition")) -> Figure:
+        """The run per turn: its size against the limit, and what the context is made of."""
+        return plot_run(self, panels)
 
     def differences(self, other: ExperimentResult) -> list[str]:
         """Where this run and ``other`` (e.g. yours and the package's) part ways; [] if nowhere."""
