@@ -16,10 +16,11 @@ from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import assistant, results, tool_turn, user
 from .own_stage import Compactor
+from .picture import picture
 from .plot import plot_run
 from .reveal import reveal
 from .show import show, source
 
 __all__ = ["Compactor", "Limits", "Runs", "as_written", "assistant", "check", "language",
-           "plot_run", "prompt", "results", "reveal", "run_experiment", "show", "source",
+           "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show", "source",
            "tool_turn", "user"]

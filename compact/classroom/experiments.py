@@ -32,6 +32,7 @@ from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
 from .own_stage import Compactor, differences
+from .picture import run_picture
 from .plot import plot_run
 
 PROMPTS = {
@@ -106,6 +107,10 @@ class ExperimentResult:
     def plot(self, panels: tuple[str, ...] = ("context", "composition")) -> Figure:
         """The run per turn: its size against the limit, and what the context is made of."""
         return plot_run(self, panels)
+
+    def picture(self, stage: str) -> Figure:
+        """The messages before and after ``stage``, the first time it fired in this run."""
+        return run_picture(self, stage)
 
     def differences(self, other: ExperimentResult) -> list[str]:
         """Where this run and ``other`` (e.g. yours and the package's) part ways; [] if nowhere."""

@@ -100,7 +100,7 @@ class Table:
             if self.title else ""
         if len(self.rows) <= FOLD + 2:
             return f"<table class='compact-table'>{caption}<tr>{head}</tr>{body}</table>"
-            cut = _nth(body, "</tr>", FOLD)
+        cut = _nth(body, "</tr>", FOLD)
         rest = say("show.more_rows", count=len(self.rows) - FOLD)
         return (f"<table class='compact-table'>{caption}<tr>{head}</tr>{body[:cut]}</table>"
                 f"<details><summary>{html.escape(rest)}</summary><table class='compact-table'>"
