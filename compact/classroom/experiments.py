@@ -3,12 +3,12 @@
 Each run gets a fresh copy of the demo course workspace in its own folder, so the
 ``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
 Notebooks pass ``runs_dir="runs"``: every run then lands in a numbered folder beside the
-notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it.
+notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it; the folder
+stays bounded (``runs.py``: finished kernels' runs beyond the newest few per label go).
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 import tempfile
 from collections.abc import Callable
@@ -27,6 +27,7 @@ from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..tools import Workspace
+from .runs import new_run
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -89,17 +90,12 @@ class ExperimentResult:
 
 
 def new_run_dir(runs_dir: str | Path, label: str) -> Path:
-    """A new, empty folder ``<runs_dir>/<label>-<n>`` (the next free n): runs never share one."""
-    folder = Path(runs_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    for n in itertools.count(1):
-        path = folder / f"{label}-{n}"
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise AssertionError("unreachable")
+    """A new, empty folder ``<runs_dir>/<label>-<n>`` this process owns: runs never share one.
+
+    Runs of finished kernels beyond the newest ``runs.KEEP`` per label are removed on the way,
+    never a run another live kernel (a second lab on the same copy) owns (see ``runs``).
+    """
+    return new_run(runs_dir, label)
 
 
 def run_experiment(n: int, limits: Limits = Limits(), client: Any = None,
