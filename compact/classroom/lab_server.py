@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from importlib.util import find_spec
@@ -67,6 +68,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     the old file or the new one, never half of it, even when the disk fills up."""
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
     try:
+        os.chmod(handle.name, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)
         with handle:
             handle.write(data)
             handle.flush()
