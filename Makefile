@@ -36,7 +36,7 @@ present: $(VENV)/.present
 
 # A static site of the executed notebooks, plots included (publish build/book, e.g. on GitHub Pages).
 book: $(VENV)/.suite
-	$(PY) -m compact.classroom.book notebooks build/book
+	$(PY) -m compact.classroom.book notebooks/book.json build/book
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
