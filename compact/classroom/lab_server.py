@@ -29,6 +29,8 @@ import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
+import zmq
+
 from .runs import prune, usage
 
 MANIFEST = ".synced-from-notebooks.json"      # name → hash of the committed cells last copied
@@ -179,7 +181,13 @@ def lab_command(folder: str | Path, extra: list[str], app: str = "jupyterlab") -
     *View → Show Hidden Files* can show the ``.transcripts/`` and ``.task_outputs/`` an
     experiment leaves in its run folder."""
     return [sys.executable, "-m", app, f"--ServerApp.root_dir={Path(folder).resolve()}",
-            "--ContentsManager.allow_hidden=True", *as_root(), *extra]
+            "--ContentsManager.allow_hidden=True", *encrypted(), *as_root(), *extra]
+
+
+def encrypted() -> list[str]:
+    """Kernels talk to the server over CurveZMQ where pyzmq has it (else ipykernel warns, on
+    every kernel start, that code and outputs cross the loopback in plain text)."""
+    return ["--KernelManager.transport_encryption=auto"] if zmq.has("curve") else []
 
 
 def present_command(folder: str | Path, extra: list[str]) -> list[str]:
