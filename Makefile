@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-# The git-ignored working copy `make lab` and `make present` serve (notebooks/ stays as committed).
+# The git-ignored working copy `make lab`, `make notebook` and `make present` serve (notebooks/ stays as committed).
 LAB_COPY ?= my-notebooks
 
 .PHONY: lab notebook present book test chromium figures screenshots constraints bench clean
