@@ -4,10 +4,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-# The git-ignored working copy `make lab` and `make present` serve (notebooks/ stays as committed).
+# The git-ignored working copy `make lab`, `make notebook` and `make present` serve (notebooks/ stays as committed).
 LAB_COPY ?= my-notebooks
 
-.PHONY: lab present book test chromium figures screenshots constraints bench clean
+.PHONY: lab notebook present book test chromium figures screenshots constraints bench clean
 
 $(VENV)/.suite: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ $(VENV)/.dev: $(VENV)/.suite requirements-dev.txt
 lab: $(VENV)/.suite
 	$(PY) -m compact.classroom.lab_server lab --copy $(LAB_COPY) $(LAB_ARGS)
 
+# The same copy in Notebook 7 (one notebook per tab, the interface many classrooms use).
+notebook: $(VENV)/.suite
+	$(PY) -m compact.classroom.lab_server notebook --copy $(LAB_COPY) $(LAB_ARGS)
+
 # Presenter mode: the lab in Voilà (code hidden, dashboard first); Voilà is an optional extra.
 $(VENV)/.present: $(VENV)/.suite
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[present]"
@@ -32,7 +36,7 @@ present: $(VENV)/.present
 
 # A static site of the executed notebooks, plots included (publish build/book, e.g. on GitHub Pages).
 book: $(VENV)/.suite
-	$(PY) -m compact.classroom.book notebooks build/book
+	$(PY) -m compact.classroom.book notebooks/book.json build/book
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

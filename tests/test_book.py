@@ -1,19 +1,87 @@
-"""`make book` builds the static site from a fresh clone: every notebook, executed, with its plots."""
+"""`make book` builds a site you can navigate, from a fresh clone: every notebook executed with its
+plots, the documents beside them, an index, previous / next on every page, and no link to a
+missing page or anchor. A small two-language book checks translations and link rewriting."""
 
-import html
+from __future__ import annotations
+
+import json
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import nbformat
 import pytest
 from repo_copy import git, snapshot
 
-from compact.classroom.book import title_of
+from compact.classroom.book import build, github_slug, plain, read_book, title_of
 
 VENV = Path(sys.executable).parent.parent
+REPO = Path(__file__).resolve().parent.parent
 PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|strategies|cumulative)\w*\(|gallery\(")
+EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+
+
+class Page(HTMLParser):
+    """The links, anchors, navigation and title of one page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.nav: dict[str, set[str]] = {}
+        self.title, self._in_title = "", False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        for key in ("href", "src"):
+            if attrs.get(key) and (tag != "script" or key != "src"):
+                self.links.append(attrs[key])
+        if tag == "a" and attrs.get("rel") and attrs.get("href"):
+            self.nav.setdefault(attrs["rel"], set()).add(attrs["href"])
+        self._in_title = tag == "title"
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+
+    def handle_endtag(self, tag):
+        self._in_title = False
+
+
+def check_site(site: Path) -> dict[Path, Page]:
+    """Follow every local link of every page: the file exists and so does the anchor."""
+    pages = {path.resolve(): Page(path.read_text(encoding="utf-8")) for path in site.rglob("*.html")}
+    broken = []
+    for path, page in pages.items():
+        for link in page.links:
+            if EXTERNAL.match(link):
+                continue
+            target, _, anchor = link.partition("#")
+            file = (path.parent / unquote(target)).resolve() if target else path
+            if not file.is_file():
+                broken.append(f"{path.relative_to(site)} → {link}: no such page")
+            elif anchor and file in pages and not {anchor, unquote(anchor)} & pages[file].ids:
+                broken.append(f"{path.relative_to(site)} → {link}: no such anchor")
+    assert broken == [], "\n".join(broken)
+    return pages
+
+
+def check_navigation(site: Path, pages: dict[Path, Page], order: list[str], index: str) -> None:
+    """Each page of ``order`` links to the index and to its neighbours (the index at the ends)."""
+    chain = [index, *order, index]
+    for at, name in enumerate(order, start=1):
+        page, here = pages[(site / name).resolve()], (site / name).parent
+        resolved = {rel: {(here / href).resolve() for href in hrefs} for rel, hrefs in page.nav.items()}
+        assert (site / index).resolve() in resolved["index"], name
+        assert (site / chain[at - 1]).resolve() in resolved["prev"], name
+        assert (site / chain[at + 1]).resolve() in resolved["next"], name
+        assert "`" not in page.title, f"{name}: raw backticks in its title"
 
 
 @pytest.mark.slow
@@ -22,13 +90,20 @@ def test_make_book_from_a_fresh_clone(tmp_path):
     done = subprocess.run(["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
                            "book"], cwd=clone, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "link to a missing file" not in done.stderr, done.stderr[-3000:]
     site = clone / "build" / "book"
+    pages = check_site(site)
+    book = read_book(clone / "notebooks" / "book.json")
+    check_navigation(site, pages, [p.out for p in book.sequences["index.html"]], "index.html")
     index = (site / "index.html").read_text(encoding="utf-8")
     notebooks = sorted((clone / "notebooks").glob("*.ipynb"))
+    assert {p.source for p in book.pages} >= {f"notebooks/{p.name}" for p in notebooks}, \
+        "a notebook is missing from notebooks/book.json"
     for path in notebooks:
         page = (site / f"{path.stem}.html").read_text(encoding="utf-8")
         nb = nbformat.read(path, as_version=4)
-        assert f"href='{path.stem}.html'" in index and html.escape(title_of(nb, "")) in index
+        assert f"href='{path.stem}.html'" in index and "`" not in Page(index).title
+        assert plain(title_of(nb, "")) in re.sub(r"<[^>]+>", "", index)
         assert page.count("class=\"jp-OutputArea-child") >= 1, f"{path.name} shows no outputs"
         crash = "Traceback (most recent call last)"      # (pygments CSS names Generic.Traceback)
         assert crash not in page, page[page.index(crash) - 1500:][:3000]
@@ -36,7 +111,88 @@ def test_make_book_from_a_fresh_clone(tmp_path):
         source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         if PLOT_CALL.search(source):
             assert images >= 1, f"{path.name} draws plots but its page shows none"
+    assert "<code>" in index and "`" not in re.sub(r"<[^>]+>", "", index)    # titles rendered
     lab = (site / "06_lab.html").read_text(encoding="utf-8")
     assert lab.count('src="data:image/png;base64,') >= 4          # the gallery: every experiment
     assert "The lab's dashboard: run this cell" in lab             # not a VBox(...) repr
+    readme = (site / "README.html").read_text(encoding="utf-8")
+    assert 'href="docs/running.html"' in readme and 'href="00_context_window.html"' not in readme
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def notebook(path: Path, *cells: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) if c.startswith("print") else nbformat.v4.new_markdown_cell(c)
+                for c in cells]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def small_repo(tmp_path):
+    """Two notebooks in English and their Chinese translations, a README and one docs page."""
+    root = tmp_path / "repo"
+    notebook(root / "notebooks" / "01_a.ipynb", "# 01 · Stage `a`\n\nNext: [02](02_b.ipynb), "
+             "the [glossary](../README.md#glossary), the [code](../pkg/code.py).", "print(1)")
+    notebook(root / "notebooks" / "02_b.ipynb", "# 02 · Stage b\n\nBack to [01](01_a.ipynb#01--stage-a).")
+    notebook(root / "notebooks" / "zh" / "01_a.ipynb", "# 01 · 阶段 `a`\n\n下一页：[02](02_b.ipynb)")
+    notebook(root / "notebooks" / "zh" / "02_b.ipynb", "# 02 · 阶段 b")
+    (root / "README.md").write_text("# Small\n\nRead [the notebooks](notebooks/01_a.ipynb) and "
+                                    "[more](docs/more.md).\n\n## Glossary\n\nwords\n", encoding="utf-8")
+    (root / "docs").mkdir()
+    (root / "docs" / "more.md").write_text("# More\n\nBack to the [README](../README.md).\n")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "code.py").write_text("x = 1\n")
+    pages = ["01_a.ipynb", "02_b.ipynb"]
+    (root / "notebooks" / "book.json").write_text(json.dumps({
+        "root": "..", "title": "Small `book`", "intro": "Two pages.",
+        "languages": [{"code": "en", "name": "English", "folder": "notebooks", "out": "", "pages": pages},
+                      {"code": "zh", "name": "中文", "folder": "notebooks/zh", "out": "zh", "pages": pages}],
+        "documents": ["README.md", "docs/more.md"]}), encoding="utf-8")
+    return root
+
+
+def test_a_second_language_is_data_and_every_page_links_its_translation(small_repo, tmp_path):
+    site = tmp_path / "site"
+    build(site, small_repo / "notebooks" / "book.json", run=False)
+    pages = check_site(site)
+    check_navigation(site, pages, ["01_a.html", "02_b.html", "README.html", "docs/more.html"], "index.html")
+    check_navigation(site, pages, ["zh/01_a.html", "zh/02_b.html"], "zh/index.html")
+    assert pages[(site / "01_a.html").resolve()].nav["alternate"] == {"zh/01_a.html"}
+    assert pages[(site / "zh" / "01_a.html").resolve()].nav["alternate"] == {"../01_a.html"}
+    assert pages[(site / "index.html").resolve()].nav["alternate"] == {"zh/index.html"}
+    first = (site / "01_a.html").read_text(encoding="utf-8")
+    assert 'href="02_b.html"' in first and 'href="README.html#glossary"' in first
+    assert "<span class=\"repo-file\" title=\"pkg/code.py in the repository\">code</span>" in first
+    assert 'href="01_a.html#01--stage-a"' in (site / "02_b.html").read_text(encoding="utf-8")
+    assert 'href="../README.html"' in (site / "docs" / "more.html").read_text(encoding="utf-8")
+    assert pages[(site / "01_a.html").resolve()].title == "01 · Stage a"
+
+
+def test_with_an_address_other_files_link_to_the_repository(small_repo, tmp_path):
+    (small_repo / "pyproject.toml").write_text('[project]\nname = "small"\n[project.urls]\n'
+                                               'Repository = "https://github.com/acme/small"\n')
+    build(tmp_path / "site", small_repo / "notebooks" / "book.json", run=False)
+    first = (tmp_path / "site" / "01_a.html").read_text(encoding="utf-8")
+    assert 'href="https://github.com/acme/small/blob/main/pkg/code.py"' in first
+
+
+def test_a_link_to_a_missing_file_is_reported(small_repo, tmp_path, capsys):
+    notebook(small_repo / "notebooks" / "02_b.ipynb", "# 02 · Stage b\n\nSee [gone](03_gone.ipynb).")
+    build(tmp_path / "site", small_repo / "notebooks" / "book.json", run=False)
+    assert "notebooks/02_b.ipynb: link to a missing file: 03_gone.ipynb" in capsys.readouterr().err
+    with pytest.raises(AssertionError, match="03_gone.ipynb: no such page"):
+        check_site(tmp_path / "site")
+
+
+def test_headings_carry_the_anchors_github_gives_them():
+    assert github_slug("The notebooks, in order") == "the-notebooks-in-order"
+    assert github_slug("Binder, Colab and JupyterHub") == "binder-colab-and-jupyterhub"
+    assert github_slug("It refuses what the API refuses") == "it-refuses-what-the-api-refuses"
+
+
+def test_every_notebook_is_in_the_book():
+    book = read_book(REPO / "notebooks" / "book.json")
+    listed = {p.source for p in book.pages}
+    assert {f"notebooks/{p.name}" for p in (REPO / "notebooks").glob("*.ipynb")} <= listed
+    assert all((REPO / p.source).is_file() for p in book.pages)

@@ -135,8 +135,8 @@ def test_the_checker_sees_a_circle_and_a_reach_upward(tmp_path):
 
 
 def readme_tree() -> set[str]:
-    """Module paths listed in the README's package tree (``compact/`` code block)."""
-    text = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    """Module paths listed in the package tree of docs/package.md (``compact/`` code block)."""
+    text = (PACKAGE.parent / "docs" / "package.md").read_text(encoding="utf-8")
     block = text.split("```\ncompact/\n", 1)[1].split("```", 1)[0]
     listed, folders = set(), []
     for line in block.splitlines():
@@ -155,5 +155,5 @@ def test_the_readme_tree_lists_every_module():
     files = {p.relative_to(PACKAGE.parent).as_posix() for p in modules().values()
              if p.name != "__init__.py"}
     listed = readme_tree()
-    assert files - listed == set(), "modules missing from the README's package tree"
-    assert listed - files == set(), "the README's package tree names files that do not exist"
+    assert files - listed == set(), "modules missing from the package tree in docs/package.md"
+    assert listed - files == set(), "the package tree in docs/package.md names files that do not exist"

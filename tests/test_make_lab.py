@@ -1,17 +1,31 @@
-"""`make lab` and `make present` serve a git-ignored working copy, refreshed without losing edits.
+"""`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed
+without losing edits, and never stopped by a damaged file in it.
 
-The browser test (tests/browser/test_make_lab.py) runs the real `make lab` and checks that
-opening, running and saving a notebook leaves `git status` clean; these test the refresh rules.
+The browser test (tests/browser/test_served_copy.py) runs the real `make lab` and `make notebook`
+and checks that opening, running and saving a notebook leaves `git status` clean and that no
+pop-up shows; these test the refresh rules, the settings and the install.
 """
 
 import json
+import os
 import shutil
 import subprocess
+import sys
+import venv
 from pathlib import Path
 
 import pytest
+from repo_copy import snapshot
 
-from compact.classroom.lab_server import MANIFEST, lab_command, present_command, sync
+from compact.classroom.lab_server import (
+    MANIFEST,
+    SEEDED_SETTINGS,
+    lab_command,
+    present_command,
+    runs_report,
+    server_env,
+    sync,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -95,6 +109,112 @@ def test_the_commands_serve_the_copy(tmp_path):
     assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
     present = present_command(tmp_path, ["--port=1"])
     assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
+
+
+@pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
+def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(folders, damage):
+    source, copy = folders
+    sync(source, copy)
+    edit(copy / "03_micro_compact.ipynb", append_cell("my own note"))
+    mine = (copy / "03_micro_compact.ipynb").read_bytes()
+    (copy / MANIFEST).write_text(damage, encoding="utf-8", errors="surrogateescape")
+    report = sync(source, copy)                          # not a JSONDecodeError
+    assert report[MANIFEST].startswith("damaged (")
+    assert report["03_micro_compact.ipynb"].startswith("kept: you edited it")
+    assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
+    assert report["00_context_window.ipynb"] == "unchanged"      # same cells as committed
+    assert MANIFEST not in sync(source, copy)                    # rewritten whole
+    assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
+
+
+def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(folders):
+    source, copy = folders
+    sync(source, copy)
+    broken = copy / "04_compact_history.ipynb"
+    broken.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8")   # cut off
+    edit(source / "04_compact_history.ipynb", append_cell("upstream news"))
+    edit(source / "05_reactive_and_compact_tool.ipynb", append_cell("upstream news"))
+    report = sync(source, copy)
+    assert report["04_compact_history.ipynb"].startswith("skipped: not valid notebook JSON")
+    assert broken.read_text(encoding="utf-8").endswith('"sou')         # left as it is
+    assert report["05_reactive_and_compact_tool.ipynb"] == "updated"   # the rest goes on
+    broken.unlink()                                                    # what the message says to do
+    assert sync(source, copy)["04_compact_history.ipynb"] == "new"
+
+
+def test_a_committed_notebook_that_is_not_json_is_skipped_too(folders):
+    source, copy = folders
+    (source / "01_tool_result_budget.ipynb").write_text("not json", encoding="utf-8")
+    report = sync(source, copy)
+    assert report["01_tool_result_budget.ipynb"].startswith("skipped: the committed")
+    assert report["00_context_window.ipynb"] == "new" and not (copy / "01_tool_result_budget.ipynb").exists()
+
+
+FULL_DISK = """
+import resource, signal, sys
+from compact.classroom.lab_server import sync
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)        # a write past the limit fails (EFBIG)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))  # as on a full disk: 64 bytes per file
+print(sync(sys.argv[1], sys.argv[2]))
+"""
+
+
+def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(folders):
+    source, copy = folders
+    sync(source, copy)
+    before = (copy / MANIFEST).read_bytes()
+    assert len(before) > 64
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr                       # make lab goes on
+    assert "not saved" in done.stdout
+    assert (copy / MANIFEST).read_bytes() == before                # not truncated
+    assert sorted(p.name for p in copy.iterdir() if p.name.startswith(f"{MANIFEST}.")) == []
+    assert set(sync(source, copy).values()) == {"unchanged"}
+
+
+def test_the_servers_settings_ask_nothing_and_a_learners_choice_stays(tmp_path, monkeypatch):
+    monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
+    env = server_env(tmp_path)
+    folder = Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    assert folder.is_relative_to(tmp_path.resolve())
+    for name, value in SEEDED_SETTINGS.items():
+        assert json.loads((folder / name).read_text()) == value
+    notification = folder / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    assert json.loads(notification.read_text())["fetchNews"] == "false"
+    notification.write_text('{"fetchNews": "true"}')               # the learner said yes
+    server_env(tmp_path)
+    assert json.loads(notification.read_text()) == {"fetchNews": "true"}
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "mine"))
+    assert server_env(tmp_path)["JUPYTERLAB_SETTINGS_DIR"] == str(tmp_path / "mine")
+
+
+def test_make_lab_says_how_much_the_runs_hold_and_how_to_clear_them(tmp_path):
+    script = ("import sys; from compact.classroom.runs import new_run\n"
+              "for _ in range(6): (new_run(sys.argv[1], 'experiment3') / 'x.txt').write_text('x' * 500_000)")
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "runs")], check=True)
+    report = runs_report(tmp_path)
+    assert report == (f"{tmp_path}/runs/: 3 run folder(s), 1.5 MB (closed kernels' runs beyond the newest "
+                      f"few per experiment are removed; delete {tmp_path}/runs/ to clear it)")
+
+
+@pytest.mark.slow
+def test_installing_the_package_prints_no_warning_box(tmp_path):
+    """What `make lab` runs on a fresh clone, `pip install -e .`, into a new virtual environment
+    (with this pip: `make` upgrades pip first, and only a recent pip shows the backend's box)."""
+    clone = snapshot(tmp_path / "clone")
+    venv.create(tmp_path / "venv", with_pip=False)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(tmp_path / "venv" / "bin" / "python"),
+                           "install", "--quiet", "--no-deps", "-e", str(clone)], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    output = done.stdout + done.stderr
+    assert "Editable installation" not in output and "*****" not in output, output[-3000:]
+
+
+def test_the_notebook_command_serves_the_same_copy(tmp_path):
+    command = lab_command(tmp_path, ["--no-browser"], app="notebook")
+    assert command[1:3] == ["-m", "notebook"] and f"--ServerApp.root_dir={tmp_path.resolve()}" in command
 
 
 @pytest.mark.parametrize("path", ["my-notebooks/06_lab.ipynb", "notebooks/runs/lab/x",

@@ -194,7 +194,7 @@ def test_the_name_check_would_catch_a_reassignment():
     assert assigned_names("a = 1\nb, c = 2, 3\nd += 1\nfor e in x: f = e") == {"a", "b", "c", "d"}
 
 
-README = NOTEBOOK_DIR.parent / "README.md"
+README = NOTEBOOK_DIR.parent / "docs" / "lesson.md"      # the lesson, part by part
 LESSON_PARTS = ["先理解上下文", "为什么先整理工具结果", "试一下", "第一步", "第二步", "第三步", "第四步",
                 "为什么顺序固定", "与 s09 的边界", "放回 Agent Loop", "API 拒绝后的补救", "compact 工具",
                 "the wrong way", "相对 s07 的变更", "v8"]
@@ -211,7 +211,7 @@ def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
     table = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("|")][2:]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table]
     for part in LESSON_PARTS:
-        assert any(part in row[0] for row in rows), f"the README's table does not place {part!r}"
+        assert any(part in row[0] for row in rows), f"the table in docs/lesson.md does not place {part!r}"
     for part, numbers, sections in rows:
         first, _, last = numbers.partition("–")
         wanted = [p for p in NOTEBOOKS if first <= p.name[:2] <= (last or first)]

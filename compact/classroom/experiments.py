@@ -3,13 +3,13 @@
 Each run gets a fresh copy of the demo course workspace in its own folder, so the
 ``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
 Notebooks pass ``workdir=Runs("runs")``: every run then lands in a numbered folder beside the
-notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it. A learner's
-own stage can run the experiment in place of the package's (``stages=``).
+notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it; the folder
+stays bounded (``runs.py``: finished kernels' runs beyond the newest few per label go). A
+learner's own stage can run the experiment in place of the package's (``stages=``).
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 import tempfile
 from collections.abc import Callable
@@ -34,6 +34,7 @@ from ..trace import Trace, Turn
 from .own_stage import Compactor, differences
 from .picture import run_picture
 from .plot import plot_run
+from .runs import new_run
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -124,17 +125,12 @@ class ExperimentResult:
 
 
 def new_run_dir(runs_dir: str | Path, label: str) -> Path:
-    """A new, empty folder ``<runs_dir>/<label>-<n>`` (the next free n): runs never share one."""
-    folder = Path(runs_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    for n in itertools.count(1):
-        path = folder / f"{label}-{n}"
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise AssertionError("unreachable")
+    """A new, empty folder ``<runs_dir>/<label>-<n>`` this process owns: runs never share one.
+
+    Runs of finished kernels beyond the newest ``runs.KEEP`` per label are removed on the way,
+    never a run another live kernel (a second lab on the same copy) owns (see ``runs``).
+    """
+    return new_run(runs_dir, label)
 
 
 @dataclass(frozen=True)

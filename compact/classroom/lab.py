@@ -8,21 +8,20 @@ window's height, and the secondary panes (events, answer, files, inspector) in t
 A button runs its experiment in a background thread, so the kernel keeps answering: a click
 while a run is going is ignored and says so (no double run). ``lab.run(n)`` from code waits
 for its turn and returns the result. Each run gets its own new folder under ``root``
-(``runs/lab`` beside the notebook by default, git-ignored), kept until "Clear old runs".
+(``runs/lab`` beside the notebook by default, git-ignored): it keeps the newest ``keep`` of
+each experiment and the one it shows, and "Clear old runs" removes the others. Two labs on one
+folder (``make lab`` and ``make present`` on the same copy) never remove each other's runs
+(``runs.py``: each process owns its run folders).
 """
 
 from __future__ import annotations
 
 import html
 import io
-import re
-import shutil
-import tempfile
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment
 from .plot import headline, plot_composition, plot_context
+from .runs import new_run, prune, remove, run_label_of, run_names, usage
 from .show import rows
 
 BUTTONS = [("Experiment 1 · micro_compact", 1, True), ("Experiment 2 · tool_result_budget", 2, True),
@@ -53,7 +53,7 @@ SLIDERS = {   # Limits field → (min, max, step, the experiment it changes)
 FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
 CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
-RUN_NAME = re.compile(r"^\d{8}-\d{6}-(experiment[123]|baseline)-[\w]+$")
+KEEP_RUNS = 5               # the lab's own runs kept per experiment, besides the one shown
 # The page's CSS: the plot as big as the window allows, and dark where the page is dark
 # (JupyterLab and Voilà mark a dark theme on <body>; VS Code has its own class).
 STYLE = """<style>
@@ -132,31 +132,39 @@ def answer_html(result: ExperimentResult, failure: str | None = None) -> str:
             f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
 
 
+def file_size(path: Path) -> str:
+    try:
+        return f"{path.stat().st_size:,} bytes"
+    except FileNotFoundError:
+        return "removed since"
+
+
 def files_html(result: ExperimentResult) -> str:
     listing = "".join(f"<li class='landed-file'>{html.escape(p.relative_to(result.workdir).as_posix())}"
-                      f" ({p.stat().st_size:,} bytes)</li>" for p in result.files_written)
+                      f" ({file_size(p)})</li>" for p in result.files_written)
     return (f"<b>Files in {TRANSCRIPT_DIR}/ and {TOOL_RESULTS_DIR}/</b> "
             f"(in {html.escape(str(result.workdir))}):<ul>{listing or '<li>none</li>'}</ul>")
 
 
 def run_folders(root: Path) -> list[Path]:
-    """The lab's run folders under ``root``, oldest first (names start with the time)."""
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and RUN_NAME.match(p.name))
+    """The run folders under ``root`` (``experiment3-4``, ...), oldest first per experiment."""
+    return [root / name for name in run_names(root)]
 
 
-def folder_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+def run_label(n: int, compaction: bool) -> str:
+    """The run folder's label: ``experiment3``, or ``baseline3`` for a run without compaction."""
+    return f"experiment{n}" if compaction else f"baseline{n}"
 
 
 class Lab:
     """Build with ``Lab()`` and display it; ``run(n)`` is what each button does."""
 
     def __init__(self, client: Any = None, root: str | Path | None = None,
-                 limits: Limits = Limits()) -> None:
+                 limits: Limits = Limits(), keep: int = KEEP_RUNS) -> None:
         self.client = client or make_client(quiet=True)   # offline unless a key is set
-        self.root = Path(root) if root else Path.cwd() / "runs" / "lab"
+        self.root = (Path(root) if root else Path.cwd() / "runs" / "lab").resolve()
+        self.keep = keep
+        self.folders: list[Path] = []                     # the run folders this lab made, oldest first
         self.runs: list[ExperimentResult] = []
         self.result: ExperimentResult | None = None       # what the dashboard shows
         self.failure: str | None = None                   # why the last run failed, if it did
@@ -196,7 +204,8 @@ class Lab:
         self.files = w.HTML()
         self.runs_kept = w.HTML()
         self.clear = w.Button(description="Clear old runs", icon="trash",
-                              tooltip="delete every run folder except the one shown",
+                              tooltip="delete this lab's run folders except the one shown, and those "
+                                      "of closed labs",
                               layout=w.Layout(width="auto"))
         self.clear.on_click(lambda _b: self.clear_old_runs())
         self.turn = w.IntSlider(1, 1, 1, description="turn", disabled=True)
@@ -281,10 +290,21 @@ class Lab:
             return self._run(n, compaction)
 
     def _new_folder(self, n: int, compaction: bool) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        name = label_of(n, compaction).replace(" ", "")
-        return Path(tempfile.mkdtemp(prefix=f"{stamp}-{name}-", dir=self.root))
+        """A new run folder of this lab. Of each experiment the lab keeps its newest ``keep``
+        runs (and the one shown); closed labs' runs beyond the newest few go too."""
+        self.folders.append(new_run(self.root, run_label(n, compaction)))
+        shown = self.result.workdir if self.result else None
+        by_label: dict[str, list[Path]] = {}
+        for folder in self.folders:
+            by_label.setdefault(run_label_of(folder.name), []).append(folder)
+        old = [f for same in by_label.values() for f in same[: max(len(same) - self.keep, 0)] if f != shown]
+        self._forget(remove(self.root, old))
+        return self.folders[-1]
+
+    def _forget(self, removed: list[Path]) -> None:
+        gone = {f.resolve() for f in removed}
+        self.folders = [f for f in self.folders if f.resolve() not in gone]
+        self.runs = [r for r in self.runs if r.workdir.resolve() not in gone]
 
     def _run(self, n: int, compaction: bool) -> ExperimentResult:
         limits, label = self.limits, label_of(n, compaction)
@@ -381,25 +401,24 @@ class Lab:
     # ------------------------------------------------------------------ run folders
 
     def _update_runs_kept(self) -> None:
-        folders = run_folders(self.root)
-        size = sum(folder_bytes(f) for f in folders)
-        self.runs_kept.value = (f"<span class='runs-kept'>{len(folders)} run folder(s) kept in "
-                                f"{html.escape(str(self.root))} ({size / 1e6:.1f} MB)</span>")
+        count, size = usage(self.root)
+        self.runs_kept.value = (
+            f"<span class='runs-kept'>{count} run folder(s) kept in {html.escape(str(self.root))} "
+            f"({size / 1e6:.1f} MB): this lab keeps its newest {self.keep} of each experiment; "
+            "Clear old runs removes the rest, except the run shown and runs another open lab "
+            "uses.</span>")
 
     def clear_old_runs(self) -> int:
-        """Delete every run folder under ``root`` except the one the dashboard shows."""
+        """Delete this lab's run folders except the one the dashboard shows, and every run
+        folder of a closed lab; runs another live lab owns stay. The number removed."""
         if not self._lock.acquire(blocking=False):
             self._say("<span class='lab-busy'>Still running: nothing was cleared.</span>")
             return 0
         try:
-            keep = self.result.workdir.resolve() if self.result else None
-            removed = 0
-            for folder in run_folders(self.root):
-                if folder.resolve() != keep:
-                    shutil.rmtree(folder)
-                    removed += 1
-            self.runs = [r for r in self.runs if r.workdir.exists()]
-            return removed
+            shown = self.result.workdir if self.result else None
+            removed = remove(self.root, [f for f in self.folders if f != shown]) + prune(self.root, keep=0)
+            self._forget(removed)
+            return len(removed)
         finally:
             self._lock.release()
             self._update_runs_kept()

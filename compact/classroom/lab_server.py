@@ -1,14 +1,20 @@
-"""``make lab`` and ``make present``: serve a working copy of the notebooks, never the committed ones.
+"""``make lab``, ``make notebook`` and ``make present``: serve a working copy of the notebooks,
+never the committed ones.
 
 JupyterLab saves what it opens (autosave, metadata, outputs), so serving ``notebooks/`` would
-change the repository. Both commands first refresh a git-ignored copy (``my-notebooks/``): a
+change the repository. Each command first refreshes a git-ignored copy (``my-notebooks/``): a
 notebook new or changed upstream is copied in, unless the learner edited its cells, in which
-case their copy is kept and the command says so. Outputs alone are not edits. Then
+case their copy is kept and the command says so. Outputs alone are not edits. A notebook that is
+not valid JSON is left alone with a message, and so is a damaged record of what was copied
+(both are written atomically, so an interrupted refresh leaves neither half-written). Then
 
 * ``lab`` starts JupyterLab on the copy (``--allow-root`` only as root);
+* ``notebook`` starts Notebook 7 on the same copy;
 * ``present`` starts Voilà on the copy's lab notebook: code hidden, the dashboard first.
 
-Extra arguments go to JupyterLab or Voilà unchanged.
+JupyterLab and Notebook 7 read their settings from the copy (``.jupyter/settings``), seeded so
+that no news pop-up asks the learner anything; the runs kept in the copy are counted on start.
+Extra arguments go to JupyterLab, Notebook 7 or Voilà unchanged.
 """
 
 from __future__ import annotations
@@ -17,60 +23,171 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
+import stat
 import sys
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
+import zmq
+
+from .runs import prune, usage
+
 MANIFEST = ".synced-from-notebooks.json"      # name → hash of the committed cells last copied
 PRESENTED = "06_lab.ipynb"
+SETTINGS = Path(".jupyter") / "settings"      # the copy's JupyterLab and Notebook 7 user settings
+# Seeded once (a learner's later choice stays): no "official Jupyter news?" pop-up, no update check.
+SEEDED_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+        {"fetchNews": "false", "checkForUpdates": False},
+}
+RUNS = ("runs", "runs/lab")                   # the runs folders of the copy: notebooks', the lab's
+
+
+class NotNotebook(ValueError):
+    """A file that should be a notebook is not valid notebook JSON."""
 
 
 def cells_hash(path: Path) -> str:
     """The notebook's cells as a learner writes them: types and sources, not outputs or ids."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    cells = [(c.get("cell_type"), "".join(c.get("source", ""))) for c in nb.get("cells", [])]
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cells = [(c.get("cell_type"), "".join(c.get("source", ""))) for c in nb.get("cells", [])]
+    except (UnicodeDecodeError, json.JSONDecodeError, AttributeError, TypeError) as error:
+        raise NotNotebook(f"not valid notebook JSON ({error})") from None
     return hashlib.sha256(json.dumps(cells).encode()).hexdigest()
 
 
+def cells_hash_or_none(path: Path) -> str | None:
+    try:
+        return cells_hash(path)
+    except NotNotebook:
+        return None
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder: a reader sees
+    the old file or the new one, never half of it, even when the disk fills up."""
+    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
+    try:
+        os.chmod(handle.name, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)
+        with handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def read_manifest(path: Path) -> tuple[dict[str, str], str | None]:
+    """What was last copied, and a message when the record is damaged (then nothing is known:
+    every notebook already in the copy counts as edited, so nothing of the learner's is lost)."""
+    if not path.exists():
+        return {}, None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        manifest, reason = None, str(error)
+    else:
+        reason = "not a JSON object"
+    if isinstance(manifest, dict) and all(isinstance(v, str) for v in manifest.values()):
+        return manifest, None
+    return {}, f"damaged ({reason}): rewritten; the notebooks already in the copy are kept as they are"
+
+
 def sync(source: str | Path, copy: str | Path) -> dict[str, str]:
-    """Refresh ``copy`` from the notebooks in ``source``; name → what happened to it."""
+    """Refresh ``copy`` from the notebooks in ``source``; name → what happened to it (the key
+    ``MANIFEST`` says why the record of past copies was ignored, when it was)."""
     source, copy = Path(source), Path(copy)
     notebooks = sorted(source.glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(f"no notebooks in {source}: run this from the repository's top folder")
     copy.mkdir(parents=True, exist_ok=True)
-    manifest_path = copy / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    report = {}
+    manifest, damaged = read_manifest(copy / MANIFEST)
+    report = {MANIFEST: damaged} if damaged else {}
     for committed in notebooks:
-        name, target = committed.name, copy / committed.name
-        upstream = cells_hash(committed)
-        if not target.exists():
-            report[name] = "new"
-        elif upstream == manifest.get(name):
-            report[name] = "unchanged"
-            continue
-        elif cells_hash(target) in (manifest.get(name), upstream):
-            report[name] = "updated"      # the learner changed no cell: only outputs would go
-        else:
-            report[name] = "kept: you edited it (delete or rename it to get the new version)"
-            continue
-        shutil.copyfile(committed, target)
-        manifest[name] = upstream
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        report[committed.name] = refresh_one(committed, copy / committed.name, manifest)
+    data = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    try:
+        write_atomically(copy / MANIFEST, data.encode())
+    except OSError as error:
+        report[MANIFEST] = f"not saved ({error}); the next refresh keeps every notebook in the copy"
     return report
+
+
+def refresh_one(committed: Path, target: Path, manifest: dict[str, str]) -> str:
+    """Copy one committed notebook into the copy unless the learner edited theirs; what happened."""
+    try:
+        upstream = cells_hash(committed)
+    except NotNotebook as error:
+        return f"skipped: the committed {committed} is {error}"
+    if not target.exists():
+        what = "new"
+    elif upstream == manifest.get(target.name):
+        return "unchanged"
+    elif (mine := cells_hash_or_none(target)) is None:
+        return ("skipped: not valid notebook JSON, left as it is (fix it, or delete or rename it "
+                "to get the committed version)")
+    elif mine == upstream:
+        manifest[target.name] = upstream     # same cells already: the learner's outputs stay
+        return "unchanged"
+    elif mine == manifest.get(target.name):
+        what = "updated"                     # the learner changed no cell: only outputs go
+    else:
+        return "kept: you edited it (delete or rename it to get the new version)"
+    write_atomically(target, committed.read_bytes())
+    manifest[target.name] = upstream
+    return what
+
+
+def seed_settings(copy: Path) -> Path:
+    """The copy's user-settings folder, with the seeded settings written where none exist."""
+    folder = copy / SETTINGS
+    for name, value in SEEDED_SETTINGS.items():
+        path = folder / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, (json.dumps(value, indent=2) + "\n").encode())
+    return folder
+
+
+def server_env(copy: Path) -> dict[str, str]:
+    """The environment for JupyterLab and Notebook 7: the copy's settings folder, unless the
+    caller chose one (``JUPYTERLAB_SETTINGS_DIR``)."""
+    env = dict(os.environ)
+    env.setdefault("JUPYTERLAB_SETTINGS_DIR", str(seed_settings(copy).resolve()))
+    return env
+
+
+def runs_report(copy: Path) -> str:
+    """How much the copy's run folders hold, after removing closed kernels' old runs."""
+    count = size = 0
+    for folder in RUNS:
+        prune(copy / folder)
+        folders, held = usage(copy / folder)
+        count, size = count + folders, size + held
+    return (f"{copy}/runs/: {count} run folder(s), {size / 1e6:.1f} MB (closed kernels' runs beyond "
+            f"the newest few per experiment are removed; delete {copy}/runs/ to clear it)")
 
 
 def as_root() -> list[str]:
     return ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
 
 
-def lab_command(folder: str | Path, extra: list[str]) -> list[str]:
-    """JupyterLab on the copy; hidden files allowed, so *View → Show Hidden Files* can show the
-    ``.transcripts/`` and ``.task_outputs/`` an experiment leaves in its run folder."""
-    return [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={Path(folder).resolve()}",
-            "--ContentsManager.allow_hidden=True", *as_root(), *extra]
+def lab_command(folder: str | Path, extra: list[str], app: str = "jupyterlab") -> list[str]:
+    """JupyterLab (or Notebook 7: ``app="notebook"``) on the copy; hidden files allowed, so
+    *View → Show Hidden Files* can show the ``.transcripts/`` and ``.task_outputs/`` an
+    experiment leaves in its run folder."""
+    return [sys.executable, "-m", app, f"--ServerApp.root_dir={Path(folder).resolve()}",
+            "--ContentsManager.allow_hidden=True", *encrypted(), *as_root(), *extra]
+
+
+def encrypted() -> list[str]:
+    """Kernels talk to the server over CurveZMQ where pyzmq has it (else ipykernel warns, on
+    every kernel start, that code and outputs cross the loopback in plain text)."""
+    return ["--KernelManager.transport_encryption=auto"] if zmq.has("curve") else []
 
 
 def present_command(folder: str | Path, extra: list[str]) -> list[str]:
@@ -79,25 +196,34 @@ def present_command(folder: str | Path, extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "voila", str(notebook), "--strip_sources=True", *extra]
 
 
+APPS = {"lab": ("jupyterlab", "JupyterLab"), "notebook": ("notebook", "Notebook 7")}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
-    parser.add_argument("mode", choices=["lab", "present"])
+    parser.add_argument("mode", choices=[*APPS, "present"])
     parser.add_argument("--source", default="notebooks", help="the committed notebooks")
     parser.add_argument("--copy", default="my-notebooks", help="the git-ignored working copy")
     args, extra = parser.parse_known_args(argv)
-    for name, what in sync(args.source, args.copy).items():
+    copy = Path(args.copy)
+    for name, what in sync(args.source, copy).items():
         if what != "unchanged":
-            print(f"{args.copy}/{name}: {what}")
+            print(f"{copy}/{name}: {what}")
+    print(runs_report(copy))
     if args.mode == "present":
         if find_spec("voila") is None:
             sys.exit("Voilà is not installed: `make present` installs it (pip install -e .[present])")
-        command = present_command(args.copy, extra)
-        print(f"Presenting {args.copy}/{PRESENTED} in Voilà: open the URL it prints.", flush=True)
+        command = present_command(copy, extra)
+        print(f"Presenting {copy}/{PRESENTED} in Voilà: open the URL it prints.", flush=True)
     else:
-        command = lab_command(args.copy, extra)
-        print(f"Starting JupyterLab on {args.copy}/ (your copy; notebooks/ stays as committed): "
+        module, name = APPS[args.mode]
+        if find_spec(module) is None:
+            sys.exit(f"{name} is not installed: `make {args.mode}` installs it "
+                     "(pip install -r requirements.txt)")
+        command = lab_command(copy, extra, app=module)
+        print(f"Starting {name} on {copy}/ (your copy; notebooks/ stays as committed): "
               "open the URL it prints. Offline model unless ANTHROPIC_API_KEY is set.", flush=True)
-    os.execv(command[0], command)
+    os.execve(command[0], command, server_env(copy))
 
 
 if __name__ == "__main__":

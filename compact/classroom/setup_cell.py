@@ -1,58 +1,65 @@
 """The first code cell of every notebook: install the package when the kernel lacks it.
 
-A notebook opened alone (Colab, a bare kernel, a JupyterHub image without the package) has
-no ``compact`` to import. The cell finds the repository the notebook sits in, or clones it
-from ``REPO_URL`` next to the notebook when there is none, and installs it with its ``lab``
-extra into the kernel's own environment; where everything imports it does nothing. It never
-installs JupyterLab or ipykernel: a hosted runtime keeps its own.
+A notebook opened where ``compact`` does not import (Colab, a bare kernel, a JupyterHub image
+without the package) installs it into the kernel's own environment: from the repository the
+notebook sits in when there is one (an editable install, no address needed), else from the
+repository's public address (``repository.py``); where everything imports, it does nothing.
+It never installs JupyterLab or ipykernel: a hosted runtime keeps its own.
 
-``python -m compact.classroom.setup_cell notebooks/`` inserts or refreshes the cell in every
-notebook (right after the title cell) and rewrites a file only when the cell changed.
+The cell is collapsed (``jupyter.source_hidden``; a Colab form, ``cellView``), so a reader sees
+one line saying what it does. ``python -m compact.classroom.setup_cell notebooks/`` inserts or
+refreshes it in every notebook (right after the title cell) and rewrites a file only when the
+cell changed: run it again after setting the address.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
-# The public repository, the one place it is written (the notebooks carry a copy: re-run this
-# module after changing it). Not published yet: until then a notebook opened alone needs
-# COMPACT_REPO_URL set, which overrides it here and inside the cell.
-REPO_URL = os.environ.get("COMPACT_REPO_URL", "https://github.com/YOUR-ORG/compact.git")
-CELL_ID = "setup"
-MARKER = "# Set-up: installs the compact package"
+from .repository import repository_url
 
-CELL = f'''{MARKER} when this kernel lacks it (Colab, a bare kernel); otherwise does nothing.
-import importlib, importlib.util, os, site, subprocess, sys
+CELL_ID = "setup"
+# The cell's first line, shown where the cell is collapsed (a Colab form shows it as a title).
+MARKER = "#@title Set-up: installs the compact package"
+OLD_MARKERS = (MARKER, "# Set-up: installs the compact package")      # found and replaced
+IMPORTS = ("compact", "anthropic", "ipywidgets", "matplotlib", "filelock")
+METADATA = {"cellView": "form", "jupyter": {"source_hidden": True}}
+
+
+def cell_source(url: str | None) -> str:
+    """The cell's code, with the repository's address (or none, while it is unset)."""
+    return f'''{MARKER} if this kernel lacks it (Colab, a bare kernel); otherwise does nothing.
+import importlib.util, os, site, subprocess, sys
 from pathlib import Path
 
-if not all(importlib.util.find_spec(m) for m in ("compact", "anthropic", "ipywidgets", "matplotlib")):
-    here = Path.cwd()
+if not all(importlib.util.find_spec(m) for m in ({", ".join(json.dumps(m) for m in IMPORTS)})):
+    here = Path.cwd().resolve()
     repo = next((p for p in (here, *here.parents) if (p / "compact" / "classroom").is_dir()), None)
-    if repo is None:  # opened alone: clone the repository beside the notebook
-        repo = here / "compact-course"
-        if not repo.exists():
-            url = os.environ.get("COMPACT_REPO_URL", "{REPO_URL}")
-            if subprocess.run(["git", "clone", "--depth", "1", url, str(repo)],
-                              env={{**os.environ, "GIT_TERMINAL_PROMPT": "0"}}).returncode:
-                raise RuntimeError(f"could not clone {{url}}: set COMPACT_REPO_URL to the repository")
-        os.chdir(repo / "notebooks")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", f"{{repo}}[lab]"], check=True)
-    sys.path.insert(0, str(repo))  # this kernel sees the new install without a restart
+    url = os.environ.get("COMPACT_REPO_URL", {json.dumps(url or "")})
+    if repo is None and not url:
+        raise RuntimeError("compact is not installed and this notebook is not in its repository: open "
+                           "it from a clone of the repository, or set COMPACT_REPO_URL to its address")
+    target = ["-e", f"{{repo}}[lab]"] if repo else [f"compact[lab] @ git+{{url}}"]
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *target], check=True)
+    if repo:
+        sys.path.insert(0, str(repo))  # this kernel sees the new install without a restart
     if os.path.isdir(site.getusersitepackages()):
         site.addsitedir(site.getusersitepackages())
     importlib.invalidate_caches()
-    print(f"Installed compact from {{repo}}")
+    print(f"Installed compact from {{repo or url}}")
 if "google.colab" in sys.modules:  # Colab shows ipywidgets 8 through its custom widget manager
     from google.colab import output
     output.enable_custom_widget_manager()'''
 
 
+CELL = cell_source(repository_url())
+
+
 def cell() -> dict:
     """The canonical cell as a notebook JSON object (fixed id, so a refresh changes nothing)."""
-    return {"cell_type": "code", "execution_count": None, "id": CELL_ID, "metadata": {},
+    return {"cell_type": "code", "execution_count": None, "id": CELL_ID, "metadata": METADATA,
             "outputs": [], "source": CELL.splitlines(keepends=True)}
 
 
@@ -64,7 +71,7 @@ def source(entry: dict) -> str:
 def with_setup_cell(nb: dict) -> dict:
     """The notebook with exactly one set-up cell, right after its first (title) cell."""
     cells = [c for c in nb["cells"]
-             if not (c.get("cell_type") == "code" and source(c).startswith(MARKER))]
+             if not (c.get("cell_type") == "code" and source(c).startswith(OLD_MARKERS))]
     at = 1 if cells and cells[0].get("cell_type") == "markdown" else 0
     return {**nb, "cells": [*cells[:at], cell(), *cells[at:]]}
 

@@ -13,7 +13,7 @@
     cache-friendly  the same stages, archiving, run rarely and in large steps: nothing is
                     rewritten until the context crosses a high-water mark, then old results
                     are cleared and the span since the last summary is summarised and merged
-                    into a capped summary (``Limits.high_water_mark``, ``low_water_mark``,
+                    into a capped summary (``CacheFriendlyCompactor``: ``high_water_mark``, ``low_water_mark``,
                     ``summary_max_chars``) — so the cached prefix survives between steps
 
 Every strategy runs with tool output capped as the lesson's tools cap it (50,000 chars), and

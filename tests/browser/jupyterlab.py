@@ -481,11 +481,13 @@ _CELL_STATE_JS = """
   return Array.from(panel.querySelectorAll('.jp-Notebook .jp-CodeCell')).map(cell => {
     const prompt = cell.querySelector('.jp-InputArea-prompt');
     const src = cell.querySelector('.jp-InputArea-editor .cm-content');
+    const collapsed = !cell.querySelector('.jp-InputArea-editor');
     const errs = cell.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]');
     return {
       prompt: prompt ? prompt.textContent.trim() : '',
       empty: src ? src.textContent.trim() === '' : false,
+      collapsed: collapsed,
       stderr: Array.from(errs).map(e => e.textContent).join('\\n').slice(-2000),
     };
   });
@@ -494,7 +496,8 @@ _CELL_STATE_JS = """
 
 
 def cell_states(page: Any) -> list[dict[str, Any]]:
-    """``[{prompt, empty, stderr}]`` for every code cell of the visible notebook."""
+    """``[{prompt, empty, collapsed, stderr}]`` for every code cell of the visible notebook
+    (a collapsed cell, such as the notebooks' set-up cell, shows no prompt to read)."""
     return page.evaluate(_CELL_STATE_JS) or []
 
 
@@ -517,7 +520,7 @@ def run_all_cells(page: Any, timeout: float = 180_000, stall: float = 5.0) -> li
             raise TimeoutError(f"outputs not cleared: {cell_states(page)}")
         page.wait_for_timeout(100)
 
-    if not [c for c in cell_states(page) if not c["empty"]]:  # nothing to execute
+    if not [c for c in cell_states(page) if not c["empty"] and not c["collapsed"]]:  # nothing to run
         run_menu_command(page, "Run", "Run All Cells")
         wait_kernel_idle(page, timeout)
         return []
@@ -527,7 +530,7 @@ def run_all_cells(page: Any, timeout: float = 180_000, stall: float = 5.0) -> li
     deadline = time.monotonic() + timeout / 1000
     stalled_since: float | None = None
     while True:
-        states = [c for c in cell_states(page) if not c["empty"]]
+        states = [c for c in cell_states(page) if not c["empty"] and not c["collapsed"]]
         counts = [_count(c["prompt"]) for c in states]
         if states and all(c.isdigit() for c in counts):
             break

@@ -2,11 +2,14 @@
 
 A fresh server on a temporary copy of the notebooks (the tab reads ``06_lab.ipynb``), a
 1280×720 window with the file browser closed, Run All, then experiment 3; the dashboard is
-scrolled so its banner and first button are at the top.
+scrolled so its banner and first button are at the top. The stage events the page lists go to
+``docs/generated/screenshot.json``: a test compares them with what the code gives now, so a
+picture that no longer shows today's numbers fails (tests/test_docs.py).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -20,7 +23,7 @@ from .jupyterlab import launch_chromium, open_notebook, run_all_cells, start_lab
 REPO = Path(__file__).resolve().parents[2]
 
 
-def lab_screenshot(out: Path) -> Path:
+def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory(prefix="compact-shots-") as tmp:
         root = Path(tmp) / "notebooks"
         shutil.copytree(REPO / "notebooks", root, ignore=shutil.ignore_patterns("runs", ".ipynb*"))
@@ -38,16 +41,22 @@ def lab_screenshot(out: Path) -> Path:
                 dashboard.locator("button.widget-button", has_text="Experiment 3").first.click()
                 expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"),
                                               timeout=30_000)
+                events = dashboard.locator("li.stage-event").all_text_contents()
                 dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
                 page.mouse.move(0, 0)                            # no hover highlight
                 page.wait_for_timeout(500)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(out))
                 browser.close()
+            if shown is not None:
+                shown.parent.mkdir(parents=True, exist_ok=True)
+                shown.write_text(json.dumps({"image": out.name, "experiment": 3, "stage_events": events},
+                                            indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         finally:
             lab.stop()
     return out
 
 
 if __name__ == "__main__":
-    print(lab_screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img") / "lab.png"))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
+    print(lab_screenshot(folder / "lab.png", folder.parent / "generated" / "screenshot.json"))

@@ -1,7 +1,9 @@
-"""`make lab` and `make present` from a copy of the repository, driven in Chromium.
+"""`make lab`, `make notebook` and `make present` from a copy of the repository, driven in Chromium.
 
 * After `make lab`, opening, running and saving a notebook leaves `git status` clean: the
-  server shows the git-ignored working copy, and the saved outputs land there.
+  server shows the git-ignored working copy, and the saved outputs land there. No pop-up asks
+  anything (the copy's own settings, not the test harness's), and the log has no warning.
+* `make notebook` serves the same copy in Notebook 7, where the lab runs.
 * `make present` serves the lab in Voilà, code hidden and the dashboard first; a click runs.
 """
 
@@ -26,10 +28,12 @@ from playwright.sync_api import expect
 from repo_copy import git, snapshot
 
 from .conftest import ARTIFACTS
-from .jupyterlab import LabServer, lab_env, open_notebook, run_all_cells, save_screenshot
+from .jupyterlab import LAB_SETTINGS, LabServer, lab_env, open_notebook, run_all_cells, save_screenshot
 
 pytestmark = pytest.mark.browser
 VENV = Path(sys.executable).parent.parent     # the venv running the tests: make must not rebuild it
+NEWS = "official Jupyter news"                # JupyterLab's pop-up asking whether to fetch news
+WINDOWING = "@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +52,10 @@ def start_make(clone: Path, state: Path, target: str, variable: str, args: str,
     """``make <target>`` in the clone with this venv (its set-up steps marked done)."""
     log = state / f"make-{target}.log"
     env = lab_env(state)
+    env.pop("JUPYTERLAB_SETTINGS_DIR")         # the copy's own settings, as a learner's make lab has
+    settings = clone / "my-notebooks" / ".jupyter" / "settings" / WINDOWING
+    settings.parent.mkdir(parents=True, exist_ok=True)   # every cell in the DOM, for the harness
+    settings.write_text(json.dumps(LAB_SETTINGS[WINDOWING]))
     process = subprocess.Popen(
         ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
          "-o", f"{VENV}/.present", target, f"{variable}={args}"],
@@ -92,10 +100,11 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, 
     port, token = free_port(), secrets.token_hex(16)
     committed = (clone / "notebooks" / "06_lab.ipynb").read_bytes()
     args = (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
-            f"--no-browser --IdentityProvider.token={token} --LabApp.news_url=None")
+            f"--no-browser --IdentityProvider.token={token}")
     log = served("lab", "LAB_ARGS", args, f"http://127.0.0.1:{port}/api/status?token={token}")
     copy = clone / "my-notebooks"
     assert "my-notebooks/06_lab.ipynb: new" in log.read_text()
+    assert "my-notebooks/runs/: 0 run folder(s), 0.0 MB" in log.read_text()
     lab = LabServer(subprocess.Popen(["true"]), port, token, copy, log, open(os.devnull, "wb"))
     names = {item["name"] for item in lab.api("/api/contents")["content"]}
     assert {"00_context_window.ipynb", "06_lab.ipynb"} <= names
@@ -104,6 +113,9 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, 
     open_notebook(page, lab, "06_lab.ipynb")          # the learner's copy itself, no test copy
     run_all_cells(page)
     expect(page.locator(".compact-lab img.compact-plot").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(NEWS)).to_have_count(0)                # the pop-up shows after ~3 s
+    setup = page.locator(".jp-Notebook .jp-CodeCell").first        # the set-up cell, collapsed
+    expect(setup.locator(".jp-InputArea-editor")).to_have_count(0)
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -118,6 +130,41 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, 
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
     assert (clone / "notebooks" / "06_lab.ipynb").read_bytes() == committed
     assert list((copy / "runs" / "lab").iterdir()), "the lab's runs go to the ignored copy"
+    text = log.read_text()
+    for alarm in ("*****", "without encryption", "Traceback"):
+        assert alarm not in text, text[-3000:]
+
+
+def test_make_notebook_serves_the_same_copy_in_notebook_7(clone, served, new_page):
+    port, token = free_port(), secrets.token_hex(16)
+    args = (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
+            f"--no-browser --IdentityProvider.token={token}")
+    log = served("notebook", "LAB_ARGS", args, f"http://127.0.0.1:{port}/api/status?token={token}")
+    assert "Starting Notebook 7 on my-notebooks/" in log.read_text()
+    page = new_page({"width": 1280, "height": 720})
+    page.goto(f"http://127.0.0.1:{port}/notebooks/06_lab.ipynb?token={token}", wait_until="domcontentloaded")
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    deadline = time.monotonic() + 60                   # a kernel that exists and is idle (REST)
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/kernels?token={token}", timeout=5) as r:
+            kernels = json.load(r)
+        if kernels and all(k["execution_state"] == "idle" for k in kernels):
+            break
+        page.wait_for_timeout(300)
+    else:
+        raise AssertionError(f"no idle kernel in Notebook 7: {kernels}")
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^\s*Run\s*$")).click()
+    page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells$")).first.click()
+    dashboard = page.locator(".compact-lab").first
+    expect(dashboard.locator("img.compact-plot")).to_be_visible(timeout=90_000)
+    state = dashboard.locator(".lab-state").first
+    expect(state).to_contain_text(re.compile(r"Run \d+ · (?!running)"), timeout=60_000)
+    number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
+    dashboard.locator("button.widget-button", has_text="Experiment 3").first.click()
+    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    expect(page.get_by_text(NEWS)).to_have_count(0)
+    save_screenshot(page, ARTIFACTS / "make-notebook.png")
+    assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_make_present_serves_the_lab_in_voila(clone, served, new_page):

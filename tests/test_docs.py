@@ -1,0 +1,123 @@
+"""The README and docs/ quote only figures that come from the code or a generated file.
+
+* `docs/generated/facts.json` is what `make figures` computes now (the experiments are
+  deterministic, so a stale file fails here, with the command to run);
+* the strategy table in `docs/generated/bench.md` is what the code computes now (its timings
+  are not checked: they are the machine's);
+* every number the README or a docs page writes is one of those figures, a number of a
+  generated page, or the test count that `pytest --collect-only` finds, except the few
+  non-figures listed below (versions, a screen size); small counts (below 10) are prose;
+* the README stays short.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from compact.classroom.experiments import run_experiment
+from compact.classroom.figures import clean_runs, facts_text
+from compact.study.strategies import STRATEGIES, run_session, table
+
+REPO = Path(__file__).resolve().parent.parent
+GENERATED = REPO / "docs" / "generated"
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+NUMBER = re.compile(r"(?<![\w.@/#=-])\d[\d,_]*(?:\.\d+)?%?(?![\w])")
+LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
+# Numbers that are not figures: versions, dates of cited publications, a screen size.
+NOT_FIGURES = {"3.10", "3.11", "2.14", "2025", "1280", "720", "84%"}
+TESTS_QUOTED = re.compile(r"\b([\d,]+) tests\b")
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers a page writes, outside link targets (the test count is checked on its own)."""
+    text = TESTS_QUOTED.sub("", LINK_TARGET.sub("", text))
+    return [m.group(0).rstrip(",") for m in NUMBER.finditer(text)]
+
+
+def normal(number: str) -> str:
+    return number.replace(",", "").replace("_", "").rstrip("%")
+
+
+def known_figures() -> set[str]:
+    facts = json.loads((GENERATED / "facts.json").read_text(encoding="utf-8"))
+    known = {str(v) for v in facts.values() if isinstance(v, int)}
+    for page in GENERATED.glob("*.md"):
+        known |= {normal(n) for n in numbers_in(page.read_text(encoding="utf-8"))}
+    return known
+
+
+def collected_tests(request: pytest.FixtureRequest) -> int:
+    """How many tests the whole suite has: this session's count when it collected the whole
+    suite, else what `pytest --collect-only` finds."""
+    config = request.config
+    whole = (not config.getoption("keyword") and not config.getoption("markexpr")
+             and not config.getoption("deselect") and [Path(a).resolve() for a in config.args] in
+             ([REPO / "tests"], [REPO]))
+    if whole:
+        return len(request.session.items)
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    return int(re.search(r"(\d+) tests? collected", done.stdout)[1])
+
+
+def test_the_readme_is_read_in_two_minutes():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    assert len(text.split()) <= 2_000
+
+
+def test_the_facts_file_is_what_the_code_computes_now():
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = facts_text(clean_runs(Path(scratch)))
+    assert (GENERATED / "facts.json").read_text(encoding="utf-8") == fresh, \
+        "docs/generated/facts.json is stale: run `make figures`"
+
+
+def test_the_screenshot_shows_what_the_code_gives_now(tmp_path):
+    """`make screenshots` records the stage events the page listed beside the picture."""
+    shown = json.loads((GENERATED / "screenshot.json").read_text(encoding="utf-8"))
+    result = run_experiment(shown["experiment"], workdir=tmp_path / "run")
+    lines = [f"turn {t.turn}: {e}" for t in result.trace.turns for e in t.events if e.fired]
+    assert shown["stage_events"] == lines, "docs/img/lab.png is stale: run `make screenshots`"
+    assert (REPO / "docs" / "img" / shown["image"]).is_file()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_number_quoted_is_a_generated_figure(page):
+    known = known_figures() | {normal(n) for n in NOT_FIGURES}
+    unknown = []
+    for number in numbers_in(page.read_text(encoding="utf-8")):
+        value = normal(number)
+        small = value.isdigit() and int(value) < 10 and number == value
+        if not small and value not in known:
+            unknown.append(number)
+    assert unknown == [], (f"{page.name} quotes figures no generated file holds: {unknown} "
+                           "(run `make figures` / `make bench`, or quote what they wrote)")
+
+
+def test_the_test_count_quoted_is_the_suites(request):
+    quoted = {int(n.replace(",", "")) for page in PAGES
+              for n in TESTS_QUOTED.findall(page.read_text(encoding="utf-8"))}
+    count = collected_tests(request)
+    assert quoted <= {count}, f"the docs say {sorted(quoted)} tests; pytest collects {count}: write {count}"
+
+
+@pytest.mark.slow
+def test_the_strategy_table_in_the_bench_page_is_what_the_code_computes_now():
+    with tempfile.TemporaryDirectory() as scratch:
+        reports = [run_session(s, Path(scratch) / s.name.replace(" ", "-")) for s in STRATEGIES]
+    fresh = table(reports)
+    assert fresh in (GENERATED / "bench.md").read_text(encoding="utf-8"), \
+        "the strategy table in docs/generated/bench.md is stale: run `make bench`"
+
+
+def test_the_number_scanner_sees_what_it_must():
+    assert numbers_in("75,353 → 3,129 chars, 93.8% of 50_000; s08, 06_lab, UTF-8, zh@v7, [x](a-12.md)") == \
+        ["75,353", "3,129", "93.8%", "50_000"]
