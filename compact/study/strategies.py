@@ -13,8 +13,9 @@
     cache-friendly  the same stages, archiving, run rarely and in large steps: nothing is
                     rewritten until the context crosses a high-water mark, then old results
                     are cleared and the span since the last summary is summarised and merged
-                    into a capped summary (``CacheFriendlyCompactor``: ``high_water_mark``, ``low_water_mark``,
-                    ``summary_max_chars``) — so the cached prefix survives between steps
+                    into a capped summary (``CacheFriendlyCompactor``'s ``high_water_mark``,
+                    ``low_water_mark``, ``summary_max_chars``) — so the cached prefix survives
+                    between steps
 
 Every strategy runs with tool output capped as the lesson's tools cap it (50,000 chars), and
 every request is accounted twice: plainly (every token at full price) and cache-aware
