@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .client import default_max_tokens, default_model, make_client
+from .client import default_max_tokens, default_model, is_offline, make_client
 from .model_call import CUT_OFF, call_with_reactive_retry
 from .pipeline import CompactError, Compactor, StageEvent
 from .pipeline.anatomy import composition
@@ -125,7 +125,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     """
     client = client or make_client()
     model = model or default_model(client)
-    workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
+        .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
     compactor = compactor or Compactor(workspace.root, summarize=client, model=model)
     say = log or (lambda line: print(line, file=sys.stderr))
     max_tokens = default_max_tokens(client, model) if max_tokens is None else max_tokens
