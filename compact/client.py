@@ -18,6 +18,7 @@ import anthropic
 
 from .offline import AGENT_MAX_TOKENS, HEADER, MODEL_NAME, OfflineModel
 from .pipeline.env import DEFAULT_BASE_URL, base_url, is_live, live_model
+from .shown_url import shown_url  # issue 23: the banner shows no user, password or query
 
 PROBE_TIMEOUT = 3.0       # seconds; only an ANTHROPIC_BASE_URL other than Anthropic's is probed
 
@@ -64,13 +65,14 @@ def default_max_tokens(client: Any = None, model: str | None = None) -> int:
 def banner(client: Any) -> str:
     served = getattr(client, "_compact_served_offline", None)
     if served:
-        return (f"[offline] model {MODEL_NAME} served at {served}: the offline teaching model "
+        return (f"[offline] model {MODEL_NAME} served at {shown_url(served)}: the offline "
+                "teaching model "
                 "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says it is "
                 "the offline model).")
     if is_offline(client):
         return (f"[offline] model {MODEL_NAME}: an embedded teaching model, not Claude; "
                 "set ANTHROPIC_API_KEY to use real Claude.")
-    return (f"[live] model {default_model(client)} via {base_url() or DEFAULT_BASE_URL} "
+    return (f"[live] model {default_model(client)} via {shown_url(base_url() or DEFAULT_BASE_URL)} "
             "(ANTHROPIC_API_KEY is set).")
 
 

@@ -8,6 +8,10 @@ Layout, as in the lesson::
 Writes are atomic (temp file, then a hard link that fails rather than overwrite; where
 the file system has no hard links, a reserved name then a rename), so a crash or a full
 disk never leaves half a file, and nothing already on disk is replaced.
+
+``.transcripts/`` and ``.task_outputs/`` hold a ``.gitignore`` of ``*`` from the moment they
+exist (each is made under a temporary name with it, then renamed into place), so
+``git add -A`` in a learner's repository never publishes what the agent read or ran.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from .messages import to_plain
 
 TRANSCRIPT_DIR = ".transcripts"
 TOOL_RESULTS_DIR = ".task_outputs/tool-results"
+GITIGNORE = "# written by compact: what the agent read and ran stays out of git\n*\n"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_ID_CHARS = 64
 _RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM\d|LPT\d)", re.IGNORECASE)   # Windows device names
@@ -52,6 +57,32 @@ def _ensure_dir(folder: Path, what: str) -> None:
             f"cannot create the {what} folder {folder}: {error.strerror or error}. "
             "Make the workdir writable (or pass another workdir); the history was left unchanged."
         ) from error
+
+
+# ---- issue 23: the folders carry a .gitignore from their first moment (begin) ----
+def ensure_ignored(workdir: Path, top: str, what: str, older: bool = False) -> None:
+    """Create ``workdir/top`` (if missing) already holding ``GITIGNORE``; with ``older``,
+    also add it to a folder an older version made without one (after a successful write,
+    so a failed one changes nothing on disk)."""
+    folder = Path(workdir) / top
+    try:
+        if not folder.is_dir():
+            Path(workdir).mkdir(parents=True, exist_ok=True)
+            temp = Path(tempfile.mkdtemp(dir=workdir, prefix=f".{top.strip('.')}-new-"))
+            (temp / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+            try:
+                os.rename(temp, folder)
+            except OSError:               # made meanwhile by another writer: keep theirs
+                os.unlink(temp / ".gitignore")
+                os.rmdir(temp)
+        if older and not (folder / ".gitignore").exists():
+            (folder / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    except OSError as error:
+        raise StorageError(
+            f"cannot create the {what} folder {folder}: {error.strerror or error}. "
+            "Make the workdir writable (or pass another workdir); the history was left unchanged."
+        ) from error
+# ---- issue 23 (end) ----
 
 
 def _check_inside(workdir: Path, folder: Path, what: str) -> None:
@@ -128,8 +159,10 @@ def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
     base = safe_id(tool_use_id)
     names = [f"{base}.txt"] + [f"{base}.{n}.txt" for n in range(2, 1000)]
     _check_inside(workdir, Path(workdir) / TOOL_RESULTS_DIR, "tool-results")
+    ensure_ignored(workdir, TOOL_RESULTS_DIR.split("/")[0], "tool-results")
     path = write_new_file(Path(workdir) / TOOL_RESULTS_DIR, names,
                           text.encode("utf-8", "surrogatepass"), "tool-results")
+    ensure_ignored(workdir, TOOL_RESULTS_DIR.split("/")[0], "tool-results", older=True)
     return path.relative_to(workdir)
 
 
@@ -143,9 +176,12 @@ def write_transcript(workdir: Path, messages: list) -> Path:
     data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
     folder = Path(workdir) / TRANSCRIPT_DIR
     _check_inside(workdir, folder, "transcript")
+    ensure_ignored(workdir, TRANSCRIPT_DIR, "transcript")
     existing = len(list(folder.glob("transcript-*.jsonl"))) if folder.is_dir() else 0
     names = [transcript_name(n) for n in range(existing + 1, existing + 10_000)]
-    return write_new_file(folder, names, data, "transcript").relative_to(workdir)
+    path = write_new_file(folder, names, data, "transcript")
+    ensure_ignored(workdir, TRANSCRIPT_DIR, "transcript", older=True)
+    return path.relative_to(workdir)
 
 
 def read_transcript(path: Path) -> list[dict]:
