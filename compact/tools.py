@@ -20,12 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import sandbox as sandbox_module
 from .credentials import without_credentials
 from .destructive import ask_on_stdin, judge
 from .fileio import opened, read_text, replace_bytes, write_whole
 from .globbing import glob_files
 from .pipeline.errors import ToolError
+from .sandbox import argv as sandbox_argv
+from .sandbox import available as sandbox_available
+from .sandbox import describe as describe_sandbox
 from .shell import run_command
 from .unicode_names import stored_spelling
 from .verdict import Level, Verdict
@@ -110,7 +112,7 @@ class Workspace:
         self.glob_timeout = glob_timeout
         self.max_edit_bytes = max_edit_bytes
         self.confirm = ask_on_stdin if confirm == "auto" else confirm
-        self.sandboxed = sandbox != "off" and sandbox_module.available()
+        self.sandboxed = sandbox != "off" and sandbox_available()
         self.network = sandbox == "network" or not self.sandboxed
         self.named_commands: frozenset[str] = frozenset()
 
@@ -126,7 +128,7 @@ class Workspace:
 
     def describe(self) -> str:
         """One line on where bash runs (for the banner)."""
-        return sandbox_module.describe(self.sandboxed, self.network)
+        return describe_sandbox(self.sandboxed, self.network)
 
     def path(self, relative: Any) -> Path:
         if not isinstance(relative, str) or not relative or "\x00" in relative:
@@ -206,7 +208,7 @@ class Workspace:
         if self._must_ask(verdict) and not self._confirmed(command):
             raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.reason}); "
                             "do not retry it, ask the user or choose a non-destructive way")
-        argv = sandbox_module.argv(command, self.root, self.network) if self.sandboxed \
+        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed \
             else command
         done = run_command(argv, self.root, self.bash_timeout,
                            4 * self.max_output_chars + 4,   # enough bytes for the cap in UTF-8
