@@ -36,7 +36,7 @@ _WRITING = (">", ">|", "&>", ">&", "<>", "&>>", ">>")
 def judge(command: str, root: Path | str = ".", depth: int = 0, moved: bool = False) -> Verdict:
     """The most serious thing ``command`` may do to files (see the module docstring)."""
     if depth > MAX_DEPTH:
-        return Verdict(Level.UNKNOWN, "shells nested too deeply to read")
+        return unknown("shells nested too deeply to read")
     bomb = denied_text(command) if ":(){" in command.replace(" ", "") else None
     if bomb:
         return Verdict(Level.DENIED, bomb)
@@ -46,10 +46,14 @@ def judge(command: str, root: Path | str = ".", depth: int = 0, moved: bool = Fa
         denied = denied_text(command)
         if denied:
             return Verdict(Level.DENIED, denied)
-        return Verdict(Level.UNKNOWN, f"cannot tell what it runs: {error}")
+        return unknown(str(error))
     moved = moved or any(s.words and s.words[0].text in ("cd", "pushd", "popd") for s in simples)
     ctx = Context(Path(root), moved=moved)
     return worst([_simple(s, ctx, depth) for s in simples])
+
+
+def unknown(reason: str) -> Verdict:
+    return Verdict(Level.UNKNOWN, f"cannot tell what it does: {reason}")
 
 
 def is_destructive(command: str, root: Path | str = ".") -> bool:
@@ -62,7 +66,7 @@ def _simple(simple: Simple, ctx: Context, depth: int) -> Verdict:
                 ((r.op, r.target) for r in simple.redirects if r.target is not None)]
     sensitive = [name for name in simple.assigned if name in SENSITIVE]
     if sensitive:
-        verdicts.append(Verdict(Level.UNKNOWN, f"it sets {sensitive[0]}, which changes what runs"))
+        verdicts.append(unknown(f"it sets {sensitive[0]}, which changes what runs"))
     verdicts.append(_words(simple.words, simple, ctx, depth))
     return worst(verdicts)
 
@@ -76,7 +80,7 @@ def _redirect(op: str, target: Word, ctx: Context) -> Verdict:
     if target.text.startswith("/dev/") and target.literal:
         return HARMLESS
     if not target.literal:
-        return Verdict(Level.UNKNOWN, f"it writes to {target.text!r}, a name only bash knows")
+        return unknown(f"it writes to {target.text!r}, a name only bash knows")
     if op in (">>", "&>>"):
         return Verdict(Level.WRITES, f"it appends to {target.text!r}")
     if exists(target, ctx):
@@ -90,13 +94,13 @@ def _words(words: list[Word], simple: Simple, ctx: Context, depth: int) -> Verdi
         return HARMLESS
     head, args = words[0], words[1:]
     if not head.literal:
-        return Verdict(Level.UNKNOWN, f"the command word {head.text!r} is a variable or "
+        return unknown(f"the command word {head.text!r} is a variable or "
                                       "substitution: what runs is known only when it runs")
     program, texts = os.path.basename(head.text), [a.text for a in args]
     if texts and program in ("export", "declare", "local", "typeset", "readonly"):
         named = [t.split("=", 1)[0] for t in texts if "=" in t]
         if any(name in SENSITIVE for name in named):
-            return Verdict(Level.UNKNOWN, f"{program} sets a variable that changes what runs")
+            return unknown(f"{program} sets a variable that changes what runs")
     denied = denied_program(program, texts, simple.function)
     if denied:
         return Verdict(Level.DENIED, denied)
@@ -104,7 +108,7 @@ def _words(words: list[Word], simple: Simple, ctx: Context, depth: int) -> Verdi
     if inner is not None:
         if inner.script is not None:
             if not all(a.literal for a in args):
-                return Verdict(Level.UNKNOWN, f"{program} runs a script only bash knows")
+                return unknown(f"{program} runs a script only bash knows")
             return judge(inner.script, ctx.root, depth + 1, ctx.moved)
         rest = args[len(args) - len(inner.words):] if inner.words else []
         inner_ctx = Context(ctx.root, ctx.moved, ctx.appends or inner.appends)
@@ -113,10 +117,10 @@ def _words(words: list[Word], simple: Simple, ctx: Context, depth: int) -> Verdi
         return _shell(program, args, simple, ctx, depth)
     if program == "eval":
         if not all(a.literal for a in args):
-            return Verdict(Level.UNKNOWN, "eval runs text only bash knows")
+            return unknown("eval runs text only bash knows")
         return judge(" ".join(texts), ctx.root, depth + 1, ctx.moved)
     if program in ("source", "."):
-        return Verdict(Level.UNKNOWN, f"{program} runs a script file that is not read")
+        return unknown(f"{program} runs a script file that is not read")
     verdicts = [judge_program(program, args, ctx)]
     if program == "find" and any(t in FIND_RUNS for t in texts):
         inner_ctx = Context(ctx.root, ctx.moved, appends=True)
@@ -137,14 +141,14 @@ def _shell(program: str, args: list[Word], simple: Simple, ctx: Context, depth: 
             return HARMLESS
         script = args[k]
         if not script.literal:
-            return Verdict(Level.UNKNOWN, f"{program} -c runs text only bash knows")
+            return unknown(f"{program} -c runs text only bash knows")
         return judge(script.text, ctx.root, depth + 1, ctx.moved)
     if k < len(args):
-        return Verdict(Level.UNKNOWN, f"{program} runs the script file {args[k].text!r}, "
+        return unknown(f"{program} runs the script file {args[k].text!r}, "
                                       "which is not read")
     if simple.stdin_text is not None:
         return judge(simple.stdin_text, ctx.root, depth + 1, ctx.moved)
-    return Verdict(Level.UNKNOWN, f"{program} runs commands from its input")
+    return unknown(f"{program} runs commands from its input")
 
 
 def ask_on_stdin(command: str) -> bool:

@@ -15,6 +15,7 @@ here-document that runs a substitution raises ``Unreadable``: the caller asks, n
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 import bashlex
@@ -39,6 +40,12 @@ class Redirect:
     op: str                   # '>', '>>', '>|', '&>', '>&', '<>', '<', '<<', '<<<'
     target: Word | None       # None for a descriptor (2>&1)
     stdin_text: str | None = None      # what a here-document or here-string feeds in
+
+
+@dataclass(frozen=True)
+class _Walk:
+    source: str                # the script, to read each word as written
+    found: list                # the simple commands found so far
 
 
 @dataclass
@@ -67,64 +74,74 @@ def simple_commands(script: str) -> list[Simple]:
     found: list[Simple] = []
     try:
         for tree in trees:
-            _visit(tree, found)
+            _visit(tree, _Walk(script, found))
     except RecursionError:
         raise Unreadable("it is nested too deeply to read") from None
     return found
 
 
-def _visit(node, found: list[Simple]) -> None:
+def _visit(node, walk: _Walk) -> None:
     kind = node.kind
     if kind == "command":
-        found.append(_simple(node, found))
+        walk.found.append(_simple(node, walk))
     elif kind == "function":
-        _visit_function(node, found)
+        _visit_function(node, walk)
     elif kind == "redirect":
-        found.append(Simple(redirects=[_redirect(node, found)]))
+        walk.found.append(Simple(redirects=[_redirect(node, walk)]))
     elif kind in ("word", "assignment"):
-        _word(node, found)
+        _word(node, walk)
     elif kind == "parameter":
         _parameter(node)
     else:
         for child in (getattr(node, "parts", None) or []) + (getattr(node, "list", None) or []) \
                 + (getattr(node, "redirects", None) or []):
-            _visit(child, found)
+            _visit(child, walk)
         if getattr(node, "command", None) is not None:       # $(...), `...`, <(...)
-            _visit(node.command, found)
+            _visit(node.command, walk)
 
 
-def _visit_function(node, found: list[Simple]) -> None:
+def _visit_function(node, walk: _Walk) -> None:
     """A function's body counts as run (it may be called); its name is kept for the fork
     bomb check (a function that calls itself)."""
     name = node.parts[0].word
-    start = len(found)
+    start = len(walk.found)
     for child in node.parts[1:]:
-        _visit(child, found)
-    for simple in found[start:]:
+        _visit(child, walk)
+    for simple in walk.found[start:]:
         simple.function = name
 
 
-def _simple(node, found: list[Simple]) -> Simple:
+def _simple(node, walk: _Walk) -> Simple:
     simple = Simple()
     for part in node.parts:
         if part.kind == "word":
-            simple.words.append(_word(part, found))
+            simple.words.append(_word(part, walk))
         elif part.kind == "assignment":
-            _word(part, found)
+            _word(part, walk)
             simple.assigned.append(part.word.split("=", 1)[0].rstrip("+"))
         elif part.kind == "redirect":
-            simple.redirects.append(_redirect(part, found))
+            simple.redirects.append(_redirect(part, walk))
         else:
-            _visit(part, found)
+            _visit(part, walk)
     return simple
 
 
-def _word(node, found: list[Simple]) -> Word:
-    """The word, after listing the commands its substitutions run."""
+def _word(node, walk: _Walk) -> Word:
+    """The word, after listing the commands its substitutions run. A literal word's text is
+    its quotes removed from the source (bashlex's own ``word`` gets mixed quoting such as
+    ``'a '"'"'b'"'"''`` wrong); one whose quoting cannot be read counts as not literal."""
     for part in getattr(node, "parts", None) or []:
-        _visit(part, found)
-    expands = bool(getattr(node, "parts", None)) or bool(_EXPANDS.search(node.word))
-    return Word(node.word, literal=not expands)
+        _visit(part, walk)
+    if getattr(node, "parts", None) or _EXPANDS.search(node.word):
+        return Word(node.word, literal=False)
+    start, end = node.pos
+    try:
+        pieces = shlex.split(walk.source[start:end])
+    except ValueError:
+        pieces = []
+    if len(pieces) != 1:
+        return Word(node.word, literal=False)
+    return Word(pieces[0])
 
 
 def _parameter(node) -> None:
@@ -133,10 +150,10 @@ def _parameter(node) -> None:
         raise Unreadable(f"the expansion ${{{value}}} holds a command bashlex does not read")
 
 
-def _redirect(node, found: list[Simple]) -> Redirect:
+def _redirect(node, walk: _Walk) -> Redirect:
     heredoc = getattr(node, "heredoc", None)
     output = node.output
-    target = _word(output, found) if hasattr(output, "kind") else None
+    target = _word(output, walk) if hasattr(output, "kind") else None
     if heredoc is not None:
         body = heredoc.value.rsplit("\n", 1)[0] if "\n" in heredoc.value else ""
         if any(mark in body for mark in ("$(", "`", "${")):

@@ -16,9 +16,7 @@ from test_faults import reply, scripted, tool_call
 
 from compact import Compactor, Workspace, agent_loop
 from compact.classroom.lab import Lab
-from compact.destructive import judge
 from compact.offline import OfflineModel
-from compact.verdict import Level
 
 
 @pytest.fixture
@@ -65,6 +63,7 @@ ORDINARY_SHELL = [
     "sed -Ei s/a/b/ a.txt",
     "echo gone > a.txt",
     "bash <<EOF\nrm a.txt\nEOF",
+    "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''",         # quotes inside quotes
 ]
 
 
@@ -93,11 +92,10 @@ def test_rm_of_the_root_is_denied_however_it_is_spelled(root, command):
                                      "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh",
                                      "source ./cleanup.sh", "echo ${x:-$(rm a.txt)}"])
 def test_what_cannot_be_told_is_asked(root, command):
-    verdict = judge(command, root)
-    assert verdict.level == Level.UNKNOWN, verdict
     asked: list[str] = []
-    Workspace(root, confirm=refusing(asked)).run("bash", {"command": command})
+    out = Workspace(root, confirm=refusing(asked)).run("bash", {"command": command})
     assert asked == [command] and (root / "a.txt").exists()
+    assert "cannot tell what it does" in out, out
 
 
 @pytest.mark.parametrize("command", ["ls -la", "cat a.txt | grep body", "git status",
