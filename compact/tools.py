@@ -102,7 +102,7 @@ class Workspace:
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,
                  max_output_chars: int = 1_000_000,
                  confirm: Callable[[str], bool] | str | None = "auto",
-                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024,
+                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024, *,
                  sandbox: str = "auto") -> None:
         if sandbox not in SANDBOX_CHOICES:
             raise ValueError(f"sandbox must be one of {SANDBOX_CHOICES}, got {sandbox!r}")
@@ -122,7 +122,8 @@ class Workspace:
         request names in backticks runs unasked; with any other client every command that
         needs asking is asked. The workspace itself is not changed."""
         run = copy.copy(self)
-        named = {c.strip() for c in _NAMED.findall(request)} if offline else set()
+        named = {c.strip() for c in _NAMED.findall(request)} \
+            if offline and isinstance(request, str) else set()
         run.named_commands = frozenset(named)
         return run
 
