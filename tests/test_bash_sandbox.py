@@ -4,6 +4,7 @@ read-only asks first. (``make test`` installs bubblewrap, so the sandbox is ther
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 
@@ -93,8 +94,9 @@ def test_bash_never_inherits_credentials(ws, monkeypatch):
 
 def test_nothing_started_outlives_the_call_even_in_a_new_session(ws):
     """setsid leaves the process group; the sandbox's own process namespace still ends it."""
-    out = ws.run("bash", {"command": "setsid sleep 4791 > /dev/null 2>&1 & echo started"})
-    assert out == "started" and running("sleep 4791") == []
+    seconds = 50_000 + os.getpid() % 10_000           # unique to this run: no other sleep matches
+    out = ws.run("bash", {"command": f"setsid sleep {seconds} > /dev/null 2>&1 & echo started"})
+    assert out == "started" and running(f"sleep {seconds}") == []
 
 
 def test_without_a_sandbox_every_command_that_is_not_read_only_asks(ws):
