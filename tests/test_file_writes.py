@@ -4,6 +4,7 @@ another Unicode normalisation finds the file (or the error names the look-alikes
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import resource
 import stat
@@ -81,6 +82,29 @@ def test_two_agents_editing_one_file_lose_no_edit(tmp_path):
     text = (tmp_path / "tasks.md").read_text()
     assert text.count(": done by agent") == 160 and "todo" not in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tasks.md"]    # no lock or temp files
+
+
+def _edit_every_other(root, number: int, answers) -> None:
+    ws = Workspace(root)
+    answers.put([ws.run("edit_file", {"path": "tasks.md", "old_text": f"item {k:03d}: todo",
+                                      "new_text": f"item {k:03d}: done by {number}"})
+                  for k in range(number, 160, 2)])
+
+
+def test_two_agent_processes_editing_one_file_lose_no_edit(tmp_path):
+    """As measured on the old code with two processes: 160 "Edited", 62-71 not in the file."""
+    (tmp_path / "tasks.md").write_text("".join(f"item {k:03d}: todo\n" for k in range(160)))
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    agents = [context.Process(target=_edit_every_other, args=(tmp_path, n, answers))
+              for n in (0, 1)]
+    for agent in agents:
+        agent.start()
+    results = answers.get(timeout=60) + answers.get(timeout=60)
+    for agent in agents:
+        agent.join(timeout=60)
+    assert results.count("Edited tasks.md") == 160
+    assert (tmp_path / "tasks.md").read_text().count(": done by") == 160
 
 
 def test_a_write_and_an_edit_at_once_keep_both(tmp_path):
