@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 # The git-ignored working copy `make lab`, `make notebook` and `make present` serve (notebooks/ stays as committed).
 LAB_COPY ?= my-notebooks
 
-.PHONY: lab notebook present book test chromium figures screenshots constraints bench clean
+.PHONY: lab notebook present book test chromium bubblewrap figures screenshots constraints bench clean
 
 $(VENV)/.suite: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,14 @@ chromium:
 	  $$SUDO apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
-test: $(VENV)/.dev chromium
+# The bash tool's sandbox on Linux (SECURITY.md); without it every non-read-only command asks.
+bubblewrap:
+	@[ "$$(uname -s)" != Linux ] || command -v bwrap >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; }
+
+test: $(VENV)/.dev chromium bubblewrap
 	$(PY) -m ruff check compact tests benchmarks
 	$(PY) -m pytest
 

@@ -2,12 +2,15 @@
 
 Ctrl-C during a turn stops it (a running command and everything it started are killed,
 the interrupted calls are answered) and returns to the prompt; a failed turn prints its
-error and returns to the prompt too. The history stays valid either way.
+error and returns to the prompt too. The history stays valid either way. A typed line that
+is not valid UTF-8 is refused (never sent), and what it prints is escaped where the terminal
+cannot show it (a lone surrogate becomes ``\\udcff``): neither ends the REPL.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 
@@ -17,6 +20,19 @@ from .client import banner, make_client
 from .demo import make_workspace
 from .loop import agent_loop
 from .pipeline import CompactError
+from .tools import Workspace
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def robust_streams() -> None:
+    """Typed bytes that are not UTF-8 arrive as lone surrogates (found, then refused) and
+    printed text the terminal cannot encode is escaped, instead of raising."""
+    for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace"),
+                           (sys.stderr, "backslashreplace")):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors=errors)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,9 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir
     if args.demo:
         workdir = str(make_workspace(tempfile.mkdtemp(prefix="compact-demo-") + "/ws"))
+    robust_streams()
     client = make_client(quiet=True)
+    workspace = Workspace(workdir)
     print(banner(client))
     print(f"workspace: {workdir}")
+    print(workspace.describe())
     history: list = []
     while True:
         try:
@@ -40,15 +59,19 @@ def main(argv: list[str] | None = None) -> int:
             break
         if query.strip().lower() in ("q", "exit", ""):
             break
+        if _SURROGATE.search(query):
+            print("[error] that line holds bytes that are not valid UTF-8 text, so it was not "
+                  "sent; type it again (check the terminal's encoding).", flush=True)
+            continue
         history.append({"role": "user", "content": query})
         try:
-            trace = agent_loop(history, query, client=client, workspace=workdir,
+            trace = agent_loop(history, query, client=client, workspace=workspace,
                                log=lambda line: print(line, flush=True))
         except KeyboardInterrupt:
             print("\n[interrupted] the turn was stopped (Ctrl-C); the history is kept. "
                   "Type the next request, or q to quit.", flush=True)
             continue
-        except (CompactError, anthropic.APIError) as error:
+        except (CompactError, anthropic.APIError, UnicodeError) as error:
             print(f"[error] {type(error).__name__}: {error}", flush=True)
             for note in getattr(error, "__notes__", []):
                 print(note, flush=True)

@@ -23,6 +23,7 @@ import anthropic
 from .env import DEFAULT_BASE_URL, base_url, is_live, live_model
 from .offline import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OfflineModel
 from .pipeline import ClientSummarizer
+from .shown_url import shown_url
 
 PROBE_TIMEOUT = 3.0       # seconds; only an endpoint on this machine is asked
 LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
@@ -113,18 +114,6 @@ def banner(client: Any) -> str:
     return (f"[offline] model {MODEL_NAME} served at {shown_url(url)}: the offline teaching model "
             "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says it is "
             "the offline model).")
-
-
-def shown_url(url: str) -> str:
-    """An endpoint as it may be shown: scheme, host, port and path; never a user, password,
-    query or fragment (a token often rides in them)."""
-    parts = urllib.parse.urlsplit(url)
-    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:                    # a port that is not a number: left out
-        port = ""
-    return urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
 
 
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:

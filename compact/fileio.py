@@ -4,8 +4,9 @@
   workspace's own descriptor, with ``O_NOFOLLOW`` at every step: a symlink swapped in after
   the check makes the open fail instead of leading outside.
 * Reading reads only what will be shown (a 2 GB file costs a few chunks, not 2 GB).
-* Editing works on the raw bytes: only the replaced bytes change; a file that is not UTF-8
-  is refused, never re-decoded; the new file replaces the old one atomically.
+* Writing and editing replace the file whole or not at all, one writer at a time
+  (``file_commit``); editing works on the raw bytes: only the replaced bytes change; a file
+  that is not UTF-8 is refused, never re-decoded.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import ToolError
+from .file_commit import commit, existing_mode, one_writer
 
 CHUNK = 1 << 16
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -113,23 +115,25 @@ def read_all(fd: int, shown: str, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+def write_whole(root: Path, target: Path, shown: str, data: bytes) -> None:
+    """Make ``data`` the file's whole content: the old file stays whole until the new one
+    is complete on disk (``file_commit``); its permission bits are kept."""
+    with one_writer(target, shown), opened_dir(root, target, shown, create=True) as dir_fd:
+        old = existing_mode(dir_fd, target.name, shown)
+        commit(dir_fd, target.name, [data], old)
 
 
 def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes,
                   max_bytes: int) -> None:
     """Replace the first ``old`` with ``new`` in the file's raw bytes; every other byte stays.
 
-    The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). The new
-    content goes to a temporary file in the same folder, then replaces the original in one
-    rename, keeping its permission bits.
+    The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). It is read
+    and replaced under the file's lock, so a concurrent edit is never lost, and replaced
+    atomically, keeping its permission bits (``file_commit``).
     """
-    with opened(root, target, shown, os.O_RDONLY) as (dir_fd, fd):
+    with one_writer(target, shown), opened(root, target, shown, os.O_RDONLY) as (dir_fd, fd):
         raw = read_all(fd, shown, max_bytes)
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        info = os.fstat(fd)
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -140,20 +144,4 @@ def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes,
         at = raw.find(old)
         if at < 0:
             raise ToolError(f"text not found in {shown}")
-        temp = f".{target.name}.{os.getpid()}.edit"
-        tmp_fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-                         mode, dir_fd=dir_fd)
-        try:
-            with os.fdopen(tmp_fd, "wb") as handle:
-                handle.write(raw[:at])
-                handle.write(new)
-                handle.write(raw[at + len(old):])
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            try:
-                os.unlink(temp, dir_fd=dir_fd)
-            except OSError:
-                pass
-            raise
+        commit(dir_fd, target.name, [raw[:at], new, raw[at + len(old):]], info)

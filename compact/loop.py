@@ -24,7 +24,7 @@ from typing import Any
 
 import anthropic
 
-from .client import default_max_tokens, default_model, make_client, summarizer_for
+from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
 from .errors import TurnLimitError
 from .extensions import SizeCache
 from .model_call import api_message, call_model, explain, is_prompt_too_long
@@ -63,7 +63,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     """
     client = client or make_client()
     model = model or default_model(client)
-    workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
+        .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
     compactor = compactor or Compactor(workspace.root, summarize=summarizer_for(client, model),
                                        measure=SizeCache().measure)
     say = log or (lambda line: print(line, file=sys.stderr))

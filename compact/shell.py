@@ -29,16 +29,18 @@ class Finished:
     stopped: bool = False             # stopped at the output cap
 
 
-def run_command(command: str, cwd: Path, timeout: float, max_bytes: int) -> Finished:
-    """Run ``command`` with ``bash -c``-like shell semantics; see the module docstring."""
+def run_command(command: str | list[str], cwd: Path, timeout: float, max_bytes: int,
+                env: dict[str, str] | None = None) -> Finished:
+    """Run ``command`` with ``/bin/sh -c`` (or ``command`` as a program and its arguments,
+    such as the sandbox's command line) in ``env``; see the module docstring."""
     deadline = time.monotonic() + timeout
     held: list[int] = []
     release = _hold_interrupts(held)     # a Ctrl-C while the shell starts waits for its pid
     process = None
     try:
-        process = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(command, shell=isinstance(command, str), cwd=cwd, env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
         release()
         if held:
             raise KeyboardInterrupt

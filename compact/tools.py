@@ -1,27 +1,36 @@
-"""The agent's tools, confined to one workspace folder, plus the model-invoked compact tool.
+"""The agent's tools on one workspace folder, plus the model-invoked compact tool.
 
 A tool never raises into the loop: a refused or failed call becomes an ``Error: ...``
-tool result the model can read, and every result is valid text. Paths are resolved
-(symlinks included) and must stay inside the workspace; files are then opened without
-following links (``fileio``), so a symlink swapped in after the check cannot lead out.
-``bash`` (``shell``) runs with a timeout and an output cap, and nothing it starts outlives
-the call; it is a convenience for teaching, not a security boundary (see SECURITY.md).
+tool result the model can read, and every result is valid text. The file tools are
+confined: paths are resolved (symlinks included) and must stay inside the workspace; files
+are then opened without following links (``fileio``), so a symlink swapped in after the
+check cannot lead out; writes replace a file whole or not at all, one writer at a time.
+``bash`` (``shell``) runs with a timeout and an output cap, nothing it starts outlives the
+call, and it never gets a credential from the environment (``credentials``). Where
+bubblewrap works (``sandbox``) it writes only inside the workspace and has no network;
+elsewhere it runs as you, with your files (SECURITY.md says exactly what holds).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .destructive import ask_on_stdin, is_destructive
-from .env import is_live
+from .credentials import without_credentials
+from .destructive import ask_on_stdin, judge
 from .errors import ToolError
-from .fileio import opened, read_text, replace_bytes, write_all
+from .fileio import opened, read_text, replace_bytes, write_whole
 from .globbing import glob_files
+from .sandbox import argv as sandbox_argv
+from .sandbox import available as sandbox_available
+from .sandbox import describe as describe_sandbox
 from .shell import run_command
+from .unicode_names import stored_spelling
+from .verdict import Level, Verdict
 
 COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
@@ -48,9 +57,8 @@ TOOLS = [
     COMPACT_TOOL,
 ]
 
-DENIED = ("rm -rf /", "sudo ", "shutdown", "reboot", "mkfs", ":(){")
-# A write into a device (> /dev/sda), but not into /dev/null, /dev/stdout, /dev/stderr, /dev/tty.
-DEVICE_WRITE = re.compile(r">\s*/dev/(?!(?:null|stdout|stderr|tty)(?![\w/.-]))")
+SANDBOX_CHOICES = ("auto", "network", "off")
+_NAMED = re.compile(r"`([^`]+)`")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -75,27 +83,53 @@ def _encoded(text: Any, name: str) -> bytes:
 
 
 class Workspace:
-    """File and shell tools rooted at ``root``; nothing reaches outside it.
+    """File and shell tools rooted at ``root``: the file tools never reach outside it.
 
-    ``confirm(command) -> bool`` is asked before a bash command that ``is_destructive``
-    flags. The default ``"auto"`` asks on stdin (``ask_on_stdin``) in live mode
-    (ANTHROPIC_API_KEY set) and asks nothing offline, where the embedded model runs only a
-    command the user's request names in backticks. ``None`` never asks; a notebook can
-    pass e.g. ``confirm=lambda cmd: True``.
+    ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works here (writes only inside
+    the workspace, no home folder, no network), ``"network"`` the same with the network,
+    ``"off"`` runs bash as you; ``self.sandboxed`` says which holds.
+
+    ``confirm(command) -> bool`` is asked before a bash command that deletes, overwrites or
+    cannot be judged (``destructive.judge``), and, without a sandbox, before every command
+    that is not read-only. The default ``"auto"`` asks on stdin (``ask_on_stdin``; no
+    answer is "no"). Only one kind of command goes unasked: ``for_run(offline=True,
+    request=...)`` tells the workspace that the client is the offline model, which runs
+    only a command the user's request names in backticks, so a command named there exactly
+    is run as asked for. ``None`` never asks (the caller answers for every command); a
+    notebook can pass e.g. ``confirm=lambda cmd: cmd.startswith("rm build/")``.
     """
 
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,
                  max_output_chars: int = 1_000_000,
                  confirm: Callable[[str], bool] | str | None = "auto",
-                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024) -> None:
+                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024, *,
+                 sandbox: str = "auto") -> None:
+        if sandbox not in SANDBOX_CHOICES:
+            raise ValueError(f"sandbox must be one of {SANDBOX_CHOICES}, got {sandbox!r}")
         self.root = Path(root).resolve()
         self.bash_timeout = bash_timeout
         self.max_output_chars = max_output_chars
         self.glob_timeout = glob_timeout
         self.max_edit_bytes = max_edit_bytes
-        if confirm == "auto":
-            confirm = ask_on_stdin if is_live() else None
-        self.confirm = confirm
+        self.confirm = ask_on_stdin if confirm == "auto" else confirm
+        self.sandboxed = sandbox != "off" and sandbox_available()
+        self.network = sandbox == "network" or not self.sandboxed
+        self.named_commands: frozenset[str] = frozenset()
+
+    def for_run(self, offline: bool, request: str) -> Workspace:
+        """This workspace for one run of the agent: ``offline`` (the client is the offline
+        model, ``client.is_offline``) and the user's ``request``. Offline, a command the
+        request names in backticks runs unasked; with any other client every command that
+        needs asking is asked. The workspace itself is not changed."""
+        run = copy.copy(self)
+        named = {c.strip() for c in _NAMED.findall(request)} \
+            if offline and isinstance(request, str) else set()
+        run.named_commands = frozenset(named)
+        return run
+
+    def describe(self) -> str:
+        """One line on where bash runs (for the banner)."""
+        return describe_sandbox(self.sandboxed, self.network)
 
     def path(self, relative: Any) -> Path:
         if not isinstance(relative, str) or not relative or "\x00" in relative:
@@ -103,7 +137,7 @@ class Workspace:
         if Path(relative).is_absolute():
             raise ToolError(f"absolute path {relative!r} refused: use a path relative to the "
                             "workspace")
-        target = (self.root / relative).resolve()
+        target = (self.root / stored_spelling(self.root, relative)).resolve()
         if target != self.root and self.root not in target.parents:
             raise ToolError(f"path {relative!r} escapes the workspace (via '..' or a symlink); "
                             "only files inside it can be used")
@@ -136,14 +170,18 @@ class Workspace:
         return text
 
     def write_file(self, path: str, content: str) -> str:
+        """The file becomes ``content``, whole or not at all (the old file stays whole if
+        the write fails part-way); "Wrote" means it is on disk."""
         data = _encoded(content, "content")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-        with opened(self.root, self.path(path), path, flags, create_dirs=True) as (_, fd):
-            write_all(fd, data)
+        target = self.path(path)
+        if target == self.root:
+            raise ToolError(f"{path!r} is the workspace folder itself, not a file")
+        write_whole(self.root, target, path, data)
         return f"Wrote {len(content)} chars to {path}"
 
     def edit_file(self, path: str, old_text: str, new_text: str) -> str:
-        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes."""
+        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes.
+        Edits of one file wait for each other, so "Edited" means this edit is on disk."""
         old, new = _encoded(old_text, "old_text"), _encoded(new_text, "new_text")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace")
@@ -164,19 +202,32 @@ class Workspace:
     def bash(self, command: str) -> str:
         if not isinstance(command, str) or not command.strip():
             raise ToolError("empty command")
-        if any(bad in command for bad in DENIED) or DEVICE_WRITE.search(command):
-            raise ToolError(f"dangerous command blocked: {command!r}")
-        if self.confirm is not None and is_destructive(command, self.root) \
-                and not self.confirm(command):
-            raise ToolError(f"command not confirmed by the user: {command!r}; do not retry it, "
-                            "ask the user or choose a non-destructive way")
-        done = run_command(command, self.root, self.bash_timeout,
-                           4 * self.max_output_chars + 4)   # enough bytes for the cap in UTF-8
+        verdict = judge(command, self.root)
+        if verdict.level == Level.DENIED:
+            raise ToolError(f"dangerous command blocked: {command!r} ({verdict.reason}); it is "
+                            "never run, even if confirmed")
+        if self._must_ask(verdict) and not self._confirmed(command):
+            raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.reason}); "
+                            "do not retry it, ask the user or choose a non-destructive way")
+        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed \
+            else command
+        done = run_command(argv, self.root, self.bash_timeout,
+                           4 * self.max_output_chars + 4,   # enough bytes for the cap in UTF-8
+                           env=without_credentials(os.environ))
         if done.timed_out:
             raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
         return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
+
+    def _must_ask(self, verdict: Verdict) -> bool:
+        """Destructive or unknown: always; anything not read-only: when there is no sandbox."""
+        return verdict.asks or (not self.sandboxed and verdict.level != Level.READ_ONLY)
+
+    def _confirmed(self, command: str) -> bool:
+        if command.strip() in self.named_commands or self.confirm is None:
+            return True
+        return bool(self.confirm(command))
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""

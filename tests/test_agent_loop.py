@@ -95,7 +95,7 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
     assert messages[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nSay hello")
     assert messages[1:-1] == original[-5:]
     assert trace.answer.startswith("(offline model)")
-    transcript = next((ws / ".transcripts").iterdir())
+    transcript = next((ws / ".transcripts").glob("*.jsonl"))
     assert read_transcript(transcript) == original
 
 
@@ -109,7 +109,7 @@ def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     assert pairing_problems(history) == []
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]
-    assert read_transcript(next((ws / ".transcripts").iterdir())) == original
+    assert read_transcript(next((ws / ".transcripts").glob("*.jsonl"))) == original
 
 
 def test_trace_records_sizes_tokens_and_stages(ws):

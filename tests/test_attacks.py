@@ -359,8 +359,9 @@ def test_deny_list_comes_before_confirm(ws_root):
 
 @pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
                                                  ("", False), (EOFError, False)])
-def test_live_mode_asks_on_stdin_by_default(ws_root, monkeypatch, answer, removed):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+def test_the_default_asks_on_stdin_with_or_without_a_key(ws_root, monkeypatch, answer, removed):
+    """Whether a key is set does not matter: only for_run(offline=True) skips a named command."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     prompts: list[str] = []
 
     def fake_input(prompt):
@@ -377,12 +378,11 @@ def test_live_mode_asks_on_stdin_by_default(ws_root, monkeypatch, answer, remove
     assert (ws_root / "kept.txt").exists() is not removed
 
 
-def test_offline_mode_does_not_ask(ws_root, monkeypatch):
-    """Offline, the embedded model runs only commands the user's request names: not asked."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    assert Workspace(ws_root).confirm is None
-    assert Workspace(ws_root, confirm=None).run("bash", {"command": "rm kept.txt"}) == \
-        "(no output, exit code 0)"
+def test_confirm_none_never_asks(ws_root):
+    """The caller's own choice, stated in code: every command runs (the deny list still holds)."""
+    ws = Workspace(ws_root, confirm=None)
+    assert ws.run("bash", {"command": "rm kept.txt"}) == "(no output, exit code 0)"
+    assert "dangerous command blocked" in ws.run("bash", {"command": "rm -rf /"})
 
 
 def test_a_refused_command_in_the_loop_is_an_error_result(ws_root):

@@ -117,7 +117,7 @@ def test_compaction_of_its_own_output_changes_nothing(tmp_path):
     assert compactor.prepare(once, "task") == once                  # ...and left alone
     assert compactor.compact_history(once, "task") == once
     assert compactor.reactive_compact(once, "task") == once
-    assert len(list((tmp_path / ".transcripts").iterdir())) == 1
+    assert len(list((tmp_path / ".transcripts").glob("*.jsonl"))) == 1
 
 
 def test_a_summary_larger_than_what_it_replaces_is_not_used(tmp_path):

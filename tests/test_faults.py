@@ -188,7 +188,8 @@ def test_transcripts_are_new_files_never_overwrites(workdir):
     compactor.compact_history(history, "task")
     now = files(workdir)
     assert {k: now[k] for k in on_disk} == on_disk          # old files byte-identical
-    assert sorted(set(now) - set(on_disk)) == [".transcripts/transcript-0002.jsonl",
+    assert sorted(set(now) - set(on_disk)) == [".transcripts/.gitignore",   # issue 23: out of git
+                                                ".transcripts/transcript-0002.jsonl",
                                                 ".transcripts/transcript-0003.jsonl"]
     assert temp_files(workdir) == []
 
@@ -225,7 +226,7 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
                    compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda line: None,
                    on_turn=lambda turn: snapshots.append(copy.deepcopy(messages)))
     assert len(snapshots) >= 2 and messages == snapshots[-1]   # the turn before, untouched
-    assert not (ws / ".transcripts").exists() or list((ws / ".transcripts").iterdir()) == []
+    assert not (ws / ".transcripts").exists() or list((ws / ".transcripts").glob("*.jsonl")) == []
 
 # ---- the summariser -----------------------------------------------------------------------
 
@@ -254,7 +255,7 @@ def test_summariser_fails(tmp_path, summarize, words, method):
         getattr(Compactor(tmp_path, summarize=summarize), method)(history, "task")
     assert "left unchanged" in str(caught.value) and "retry" in str(caught.value)
     assert history == before
-    saved = list((tmp_path / ".transcripts").iterdir())
+    saved = list((tmp_path / ".transcripts").glob("*.jsonl"))
     assert len(saved) == 1 and storage.read_transcript(saved[0]) == before   # nothing lost
 
 
@@ -266,7 +267,7 @@ def test_summariser_client_times_out(tmp_path):
     with pytest.raises(SummaryError, match="APITimeoutError") as caught:
         Compactor(tmp_path, summarize=summarizer_for(client_for(handler))).compact_history(history, "task")
     assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
-    assert history == before and len(list((tmp_path / ".transcripts").iterdir())) == 1
+    assert history == before and len(list((tmp_path / ".transcripts").glob("*.jsonl"))) == 1
 
 
 @pytest.mark.parametrize("answer", [
@@ -314,7 +315,7 @@ def test_model_overloaded_after_compaction_keeps_the_compacted_state(tmp_path):
         run_loop(tmp_path, client_for(lambda r: OVERLOADED), messages, "do it")
     assert len(messages) == 1 and messages[0]["content"].startswith(
         "[Compacted]\n\nAuthoritative request:\ndo it\n\n")
-    transcript = next((tmp_path / ".transcripts").iterdir())
+    transcript = next((tmp_path / ".transcripts").glob("*.jsonl"))
     assert storage.read_transcript(transcript) == before
 
 

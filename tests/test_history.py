@@ -39,7 +39,7 @@ def test_compact_history_format_and_transcript(compactor, tmp_path):
 def test_transcripts_never_overwrite_each_other(compactor, tmp_path):
     compactor.compact_history([user("one"), assistant("1" * 200)], "one")
     compactor.compact_history([user("two"), assistant("2" * 200)], "two")
-    names = sorted(p.name for p in (tmp_path / ".transcripts").iterdir())
+    names = sorted(p.name for p in (tmp_path / ".transcripts").glob("*.jsonl"))
     assert names == ["transcript-0001.jsonl", "transcript-0002.jsonl"]
 
 

@@ -1,5 +1,11 @@
 """Ctrl-C during a tool: the command's whole process group dies, the call and the rest of
-its batch are answered as interrupted, and the REPL returns to its prompt (no traceback)."""
+its batch are answered as interrupted, and the REPL returns to its prompt (no traceback).
+
+A run started in the background (``make test &``, ``nohup make test &``, some CI runners)
+inherits SIGINT *ignored*, and then neither ``_thread.interrupt_main()`` nor a SIGINT sent to
+the REPL does anything: each test here gives SIGINT its default handling back, for itself
+(``ctrl_c_delivered``) and for the REPL it starts (``default_sigint``), and restores it after.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +28,19 @@ from compact.pipeline.validation import validate_history
 from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
 
 SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_delivered():
+    """Ctrl-C raises KeyboardInterrupt in this process while the test runs."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def default_sigint() -> None:
+    """In a child before it starts Python: SIGINT not ignored, so Python installs its handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def when_running(marker: str, then, timeout: float = 20) -> threading.Thread:
@@ -95,7 +114,8 @@ def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     repl = subprocess.Popen([sys.executable, "-m", "compact", "--workdir", str(tmp_path)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=default_sigint)
     try:
         repl.stdin.write(f"Run `sleep {SECONDS + 4} & sleep {SECONDS + 5}`\n")
         repl.stdin.flush()

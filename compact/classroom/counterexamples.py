@@ -20,7 +20,7 @@ from typing import Any
 
 import anthropic
 
-from ..client import default_model
+from ..client import default_model, is_offline
 from ..loop import SYSTEM
 from ..model_call import api_message, call_model
 from ..pipeline import Compactor
@@ -107,6 +107,7 @@ def run_wrong_loop(messages: list, active_request: str, batch: Batch, *, client:
     the only compaction here, and ``prepare`` would itself reject an orphan before sending: see
     ``validate_history``). ``max_tokens`` is one any model accepts."""
     run = WrongRun(messages=messages)
+    workspace = workspace.for_run(offline=is_offline(client), request=active_request)  # as agent_loop
     for _ in range(max_turns):
         try:
             response = call_model(client, model=default_model(client), system=SYSTEM,

@@ -14,6 +14,7 @@ from ..offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKE
 from ..offline.api import MAX_OUTPUT_TOKENS
 from ..pipeline import Limits
 from ..pipeline.messages import IMAGE_TOKENS
+from ..pipeline.summary import SummaryInput
 from ..study.caching import LOOKBACK_BLOCKS, MIN_CACHE_TOKENS
 from ..study.strategies import CACHE_FRIENDLY, TOOL_OUTPUT_CAP
 from ..study.workload import PROBES, session_turns
@@ -52,6 +53,7 @@ def experiment_facts(runs: dict[str, ExperimentResult]) -> dict[str, object]:
 def code_facts() -> dict[str, object]:
     """The numbers that are the code's own: the lesson's limits and the offline model's."""
     limits = {f"limits.{name}": value for name, value in asdict(Limits()).items() if isinstance(value, int)}
+    limits |= {f"summary.{name}": value for name, value in asdict(SummaryInput()).items()}
     return {**limits, "offline.window_tokens": DEFAULT_WINDOW_TOKENS,
             "offline.serve_window_tokens": SERVE_WINDOW_TOKENS, "offline.max_tokens": MAX_OUTPUT_TOKENS,
             "offline.agent_max_tokens": AGENT_MAX_TOKENS, "offline.bytes_per_token": bytes_per_token(),

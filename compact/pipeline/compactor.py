@@ -27,22 +27,16 @@ from .compact_history import Summarizer, compact_history, reactive_compact
 from .errors import SummaryError
 from .events import StageEvent
 from .limits import Limits
-from .messages import estimate_size
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .tool_result_budget import tool_result_budget
-from .validation import validate_history
+from .validation import checked_size
 
 LESSON_STAGES: dict[str, Callable] = {       # in the lesson's order
     "tool_result_budget": tool_result_budget, "snip_compact": snip_compact,
     "micro_compact": micro_compact, "compact_history": compact_history,
     "reactive_compact": reactive_compact}
 STAGES = tuple(LESSON_STAGES)
-
-
-def checked_size(messages: list) -> int:        # estimate_size of a history the API would take
-    validate_history(messages)
-    return estimate_size(messages)
 
 
 class Compactor:
@@ -101,7 +95,10 @@ class Compactor:
         size = self.measure(messages) if size is None else size
         result, change = self.functions[stage](messages, *self._arguments(stage, active_request))
         after = self.measure(result) if change.fired else size
-        self.events.append(StageEvent.of(stage, change, (len(messages), len(result)), (size, after)))
+        self.events.append(StageEvent(
+            stage, change.fired, messages_before=len(messages), messages_after=len(result),
+            size_before=size, size_after=after, files_written=change.files_written,
+            placeholders=change.placeholders, detail=change.detail, extra=change.extra))
         return list(result), after
 
     def _arguments(self, stage: str, active_request: str) -> tuple:     # after the messages
@@ -114,6 +111,6 @@ class Compactor:
 
     def _summarizer(self) -> Summarizer:       # checked only when needed: 1–3 never call it
         if self.summarize is None:
-            raise SummaryError("compact_history needs a summariser, and this Compactor has none: pass "
-                               "summarize=compact.summarizer_for(client). The history was left unchanged.")
+            raise SummaryError("compact_history needs a summariser: pass summarize=compact."
+                               "summarizer_for(client). The history was left unchanged.")
         return self.summarize

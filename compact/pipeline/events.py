@@ -1,5 +1,4 @@
-"""What a stage did: the stage reports a ``Change``; the Compactor adds the sizes it measured and
-records a ``StageEvent``, which the trace, the plots and the lab read."""
+"""What a stage did: it reports a ``Change``; the Compactor records a ``StageEvent`` with sizes."""
 
 from __future__ import annotations
 
@@ -31,14 +30,6 @@ class StageEvent:
     placeholders: int = 0
     detail: str = ""
     extra: dict = field(default_factory=dict, compare=False)
-
-    @classmethod
-    def of(cls, stage: str, change: Change, counts: tuple[int, int], sizes: tuple[int, int]
-           ) -> StageEvent:          # counts and sizes: (before, after)
-        return cls(stage=stage, fired=change.fired, messages_before=counts[0],
-                   messages_after=counts[1], size_before=sizes[0], size_after=sizes[1],
-                   files_written=change.files_written, placeholders=change.placeholders,
-                   detail=change.detail, extra=change.extra)
 
     def __str__(self) -> str:
         if not self.fired:

@@ -24,13 +24,12 @@ SNIP = re.compile(r"\[snipped (\d+) messages(?:; archived at [\w./-]+)?\]")
 
 
 def persisted_block(path: str, total_chars: int, preview_chars: int, preview: str) -> str:
-    """Stage 1: what stays in context of a persisted result, where it is and how it begins."""
+    """Stage 1's text for a persisted result: where it is, and how it begins."""
     return (f"{PERSISTED_OPEN}\nOutput too large ({total_chars} chars). Full output saved to: {path}\n"
             f"Preview (first {preview_chars} chars):\n{preview}\n{PERSISTED_CLOSE}")
 
 
-def kept_path_placeholder(path: str) -> str:
-    """Stage 3's placeholder for a persisted result: the path to its full output stays."""
+def kept_path_placeholder(path: str) -> str:     # stage 3's, for a persisted result
     return f"{PLACEHOLDER_PREFIX} Full output: {path}]"
 
 
@@ -43,8 +42,7 @@ def persisted_path(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def placeholder_for(text: str) -> str:
-    """The placeholder that replaces ``text``; a persisted result's keeps its path."""
+def placeholder_for(text: str) -> str:          # a persisted result's keeps its path
     path = persisted_path(text)
     return kept_path_placeholder(path) if path else PLACEHOLDER
 
@@ -70,7 +68,7 @@ def snip_markers(messages: list) -> list[tuple[int, int]]:      # (index, N) of 
 
 
 def compacted_message(header: str, active_request: str, summary: str) -> dict:
-    """Stage 4: the one message that replaces a history, the request and the summary apart."""
+    """Stage 4's one message for a history: the request and the summary kept apart."""
     reference = json.dumps(summary, ensure_ascii=False)
     return {"role": "user", "content": (
         f"{header}\n\n{AUTHORITATIVE}\n{active_request}\n\n{REFERENCE}\n{reference}")}

@@ -7,8 +7,7 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Limits:
-    """Thresholds for the four stages and the reactive path; the defaults are the lesson's.
-    Frozen, so a run's numbers cannot drift: ``limits.with_(context_limit=30_000)`` is a copy."""
+    """The thresholds of the four stages and the reactive path (frozen: ``with_`` makes a copy)."""
 
     context_limit: int = 50_000          # CONTEXT_LIMIT: chars of messages before compact_history
     tool_result_budget: int = 200_000    # chars of tool results allowed in the newest batch

@@ -10,8 +10,7 @@ from typing import Any
 
 from .errors import HistoryError
 
-# An image costs tokens by its pixels, not its base64 text: about 1,600 for one the API has
-# resized to its limit. The size counts it as that many tokens of 4 chars each.
+# An image costs tokens by its pixels (about 1,600 once the API resized it), not its base64 text.
 BYTES_PER_TOKEN = 4
 IMAGE_TOKENS = 1_600
 IMAGE_CHARS = IMAGE_TOKENS * BYTES_PER_TOKEN
@@ -49,9 +48,7 @@ def estimate_size(messages: Any) -> int:
     return len(text) + image_adjustment(messages)
 
 
-def image_adjustment(messages: Any) -> int:
-    """Chars to add to the wire size so each image (in a message or a tool_result) counts as
-    ``IMAGE_CHARS``."""
+def image_adjustment(messages: Any) -> int:     # so each image counts as IMAGE_CHARS
     total = 0
     for block in (b for m in (messages if isinstance(messages, list) else ()) for b in blocks_of(m)):
         kind = block.get("type") if isinstance(block, dict) else None

@@ -16,8 +16,7 @@ def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Chan
     keep = limits.keep_recent_results
     if len(results) <= keep:
         return messages, nothing()
-    seen_until = last_assistant_index(messages)
-    replacements = {}
+    seen_until, replacements = last_assistant_index(messages), {}
     for i, j, block in results[:len(results) - keep]:
         if i > seen_until:                  # fix 1: the newest batch, not read yet
             continue

@@ -2,7 +2,8 @@
 message a line) and ``.task_outputs/tool-results/<id>.txt`` (a result, byte for byte). Writes
 are atomic (a temp file, then a hard link that fails rather than overwrite; without hard links,
 a reserved name then a rename): a crash or a full disk never leaves half a file, and nothing
-on disk is replaced."""
+on disk is replaced. Both folders hold a ``.gitignore`` of ``*`` from their first moment (made
+under a temporary name with it, then renamed): ``git add -A`` never publishes what the agent read."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,15 +22,14 @@ from .messages import to_plain
 
 TRANSCRIPT_DIR = ".transcripts"
 TOOL_RESULTS_DIR = ".task_outputs/tool-results"
+GITIGNORE = "# written by compact: what the agent read and ran stays out of git\n*\n"
 MAX_ID_CHARS = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM\d|LPT\d)", re.IGNORECASE)   # Windows device names
 _NO_HARD_LINKS = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK)
 
 
-def safe_id(tool_use_id: object) -> str:
-    """A file-name-safe tool_use_id (at most 64 + 9 chars), hashed when changed: ``../../x``
-    can never write outside the folder nor collide with ``x``."""
+def safe_id(tool_use_id: object) -> str:    # hashed if changed: ../../x cannot escape nor collide
     raw = str(tool_use_id) if tool_use_id is not None else ""
     clean = _UNSAFE.sub("_", raw)[:MAX_ID_CHARS].strip("_") or "unknown"
     if clean != raw or _RESERVED.fullmatch(clean):
@@ -37,13 +38,21 @@ def safe_id(tool_use_id: object) -> str:
 
 
 def _folder(workdir: Path, name: str, what: str) -> Path:
-    """``workdir/name``, created; refused if a symlink (``ln -s /etc .transcripts`` from bash)
-    would turn compaction into a write outside the project."""
+    """``workdir/name``, created (its top with a .gitignore); refused if a symlink would turn
+    compaction into a write outside the project (``ln -s /etc .transcripts`` from bash)."""
     folder = Path(workdir) / name
     if Path(workdir).resolve() not in folder.resolve().parents:
-        raise StorageError(f"the {what} folder {folder} leads outside the workdir (a symlink?): not "
-                           "written. Remove the link; the history was left unchanged.")
+        raise StorageError(f"the {what} folder {folder} leads outside the workdir (a symlink?): "
+                           "remove the link; the history was left unchanged")
+    top = Path(workdir) / name.split("/")[0]
     try:
+        if not top.is_dir():                            # made whole, then given its name
+            Path(workdir).mkdir(parents=True, exist_ok=True)
+            temp = Path(tempfile.mkdtemp(dir=workdir, prefix=f"{top.name}-new-"))
+            (temp / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+            with contextlib.suppress(OSError):        # made meanwhile by another writer: theirs
+                os.rename(temp, top)
+            shutil.rmtree(temp, ignore_errors=True)
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise StorageError(f"cannot create the {what} folder {folder}: {error.strerror or error}. Make "
@@ -68,7 +77,7 @@ def _place(tmp_path: str, target: Path) -> None:
 
 def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Path:
     """Write ``data`` atomically under the first of ``names`` that is free (or that already
-    holds exactly these bytes: persisting the same result twice is no error)."""
+    holds exactly these bytes); then a top folder an older version made gets its .gitignore."""
     tmp_path = None
     try:
         fd, tmp_path = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
@@ -79,12 +88,17 @@ def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Pa
         for target in (folder / name for name in names):
             try:
                 _place(tmp_path, target)
-                return target
+                break
             except FileExistsError:
                 if not target.is_symlink() and target.is_file() and \
                         target.stat().st_size == len(data) and target.read_bytes() == data:
-                    return target
-        raise StorageError(f"no free file name for the {what} in {folder}")
+                    break
+        else:
+            raise StorageError(f"no free file name for the {what} in {folder}")
+        top = folder if folder.name == TRANSCRIPT_DIR else folder.parent
+        if not (top / ".gitignore").exists():
+            (top / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+        return target
     except StorageError:
         raise
     except OSError as error:

@@ -59,8 +59,7 @@ def persisted_text(path: Path | str, text: str, preview_chars: int) -> str:
 
 
 def preview_of(text: str, chars: int) -> str:
-    """At most the first ``chars`` characters, never ending inside a user-perceived character
-    (an accent, an emoji sequence joined by ZWJ, a skin tone, a flag's two letters)."""
+    """At most ``chars`` characters, never cutting a user-perceived one (an accent, a ZWJ emoji)."""
     if len(text) <= chars:
         return text
     cut = 0

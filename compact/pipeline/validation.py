@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import HistoryError
-from .messages import block_type, has_tool_use, to_plain, tool_result_ids, tool_use_ids
+from .messages import block_type, estimate_size, has_tool_use, to_plain, tool_result_ids, tool_use_ids
 
-ROLES = ("user", "assistant")
 RESULT_BLOCKS = ("text", "image")    # what a tool_result's content list may hold
 
 
@@ -26,11 +25,16 @@ def validate_history(messages: Any, start: int = 0) -> None:
                            "right before it")
 
 
+def checked_size(messages: Any) -> int:         # estimate_size of a history the API would take
+    validate_history(messages)
+    return estimate_size(messages)
+
+
 def message_problem(message: Any, where: str) -> str | None:
     if not isinstance(message, dict):
         return f"{where} is a {type(message).__name__}, expected a dict with 'role' and 'content'"
     role, content = message.get("role"), message.get("content")
-    if role not in ROLES:
+    if role not in ("user", "assistant"):
         return (f"{where} has role {role!r}; only 'user' and 'assistant' are allowed (put system "
                 "text in the system prompt)")
     if not isinstance(content, (str, list)):

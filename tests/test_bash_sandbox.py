@@ -1,0 +1,115 @@
+"""bash in bubblewrap: writes only inside the workspace, no home folder, no network, no
+credential from the environment; and without a sandbox, every command that is not
+read-only asks first. (``make test`` installs bubblewrap, so the sandbox is there.)"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+
+import pytest
+from test_real_files import running
+
+from compact import Workspace, sandbox
+from compact.__main__ import main as repl_main
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "kept.txt").write_text("keep me")
+    return Workspace(root, confirm=lambda command: True)
+
+
+def test_bubblewrap_works_here_and_the_workspace_uses_it(ws):
+    assert sandbox.available() and ws.sandboxed
+    assert "[sandbox]" in ws.describe() and "no network" in ws.describe()
+
+
+def test_bash_writes_only_inside_the_workspace(ws, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = ws.run("bash", {"command": f"echo x > {outside}/planted.txt; touch /etc/compact-probe;"
+                                     " echo inside > made.txt; cat made.txt"})
+    assert out.endswith("inside")
+    assert "Read-only file system" in out
+    assert list(outside.iterdir()) == []
+    assert (ws.root / "made.txt").read_text() == "inside\n"
+
+
+def test_bash_has_no_capability_to_make_the_system_writable_again(ws):
+    """As root, without --cap-drop ALL, `mount -o remount,rw /` inside the sandbox made the
+    real root file system writable (measured here); with it, nothing is held."""
+    out = ws.run("bash", {"command": "grep CapEff /proc/self/status"})
+    assert out.split() == ["CapEff:", "0000000000000000"]
+
+
+def test_bash_sees_no_home_folder(ws, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    monkeypatch.setenv("HOME", str(home))
+    out = ws.run("bash", {"command": "cat ~/.ssh/id_ed25519; ls -A ~ /root | wc -w"})
+    assert "PRIVATE KEY" not in out and "No such file" in out
+    assert out.splitlines()[-1].strip() == "2"              # just the two headers ls prints
+
+
+def _listener() -> tuple[socket.socket, int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    threading.Thread(target=lambda: server.accept()[0].close(), daemon=True).start()
+    return server, server.getsockname()[1]
+
+
+CONNECT = ("python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); "
+           "print('connected')\" 2>&1 | tail -1")
+
+
+def test_bash_has_no_network_unless_asked_for(ws):
+    server, port = _listener()
+    with server:
+        assert "connected" not in ws.run("bash", {"command": CONNECT.format(port=port)})
+        with_network = Workspace(ws.root, sandbox="network", confirm=None)
+        assert with_network.sandboxed and "has the network" in with_network.describe()
+        assert with_network.run("bash", {"command": CONNECT.format(port=port)}) == "connected"
+
+
+def test_bash_never_inherits_credentials(ws, monkeypatch):
+    secrets = {"ANTHROPIC_API_KEY": "sk-ant-secret-1", "GITHUB_TOKEN": "ghp_secret2",
+               "AWS_SECRET_ACCESS_KEY": "aws-secret-3", "DB_PASSWORD": "hunter4",
+               "DATABASE_URL": "postgres://me:pw5@db.example/x", "ANTHROPIC_BASE_URL": "http://s6"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("COMPACT_VISIBLE", "plain value")
+    out = ws.run("bash", {"command": "env"})
+    assert "COMPACT_VISIBLE=plain value" in out and "PATH=" in out
+    for value in secrets.values():
+        assert value not in out
+    unsandboxed = Workspace(ws.root, sandbox="off", confirm=None)
+    assert "sk-ant-secret-1" not in unsandboxed.run("bash", {"command": "env"})
+
+
+def test_nothing_started_outlives_the_call_even_in_a_new_session(ws):
+    """setsid leaves the process group; the sandbox's own process namespace still ends it."""
+    seconds = 50_000 + os.getpid() % 10_000           # unique to this run: no other sleep matches
+    out = ws.run("bash", {"command": f"setsid sleep {seconds} > /dev/null 2>&1 & echo started"})
+    assert out == "started" and running(f"sleep {seconds}") == []
+
+
+def test_without_a_sandbox_every_command_that_is_not_read_only_asks(ws):
+    asked: list[str] = []
+    bare = Workspace(ws.root, sandbox="off", confirm=lambda cmd: asked.append(cmd) or False)
+    assert not bare.sandboxed and "[no sandbox]" in bare.describe()
+    assert bare.run("bash", {"command": "cat kept.txt"}) == "keep me"
+    for command in ("echo new > new.txt", "python3 -c 'open(\"p.txt\", \"w\")'", "mkdir d"):
+        assert bare.run("bash", {"command": command}).startswith("Error: command not confirmed")
+    assert len(asked) == 3 and sorted(p.name for p in ws.root.iterdir()) == ["kept.txt"]
+
+
+def test_the_repl_says_where_bash_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt: "q")
+    assert repl_main(["--workdir", str(tmp_path)]) == 0
+    assert "[sandbox] bash runs in bubblewrap" in capsys.readouterr().out

@@ -1,0 +1,124 @@
+"""A property of the destructive-command judgement, checked by running what it judges.
+
+Hypothesis writes shell scripts: commands that delete or overwrite (``rm``, ``mv``, ``dd``,
+``>``, ``sed -i``, ``git clean``, ``find -delete``, ``xargs rm``, ...) and harmless ones,
+inside wrappers (``timeout``, ``nice``, ``nohup``, ``env``, ``command``, ``bash -c``,
+``sh -c``, ``eval``), compounds (``{ }``, ``( )``, ``if``, ``for``, ``while``, ``!``,
+functions, ``&&``, ``||``, ``;``, pipelines) and substitutions (``$(...)``, ``<(...)``).
+Each script runs through the real Workspace, in bubblewrap, in a throwaway folder that is a
+git repository; the folder is compared before and after. Every script that lost a byte of
+a file that was there before (deleted, moved away, overwritten, edited in place; appending
+loses nothing) must have been asked about, or blocked.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from compact import Workspace
+
+LOSES = ["rm a.txt", "rm -f b.txt", "rm -r sub", "rm -rf sub", "rm -- c.txt", "unlink a.txt",
+         "mv a.txt z.txt", "mv b.txt sub/", "dd if=/dev/zero of=a.txt bs=1 count=1",
+         "dd if=b.txt of=a.txt", "echo x > a.txt", "printf y >| b.txt", ": > c.txt",
+         "cat b.txt > a.txt", "sed -i s/a/X/ a.txt", "sed -i.bak -e s/b/Y/ b.txt",
+         "sed -Ei 's/[a-z]/Z/' c.txt", "git clean -fq", "git clean -fdq",
+         "find . -name '*.txt' -delete", "find sub -delete", "find . -name a.txt -exec rm {} +",
+         "xargs rm < list", "cat list | xargs rm -f", "xargs -a list rm", "truncate -s 0 a.txt",
+         "cp b.txt a.txt", "tee a.txt < b.txt", "ln -sf b.txt a.txt", "shred -u a.txt",
+         "install b.txt a.txt", "sort -o a.txt b.txt"]
+HARMLESS = ["ls", "cat a.txt", "echo hi", "echo x > new.txt", "echo more >> a.txt", "true",
+            "grep alpha a.txt", "mkdir -p fresh", "cp a.txt copy.txt", "wc -l b.txt",
+            "git status --short", "find . -name '*.txt'"]
+VARIABLE = ['f=a.txt; rm "$f"', "x=rm; $x b.txt", 'set -- a.txt; rm "$@"', 'cmd="rm c.txt"; $cmd',
+            'for f in *.txt; do rm "$f"; done', "for f in a b; do echo $f > $f.txt; done",
+            "ls *.txt | xargs rm"]
+
+
+def _quoted(form: str):
+    return lambda c: form.format(shlex.quote(c))
+
+
+AROUND = [lambda c: f"timeout 5 {c}", lambda c: f"nice -n 1 {c}", lambda c: f"nohup {c}",
+          lambda c: f"env X=1 {c}", lambda c: f"command {c}", lambda c: f"timeout -k 1 5 {c}",
+          _quoted("bash -c {}"), _quoted("sh -c {}"), _quoted("bash -lc {}"), _quoted("eval {}"),
+          lambda c: f"{{ {c}; }}", lambda c: f"( {c} )", lambda c: f"if true; then {c}; fi",
+          lambda c: f"for i in 1; do {c}; done", lambda c: f"! {c}", lambda c: f"true && {c}",
+          lambda c: f"false || {c}", lambda c: f"ls; {c}", lambda c: f"{c} | cat",
+          lambda c: f"echo $({c})", lambda c: f"while false; do :; done; {c}",
+          lambda c: f"f() {{ {c}; }}; f", lambda c: f"cat <({c})", lambda c: f"{{ {c}; }} > a.txt",
+          _quoted("bash -c {} 2>&1")]
+JOINS = [" ; ", " && ", " || ", " | ", "\n", " & wait; "]
+
+leaves = st.sampled_from(LOSES + HARMLESS + VARIABLE)
+scripts = st.recursive(leaves, lambda inner: st.one_of(
+    st.tuples(st.sampled_from(AROUND), inner).map(lambda t: t[0](t[1])),
+    st.tuples(inner, st.sampled_from(JOINS), inner).map(lambda t: t[0] + t[1] + t[2])),
+    max_leaves=4)
+
+
+def make_folder() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="judged-"))
+    (root / "sub").mkdir()
+    (root / "empty").mkdir()
+    for name, text in (("a.txt", "alpha a\n"), ("b.txt", "bravo b\n"), ("c.txt", "charlie c\n"),
+                       ("sub/d.txt", "delta d\n"), ("list", "a.txt\n")):
+        (root / name).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file outside .git: its bytes (a symlink: where it points, marked as a link)."""
+    found = {}
+    for path in root.rglob("*"):
+        relative = path.relative_to(root).as_posix()
+        if relative == ".git" or relative.startswith(".git/"):
+            continue
+        if path.is_symlink():
+            found[relative] = b"\0link:" + str(path.readlink()).encode()
+        elif path.is_file():
+            found[relative] = path.read_bytes()
+    return found
+
+
+def lost(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    return [p for p, data in before.items() if p not in after or not after[p].startswith(data)]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(script=scripts)
+# Found by a 3,000-example run: bashlex's own word text gets this mixed quoting wrong.
+@example(script="bash -c 'bash -c '\"'\"'rm -f b.txt'\"'\"''")
+@example(script="eval 'sh -c '\"'\"'find . -name a.txt -exec rm {} +'\"'\"''")
+def test_every_script_that_loses_data_in_the_sandbox_was_asked(script):
+    root = make_folder()
+    try:
+        before, asked = snapshot(root), []
+        ws = Workspace(root, confirm=lambda command: asked.append(command) or True,
+                       bash_timeout=10)
+        assert ws.sandboxed
+        out = ws.run("bash", {"command": script})
+        gone = lost(before, snapshot(root))
+        blocked = out.startswith("Error: dangerous command blocked")
+        assert not gone or asked == [script] or blocked, (script, gone, out)
+    finally:
+        shutil.rmtree(root)
+
+
+def test_the_generated_scripts_do_lose_data_when_run():
+    """The property is not empty: each deleting command, run alone, loses something."""
+    for command in LOSES + VARIABLE[:5]:
+        root = make_folder()
+        try:
+            before = snapshot(root)
+            Workspace(root, confirm=None).run("bash", {"command": command})
+            assert lost(before, snapshot(root)), command
+        finally:
+            shutil.rmtree(root)

@@ -1,0 +1,111 @@
+"""No secret shown or committed: .transcripts/ and .task_outputs/ are git-ignored from their
+first moment, the banner shows no user, password or query of ANTHROPIC_BASE_URL, and the
+REPL survives text that is not valid UTF-8, typed or printed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import anthropic
+import pytest
+from conftest import fake_summary
+from histories import tool_turn, user
+
+from compact import Compactor, Limits
+from compact.client import banner
+from compact.pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+
+FOLDERS = (TRANSCRIPT_DIR, TOOL_RESULTS_DIR.split("/")[0])
+
+
+def git(repo, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def compact_in(workdir) -> None:
+    history = [user("task"), *tool_turn(["secret output " * 5_000, "b" * 200], "t")]
+    compactor = Compactor(workdir, Limits(tool_result_budget=1_000), summarize=fake_summary)
+    compactor.compact_history(compactor.tool_result_budget(history), "task")
+
+
+def test_git_add_all_publishes_no_transcript_or_tool_output(tmp_path):
+    git(tmp_path, "init", "-q")
+    (tmp_path / "app.py").write_text("print('hi')\n")
+    compact_in(tmp_path)
+    assert list((tmp_path / TRANSCRIPT_DIR).glob("*.jsonl"))
+    assert list((tmp_path / TOOL_RESULTS_DIR).glob("*.txt"))
+    assert git(tmp_path, "status", "--porcelain", "--untracked-files=all") == "?? app.py\n"
+    git(tmp_path, "add", "-A")
+    assert git(tmp_path, "diff", "--cached", "--name-only") == "app.py\n"
+    for folder in FOLDERS:
+        assert (tmp_path / folder / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_the_folders_never_exist_without_their_gitignore(tmp_path):
+    seen_bare: list[str] = []
+    stop = threading.Event()
+    workdirs = [tmp_path / f"w{k}" for k in range(15)]
+
+    def watch() -> None:
+        while not stop.is_set():
+            for workdir in workdirs:
+                for folder in FOLDERS:
+                    path = workdir / folder
+                    if path.is_dir() and not (path / ".gitignore").exists() and path.is_dir():
+                        seen_bare.append(str(path))
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        for workdir in workdirs:
+            workdir.mkdir()
+            compact_in(workdir)
+    finally:
+        stop.set()
+        watcher.join()
+    assert seen_bare == []
+    assert all(sorted(os.listdir(w)) == sorted(FOLDERS) for w in workdirs)   # no temp folder
+
+
+def test_an_older_folder_gets_its_gitignore_on_the_next_write(tmp_path):
+    (tmp_path / TRANSCRIPT_DIR).mkdir()
+    (tmp_path / TRANSCRIPT_DIR / "transcript-0001.jsonl").write_text('{"role": "user"}\n')
+    compact_in(tmp_path)
+    assert (tmp_path / TRANSCRIPT_DIR / ".gitignore").exists()
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("https://user:pa55word@proxy.example:8443/v1?token=abc123#frag",
+     "https://proxy.example:8443/v1"),
+    ("http://[::1]:9000/anthropic?key=k3y", "http://[::1]:9000/anthropic"),
+    ("https://me@gateway.example", "https://gateway.example"),
+    ("https://host:notaport/x", "(unreadable URL)"),
+])
+def test_the_banner_shows_scheme_host_port_and_path_only(monkeypatch, url, shown):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    text = banner(anthropic.Anthropic(api_key="sk-test", base_url="http://unused.invalid"))
+    assert f" via {shown} " in text
+    for secret in ("user", "pa55word", "token", "abc123", "frag", "k3y", "me@", "notaport"):
+        assert secret not in text
+
+
+def test_the_repl_survives_text_that_is_not_utf8(tmp_path):
+    workdir = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9")     # a Latin-1 folder name
+    os.mkdir(workdir)
+    with open(os.path.join(workdir, "a.txt"), "w") as handle:
+        handle.write("the port is 8473\n")
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+    typed = b"\xed\xa0\x80 hello \xff\nRead a.txt\nq\n"     # an encoded lone surrogate, a bad byte
+    done = subprocess.run([sys.executable, "-m", "compact", "--workdir", workdir], input=typed,
+                          capture_output=True, timeout=60, env=env)
+    out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+    assert done.returncode == 0 and "Traceback" not in err, err
+    assert "workspace: " in out and "caf\\udce9" in out          # printed, escaped
+    assert "[error] that line holds bytes that are not valid UTF-8 text" in out
+    assert "a.txt: 17 chars; first line 'the port is 8473'" in out    # the next line answered
+    assert out.count("s08 >> ") == 3
