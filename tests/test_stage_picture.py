@@ -84,7 +84,7 @@ def test_tool_result_budget_names_the_file_its_result_went_to(stages):
     assert path.startswith(".task_outputs/tool-results/")
     fig = plot_stage(before, after, event)
     ax = fig.axes[0]
-    [disk] = [t for t in ax.texts if t.get_gid() == "disk"]
+    [disk] = [t for t in ax.texts if t.get_gid() == "inside:disk"]
     assert disk.get_text().splitlines() == ["to disk:", path]
     [arrow] = [t for t in ax.texts if t.get_gid() == "to disk"]
     big = max(block_boxes(fig, "before").values(), key=lambda p: p.get_width())
@@ -111,7 +111,7 @@ def test_compact_history_is_one_summary_box_and_the_transcript(stages):
     fig = plot_stage(before, after, event)
     [(kind, _)] = [kc for m in after for kc in block_kinds(m)]
     assert kind == "summaries" and len(after) == 1
-    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "disk"]
+    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "inside:disk"]
     assert disk.get_text().splitlines()[1] == event.files_written[0] == ".transcripts/transcript-0001.jsonl"
     [bracket] = [line for line in fig.axes[0].get_lines() if line.get_gid() == "disk bracket"]
     outlines = patches(fig, "before:message")

@@ -2,11 +2,13 @@
 
 Both are decided when the figure is drawn, after constrained layout has sized every Axes, so
 they hold at any figure size (the lab's narrow column, a projector-wide notebook figure):
-``FittingLayout`` is constrained layout that then (1) wraps every title, figure text and axis label
-that would cross the figure's edge and (2) moves each legend made with ``fitted_legend`` to the
-first corner of its Axes where it covers no data point, bar or note; when none is free, the
-legend goes below the Axes, under its tick labels, and the layout runs again to make room.
-``figure_check.figure_problems`` is the test that the result has no problem.
+``FittingLayout`` is constrained layout that then (1) wraps every title, figure text and axis
+label that would cross the figure's edge and (2) moves each legend made with ``fitted_legend``
+to the first corner of its Axes where it covers no data point, bar or note; when none is free,
+it raises the top of a linear y axis until an upper corner is free (the data keep at least
+``MIN_DATA`` of the height), and failing that puts the legend below the Axes, under its tick
+labels. The layout runs again after each change that moves an Axes. Its geometry is
+``figure_check``'s, so ``figure_problems`` finds nothing it left.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from matplotlib.transforms import offset_copy
 from .figure_check import TOLERANCE, all_axes, covers, data_boxes, data_points, overlap
 
 FITTED = "fitted legend"          # the gid of a legend this layout may move
+BELOW = "below"                   # a fitted legend's place under its Axes
+WRAP = "wrap"                     # the start of the gid of a note in an Axes that may be wrapped
+INSIDE = "inside"                 # ... of a note kept inside its Axes (the y range grows for it)
 CORNERS = ("upper left", "upper right", "lower right", "lower left", "upper center",
            "lower center", "center left", "center right")
 EDGE = 4.0                        # pixels kept free at the figure's edge
@@ -33,8 +38,9 @@ MIN_DATA = 0.4                    # the share of an Axes' height the data keep w
 
 def fitted_legend(ax: Axes, loc: str = "upper left", **kwargs) -> Legend:
     """``ax.legend(loc=loc, **kwargs)`` that the figure's ``FittingLayout`` may move off the
-    data (``loc`` is the corner tried first)."""
-    legend = ax.legend(loc=loc, **kwargs)
+    data (``loc`` is the corner tried first; ``"below"``: under the Axes, in as many columns
+    as fit)."""
+    legend = ax.legend(loc="upper center" if loc == BELOW else loc, **kwargs)
     legend.set_gid(f"{FITTED}:{loc}")
     return legend
 
@@ -90,10 +96,12 @@ def _room(text: Text, frame) -> float:
 
 
 def _wrappable(fig: Figure) -> list[Text]:
-    """Figure texts, titles and axis labels (tick labels and notes keep their lines)."""
+    """Figure texts, titles, axis labels and notes marked ``WRAP`` (tick labels and other notes
+    keep their lines)."""
     found = [t for f in _figures(fig) for t in f.texts]
     for ax in all_axes(fig):
         found += [t for t in ax.get_children() if isinstance(t, Text) and t not in ax.texts]
+        found += [t for t in ax.texts if (t.get_gid() or "").startswith(WRAP)]
         found += [ax.xaxis.label, ax.yaxis.label]
     return [t for t in found if t.get_visible() and t.get_text().strip()]
 
@@ -167,19 +175,37 @@ def _raise_top(legend: Legend, ax: Axes) -> bool:
     return True
 
 
-def _below(legend: Legend, ax: Axes) -> None:
-    """Under the Axes' tick labels and x label, as many columns as the Axes' width holds."""
-    fig = ax.figure.figure
+def _rebuilt(legend: Legend, ax: Axes, ncols: int, anchor) -> Legend:
+    """The same legend (handles, labels, title, frame, font) in ``ncols`` columns, under the
+    anchor (a legend's columns are fixed when it is made: ``set_ncols`` does not re-lay it)."""
+    texts = legend.get_texts()
+    title = legend.get_title().get_text()
+    return ax.legend(handles=legend.legend_handles, labels=[t.get_text() for t in texts],
+                     loc="upper center", bbox_to_anchor=anchor, ncols=ncols,
+                     fontsize=texts[0].get_fontsize() if texts else None,
+                     frameon=legend.get_frame_on(), framealpha=legend.get_frame().get_alpha(),
+                     title=title or None)
+
+
+def _below(legend: Legend, ax: Axes) -> bool:
+    """Under the Axes' tick labels and x label, centred, in as many columns as the figure's
+    width holds there. True if that moved it (its place is kept in its gid)."""
+    fig = ax.figure.figure               # the root Figure (an Axes in a subfigure too)
     decorations = ax.xaxis.get_tightbbox()
     drop = ax.bbox.y0 - (decorations.y0 if decorations is not None else ax.bbox.y0)
-    legend.set_loc("upper center")
-    legend.set_bbox_to_anchor((0.5, 0), transform=offset_copy(
-        ax.transAxes, fig=fig, y=-(drop * 72 / fig.dpi + GAP_POINTS), units="points"))
-    for ncols in range(len(legend.get_texts()), 0, -1):
-        legend.set_ncols(ncols)
-        if legend.get_window_extent().width <= max(ax.bbox.width, fig.bbox.width - 2 * EDGE):
+    drop_points = round(drop * 72 / fig.dpi + GAP_POINTS, 1)
+    anchor = (0.5, 0)
+    transform = offset_copy(ax.transAxes, fig=fig, y=-drop_points, units="points")
+    centre = (ax.bbox.x0 + ax.bbox.x1) / 2
+    room = 2 * min(centre - fig.bbox.x0, fig.bbox.x1 - centre) - 2 * EDGE   # centred under the Axes
+    place, most = legend.get_gid(), max(len(legend.get_texts()), 1)
+    for columns in range(most, 0, -1):
+        candidate = _rebuilt(legend, ax, columns, anchor)
+        candidate.set_bbox_to_anchor(anchor, transform=transform)
+        if candidate.get_window_extent().width <= room:
             break
-    legend.set_gid(f"{FITTED} (below)")
+    candidate.set_gid(f"{FITTED}:{BELOW}|{columns}|{drop_points}")
+    return candidate.get_gid() != place
 
 
 def place_legends(fig: Figure) -> bool:
@@ -190,29 +216,58 @@ def place_legends(fig: Figure) -> bool:
         legend = ax.get_legend()
         if legend is None or not (legend.get_gid() or "").startswith(f"{FITTED}:"):
             continue
-        first = legend.get_gid().split(":", 1)[1]
+        first = legend.get_gid().split(":", 1)[1].split("|")[0]
+        if first == BELOW:
+            relayout = _below(legend, ax) or relayout
+            continue
         for corner in dict.fromkeys([first, *CORNERS]):
             legend.set_loc(corner)
             if not _blocked(legend, ax):
                 break
         else:
             if not _raise_top(legend, ax):
+                legend.set_gid(f"{FITTED}:{BELOW}")
                 _below(legend, ax)
             relayout = True
     return relayout
 
 
+def keep_notes_inside(fig: Figure) -> bool:
+    """Raise the top of a linear y range until each note marked ``INSIDE`` (anchored at its
+    data position, growing upwards) ends below the Axes' top. True if a range changed."""
+    changed = False
+    for ax in all_axes(fig):
+        low, high = ax.get_ylim()
+        if ax.get_yscale() != "linear" or high <= low:
+            continue
+        top = high
+        for text in (t for t in ax.texts if (t.get_gid() or "").startswith(INSIDE) and t.get_visible()):
+            box, frame = text.get_window_extent(), ax.bbox
+            anchor = text.get_transform().transform(text.get_position())[1]
+            room = frame.height - (box.y1 - anchor) - PAD      # pixels the anchor may rise to
+            if box.y1 > frame.y1 - PAD + TOLERANCE and room > 0:
+                value = text.get_position()[1]
+                top = max(top, low + (value - low) * frame.height / room)
+        if top > high:
+            ax.set_ylim(low, top)
+            changed = True
+    return changed
+
+
 class FittingLayout(ConstrainedLayoutEngine):
-    """Constrained layout, then titles wrapped and legends moved off the data (see above)."""
+    """Constrained layout, then titles wrapped, notes kept inside and legends moved off the
+    data (see above), the layout run again after each change."""
 
     def execute(self, fig: Figure):
         result = super().execute(fig)
-        for _ in range(3):                  # each round only wraps or moves what still needs it
-            if wrap_texts(fig):
-                result = super().execute(fig)
-            if not place_legends(fig):
+        for _ in range(4):                  # each round only changes what still needs it
+            changed = False
+            if wrap_texts(fig) | keep_notes_inside(fig):
+                result, changed = super().execute(fig), True
+            if place_legends(fig):
+                result, changed = super().execute(fig), True
+            if not changed:
                 break
-            result = super().execute(fig)
         return result
 
 

@@ -29,7 +29,7 @@ from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
-from .figure_fit import FittingLayout
+from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
 from .plot import KIND_COLOURS, RC
 
 LABELS = {
@@ -94,31 +94,45 @@ def block_kinds(message: object) -> list[tuple[str, int]]:
     return found
 
 
-def bands(before: list, after: list) -> list[Band]:
-    """How the messages before map to the messages after: a new compacted message at the front
-    stands for everything but the kept tail; a new snip marker for the messages it replaced;
-    otherwise message i is message i."""
+def bands(before: list, after: list, event: StageEvent | None = None) -> list[Band]:
+    """How the messages before map to the messages after. The event says it when it can: a
+    summarising stage that fired put one message in front of the kept tail; snip_compact
+    records where its gap began and ended. Otherwise it is read off the messages: a new
+    compacted message at the front, a new snip marker, or message i is message i."""
     if not after:
         return []
+    fired = event is not None and event.fired
     head = plain_text(after[0])
-    if parse_compacted(head) and (not before or plain_text(before[0]) != head):
-        summarised = len(before) - (len(after) - 1)
-        return [Band("summarised", 0, summarised, 0, 1),
-                *([Band("kept", summarised, len(before), 1, len(after))] if len(after) > 1 else [])]
+    if (fired and event.stage in SUMMARISING) or (
+            event is None and parse_compacted(head) and (not before or plain_text(before[0]) != head)):
+        return _summarised(len(before), len(after))
+    if fired and {"head_end", "tail_start"} <= set(event.extra):
+        return _snipped(len(before), len(after), event.extra["head_end"],
+                        event.extra["tail_start"] - event.extra["head_end"])
     marker = next((i for i, m in enumerate(after) if snipped_count(m) is not None
                    and (i >= len(before) or before[i] != m)), None)
     if marker is None or len(after) >= len(before):
         return [Band("kept", 0, len(before), 0, len(after))]
-    gap = len(before) - len(after) + 1
-    return [Band("kept", 0, marker, 0, marker), Band("snipped", marker, marker + gap, marker, marker + 1),
-            Band("kept", marker + gap, len(before), marker + 1, len(after))]
+    return _snipped(len(before), len(after), marker, len(before) - len(after) + 1)
+
+
+def _summarised(before: int, after: int) -> list[Band]:
+    """One summary message in front of the ``after - 1`` messages kept whole."""
+    cut = before - (after - 1)
+    return [Band("summarised", 0, cut, 0, 1), *([Band("kept", cut, before, 1, after)] if after > 1 else [])]
+
+
+def _snipped(before: int, after: int, start: int, gap: int) -> list[Band]:
+    """The head kept, ``gap`` messages from ``start`` into one marker, the tail kept."""
+    return [Band("kept", 0, start, 0, start), Band("snipped", start, start + gap, start, start + 1),
+            Band("kept", start + gap, before, start + 1, after)]
 
 
 def changes(before: list, after: list, found: list[Band]) -> tuple[set, set, set]:
     """Blocks (message, block) that became placeholders (before), new placeholders (after), and
     results whose full text went to disk (before), read off the kept messages."""
     old, new, disk = set(), set(), set()
-    for band in (b for b in found if b.how == "kept"):
+    for band in (b for b in found if b.how == "kept" and b.b1 - b.b0 == b.a1 - b.a0):
         for offset in range(band.b1 - band.b0):
             i, k = band.b0 + offset, band.a0 + offset
             then, now = block_kinds(before[i]), block_kinds(after[k])
@@ -225,7 +239,7 @@ def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], 
     x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
     y, rim = top + 0.5, top + 0.1
     ax.text(x, y, "\n".join([LABELS["disk"], *paths]), ha="left" if left else "right", va="bottom",
-            multialignment="left", fontsize=12, family="monospace", gid="disk",
+            multialignment="left", fontsize=12, family="monospace", gid=f"{INSIDE}:disk",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
     for start, end in sources:
         ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
@@ -242,7 +256,7 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
     note = LABELS["scale"].format(chars=int(chars), minimum=int(math.ceil(minimum)))
-    ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11)
+    ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, gid=f"{WRAP}:scale")
 
 
 def _count(row: str, count: int) -> str:
@@ -262,8 +276,7 @@ def _legend(ax: Axes, boxes: list[Box]) -> None:
     if any(b.placeholder for b in boxes):
         handles.append(Patch(facecolor="white", edgecolor="#222222", hatch="///",
                              label=LABELS["placeholder"]))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncols=min(len(handles), 4),
-              frameon=False, fontsize=RC["legend.fontsize"] + 1)
+    fitted_legend(ax, BELOW, handles=handles, frameon=False, fontsize=RC["legend.fontsize"] + 1)
 
 
 def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = None) -> Figure:
@@ -272,7 +285,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
     with matplotlib.rc_context(RC):
         if ax is None:
             ax = Figure(figsize=(11, 5.6), layout=FittingLayout()).subplots()
-        found = bands(before, after)
+        found = bands(before, after, event)
         old_marks, new_marks, disk = changes(before, after, found)
         total = max(sum(c for m in before for _, c in block_kinds(m)),
                     sum(c for m in after for _, c in block_kinds(m)), 1)
@@ -280,7 +293,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         old, old_extents = layout(before, minimum, old_marks, disk)
         new, new_extents = layout(after, minimum, new_marks, set())
         width = max(old_extents[-1][1] if old_extents else 1, new_extents[-1][1] if new_extents else 1)
-        fig = ax.figure.figure
+        fig = fitting(ax.figure.figure)              # the root Figure: its layout fits the texts
         points_per_char = (ax.get_position().width * fig.get_figwidth() - 0.9) * 72 / width
         _draw_bands(ax, found, old_extents, new_extents, width)
         _draw_row(ax, "before", old, old_extents, points_per_char)
