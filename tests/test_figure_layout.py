@@ -161,3 +161,11 @@ def test_a_fitted_legend_goes_below_when_every_corner_is_taken():
     assert figure_problems(fig) == []
     legend = ax.get_legend().get_window_extent()
     assert legend.y1 < ax.bbox.y0                               # under the Axes
+
+
+def test_two_stage_pictures_in_a_narrow_figure_of_ones_own(stages):
+    fig = Figure(figsize=(7, 9), layout="constrained")
+    top, bottom = fig.subplots(2, 1)
+    plot_stage(*stages["micro_compact"], ax=top)
+    plot_stage(*stages["compact_history"], ax=bottom)
+    assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []

@@ -182,3 +182,24 @@ def test_every_text_of_a_run_plot_comes_from_its_labels(tmp_path, monkeypatch, c
         shown += [child.yaxis.label.get_text() for child in ax.child_axes]   # ≈ tokens
     unmarked = [t for t in shown if t and "«" not in t]
     assert unmarked == [] and len(shown) > 20
+
+
+def test_a_second_compaction_with_the_same_summary_is_still_drawn_as_one(tmp_path):
+    compactor = Compactor(tmp_path, summarize=lambda messages: "facts: the notes were read")
+    first = compactor.compact_history(long_history(), "go")
+    history = first + tool_turn(("z1", "a.txt", "y" * 3000)) + [{"role": "assistant", "content": "ok"}]
+    before, after, event = run_stage(compactor, "compact_history", history, "go")
+    assert after[0] == first[0] and event.fired                    # the same text as before
+    assert [(b.how, b.b1 - b.b0) for b in bands(before, after, event)] == [("summarised", 4)]
+
+
+def test_a_batch_of_large_results_has_an_arrow_from_each_one_it_persisted(tmp_path):
+    batch = [{"role": "user", "content": "read them"},
+             *tool_turn(*[(f"t{k}", f"f{k}.txt", "x" * 60_000) for k in range(5)])]
+    fig = show_stage(Compactor(tmp_path), "tool_result_budget", batch)
+    event = fig.axes[0].get_title(loc="left")
+    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "inside:disk"]
+    written = disk.get_text().splitlines()[1:]
+    assert written == [".task_outputs/tool-results/t0.txt", ".task_outputs/tool-results/t1.txt"]
+    assert len([t for t in fig.axes[0].texts if t.get_gid() == "to disk"]) == len(written)
+    assert event.startswith("tool_result_budget: ")
