@@ -1,11 +1,15 @@
 """The plots draw what they claim: one marker per stage that fired, the limit line, the refusal."""
 
 import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
-from compact import Compactor, Trace, agent_loop, summarizer_for
+from compact import STAGES, Compactor, Trace, agent_loop, summarizer_for
 from compact.classroom.experiments import PROMPTS, run_experiment
+from compact.classroom.figure_fit import FittingLayout
 from compact.classroom.figures import write_figures
 from compact.classroom.plot import (
+    RC,
     batch_sizes,
     headline,
     plot_batch,
@@ -80,9 +84,26 @@ def test_plot_run_has_two_panels(runs):
 def test_figures_command_writes_pngs(tmp_path):
     paths = write_figures(tmp_path)
     assert [p.name for p in paths] == ["experiment1.png", "experiment2.png", "experiment3.png",
-                                       "baseline.png"]
+                                       "baseline.png", *[f"stage-{stage}.png" for stage in STAGES]]
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
+
+
+def test_an_axes_made_outside_the_classroom_style_gets_its_fonts_and_layout(runs):
+    """The lab makes its own Figure (plain constrained layout, default fonts): the plot still
+    uses the classroom sizes and gives the figure its fitting layout."""
+    fig = Figure(figsize=(7.5, 6.2), layout="constrained")
+    top, bottom = fig.subplots(2, 1)
+    plot_context(runs[3], ax=top)
+    plot_composition(runs[3], ax=bottom)
+    assert isinstance(fig.get_layout_engine(), FittingLayout)
+    for ax in (top, bottom):
+        [title] = [t for t in ax.get_children() if isinstance(t, Text) and t not in ax.texts
+                   and t.get_text() == ax.get_title(loc="left")]
+        assert title.get_fontsize() == RC["axes.titlesize"]
+        assert ax.yaxis.label.get_fontsize() == RC["axes.labelsize"]
+        assert {t.get_fontsize() for t in ax.get_xticklabels()} == {RC["xtick.labelsize"]}
+        assert ax.get_ylim()[0] < 0 < ax.get_ylim()[1]        # room under 0: no marker cut in half
 
 
 def test_sizes_are_points_and_steps_not_slopes(runs):

@@ -3,7 +3,9 @@ probe facts ended up.
 
 Lines differ by style as well as colour (the lesson's pipeline and its archiving variant
 cost almost the same, so one is drawn dotted over the other), and the cost axis is
-logarithmic: no compaction costs twenty times what the cheapest strategies do.
+logarithmic: no compaction costs twenty times what the cheapest strategies do. Every text the
+figures show is in ``LABELS``; their layout (``FittingLayout``) wraps a title that would not fit
+and moves a legend off the lines.
 """
 
 from __future__ import annotations
@@ -14,8 +16,21 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..classroom.figure_fit import FittingLayout, fitted_legend, fitting
 from ..classroom.plot import RC
 from .retention import PLACES
+
+LABELS = {
+    "measure": {"plain": "input tokens sent (every token at full price)",
+                "cache-aware": "cost with prompt caching (plain-token equivalents)"},
+    "axis": {"plain": "cumulative input tokens", "cache-aware": "cumulative cost (tokens)"},
+    "turn": "user turn",
+    "total": "{strategy}: {millions:.2f} M",
+    "legend": "strategy: total",
+    "cheapest": "With prompt caching, {strategy} costs {saving:.0%} less than no compaction",
+    "place": {"context": "context", "archive": "archive", "workspace": "workspace", "lost": "lost"},
+    "retention": "Where the {count} probe facts are at the end",
+}
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
 STYLES = {
@@ -29,8 +44,7 @@ STYLES = {
 FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
-MEASURES = {"plain": "input tokens sent (every token at full price)",
-            "cache-aware": "cost with prompt caching (plain-token equivalents)"}
+MEASURES = LABELS["measure"]
 
 
 def _style(name: str, index: int) -> tuple[str, str, str | None]:
@@ -44,20 +58,22 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
     with matplotlib.rc_context(RC):
         if ax is None:
-            ax = Figure(figsize=(11, 6), layout="constrained").subplots()
+            ax = Figure(figsize=(11, 6), layout=FittingLayout()).subplots()
         for index, report in enumerate(reports):
             values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
             colour, style, marker = _style(report.strategy, index)
             turns = range(1, len(values) + 1)
             ax.plot(turns, values, color=colour, linestyle=style, linewidth=2.5, marker=marker,
                     markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
-                    label=f"{report.strategy}: {values[-1] / 1e6:.2f} M" if values else report.strategy,
+                    label=LABELS["total"].format(strategy=report.strategy, millions=values[-1] / 1e6)
+                    if values else report.strategy,
                     gid=f"strategy:{report.strategy}")
         ax.set_yscale("log")
-        ax.set_xlabel("user turn")
-        ax.set_ylabel("cumulative " + ("input tokens" if measure == "plain" else "cost (tokens)"))
-        ax.legend(loc="lower right", framealpha=0.9, title="strategy: total")
+        ax.set_xlabel(LABELS["turn"])
+        ax.set_ylabel(LABELS["axis"][measure])
+        fitted_legend(ax, loc="lower right", framealpha=0.9, title=LABELS["legend"])
         ax.set_title(MEASURES[measure], loc="left")
+        fitting(ax.figure.figure)
     return ax
 
 
@@ -65,7 +81,7 @@ def plot_costs(reports: list) -> Figure:
     """Plain and cache-aware cost side by side: which strategy is cheapest depends on which
     you count."""
     with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(16, 6.5), layout="constrained")
+        figure = Figure(figsize=(16, 6.5), layout=FittingLayout())
         plain, cached = figure.subplots(1, 2, sharey=True)
         plot_strategies(reports, plain, "plain")
         plot_strategies(reports, cached, "cache-aware")
@@ -73,8 +89,8 @@ def plot_costs(reports: list) -> Figure:
         base = next((r for r in reports if r.strategy == "none"), None)
         if base is not None:
             best = min(reports, key=lambda r: r.cost())
-            figure.suptitle(f"With prompt caching, {best.strategy} costs "
-                            f"{1 - best.cost() / base.cost():.0%} less than no compaction",
+            figure.suptitle(LABELS["cheapest"].format(strategy=best.strategy,
+                                                      saving=1 - best.cost() / base.cost()),
                             fontsize=17, x=0.01, ha="left")
     return figure
 
@@ -86,12 +102,12 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
     grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
     with matplotlib.rc_context(RC):
         if ax is None:
-            ax = Figure(figsize=(13, 6.5), layout="constrained").subplots()
+            ax = Figure(figsize=(13, 6.5), layout=FittingLayout()).subplots()
         colours = ListedColormap([PLACE_COLOURS[p] for p in PLACES])
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
             for column, place in enumerate(line):
-                ax.text(column, row, PLACES[place], ha="center", va="center", fontsize=11,
+                ax.text(column, row, LABELS["place"][PLACES[place]], ha="center", va="center", fontsize=11,
                         color="white" if PLACES[place] in ("lost", "context") else "black")
         ax.set_xticks(range(len(reports)), [r.strategy for r in reports])
         ax.set_yticks(range(len(probes)), probes)
@@ -99,8 +115,8 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
         ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)
         ax.grid(which="minor", color="white", linewidth=3)
-        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=p) for p in PLACES],
+        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=LABELS["place"][p]) for p in PLACES],
                   loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
                   frameon=False)
-        ax.set_title(f"Where the {len(probes)} probe facts are at the end", loc="left", pad=34)
+        ax.set_title(LABELS["retention"].format(count=len(probes)), loc="left", pad=34)
     return ax

@@ -1,0 +1,330 @@
+"""A stage picture: the history as a strip of messages before and after one stage ran.
+
+``plot_stage(before, after, event)`` draws each message as a black-edged box split into its
+blocks, each block coloured by kind (user text, assistant text, tool call, tool result,
+persisted preview, placeholder, snip marker, compacted summary) and as wide as its characters
+(never narrower than ``MIN_SHARE`` of the strip, so a short message stays visible; the scale
+bar says how many characters a width is). Bands join what was kept to where it is after;
+a block that became a placeholder is hatched; an arrow leads from what went to disk to the
+file it went to (``event.files_written``); snipped messages lead into their marker, a
+summarised history into its one summary box. ``show_stage(compactor, stage, messages)`` runs
+the stage and draws it. Every text the picture shows is in ``LABELS``.
+"""
+
+from __future__ import annotations
+
+import math
+from copy import deepcopy
+from dataclasses import dataclass
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.patches import Patch, Polygon, Rectangle
+from matplotlib.textpath import TextToPath
+
+from ..anatomy import composition
+from ..pipeline import Compactor, StageEvent
+from ..pipeline.formats import parse_compacted, snipped_count
+from ..pipeline.messages import plain_text, to_plain
+from ..pipeline.storage import TRANSCRIPT_DIR
+from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
+from .plot import KIND_COLOURS, RC
+
+LABELS = {
+    "title": "{stage}: {before:,} → {after:,} chars ({count_before} → {count_after} messages)",
+    "not_fired": "{stage}: nothing to do ({before:,} chars, {count_before} messages)",
+    "before": {1: "before\n1 message", "many": "before\n{count} messages"},
+    "after": {1: "after\n1 message", "many": "after\n{count} messages"},
+    "kind": {"user text": "user text", "assistant text": "assistant text", "tool calls": "tool call",
+             "tool results": "tool result", "persisted previews": "persisted preview",
+             "placeholders": "placeholder", "markers": "snip marker", "summaries": "compacted summary"},
+    "placeholder": "became a placeholder",
+    "kept": "{count} kept", "snipped": "{count} snipped → one marker",
+    "summarised": "{count} summarised → one message",
+    "disk": "to disk:", "more_files": "… and {count} more",
+    "scale": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: chars of a block",
+}
+MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
+GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
+ROWS = {"after": (0.0, 0.55), "before": (1.25, 0.55)}     # row → (bottom, height)
+BAND = {"kept": ("#BBBBBB", 0.45), "snipped": (KIND_COLOURS["markers"], 0.35),
+        "summarised": (KIND_COLOURS["summaries"], 0.3)}
+DARK = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#999999"}     # white numbers on these
+BOX_FONT = 11
+SUMMARISING = ("compact_history", "reactive_compact")    # the stages that take the request
+PER_MESSAGE = 25             # a kept run this long or shorter gets a band per message
+
+
+@dataclass(frozen=True)
+class Box:
+    """One block of one message, as drawn: its place in the strip, in characters."""
+
+    message: int
+    block: int
+    kind: str                  # a key of anatomy.KINDS
+    chars: int
+    x: float
+    width: float
+    placeholder: bool = False  # became a placeholder (before) or is a new one (after)
+    to_disk: bool = False      # its full text went to disk
+
+
+@dataclass(frozen=True)
+class Band:
+    """Messages ``before[b0:b1]`` became ``after[a0:a1]``: kept, snipped or summarised."""
+
+    how: str
+    b0: int
+    b1: int
+    a0: int
+    a1: int
+
+
+def block_kinds(message: object) -> list[tuple[str, int]]:
+    """(kind, chars) of each block of a message, as ``anatomy.composition`` counts them."""
+    plain = to_plain(message)
+    content = plain.get("content")
+    found = []
+    for block in content if isinstance(content, list) and content else [None]:
+        counts = composition([plain if block is None else {**plain, "content": [block]}])
+        kind = max(counts, key=counts.get) if any(counts.values()) else f"{plain.get('role', 'user')} text"
+        found.append((kind, counts[kind]))
+    return found
+
+
+def bands(before: list, after: list, event: StageEvent | None = None) -> list[Band]:
+    """How the messages before map to the messages after. The event says it when it can: a
+    summarising stage that fired put one message in front of the kept tail; snip_compact
+    records where its gap began and ended. Otherwise it is read off the messages: a new
+    compacted message at the front, a new snip marker, or message i is message i."""
+    if not after:
+        return []
+    fired = event is not None and event.fired
+    head = plain_text(after[0])
+    if (fired and event.stage in SUMMARISING) or (
+            event is None and parse_compacted(head) and (not before or plain_text(before[0]) != head)):
+        return _summarised(len(before), len(after))
+    if fired and {"head_end", "tail_start"} <= set(event.extra):
+        return _snipped(len(before), len(after), event.extra["head_end"],
+                        event.extra["tail_start"] - event.extra["head_end"])
+    marker = next((i for i, m in enumerate(after) if snipped_count(m) is not None
+                   and (i >= len(before) or before[i] != m)), None)
+    if marker is None or len(after) >= len(before):
+        return [Band("kept", 0, len(before), 0, len(after))]
+    return _snipped(len(before), len(after), marker, len(before) - len(after) + 1)
+
+
+def _summarised(before: int, after: int) -> list[Band]:
+    """One summary message in front of the ``after - 1`` messages kept whole."""
+    cut = before - (after - 1)
+    return [Band("summarised", 0, cut, 0, 1), *([Band("kept", cut, before, 1, after)] if after > 1 else [])]
+
+
+def _snipped(before: int, after: int, start: int, gap: int) -> list[Band]:
+    """The head kept, ``gap`` messages from ``start`` into one marker, the tail kept."""
+    return [Band("kept", 0, start, 0, start), Band("snipped", start, start + gap, start, start + 1),
+            Band("kept", start + gap, before, start + 1, after)]
+
+
+def changes(before: list, after: list, found: list[Band]) -> tuple[set, set, set]:
+    """Blocks (message, block) that became placeholders (before), new placeholders (after), and
+    results whose full text went to disk (before), read off the kept messages."""
+    old, new, disk = set(), set(), set()
+    for band in (b for b in found if b.how == "kept" and b.b1 - b.b0 == b.a1 - b.a0):
+        for offset in range(band.b1 - band.b0):
+            i, k = band.b0 + offset, band.a0 + offset
+            then, now = block_kinds(before[i]), block_kinds(after[k])
+            for j, ((was, _), (became, _)) in enumerate(zip(then, now, strict=False)):
+                if became == "placeholders" and was != "placeholders":
+                    old.add((i, j))
+                    new.add((k, j))
+                if became == "persisted previews" and was != "persisted previews":
+                    disk.add((i, j))
+    return old, new, disk
+
+
+def layout(messages: list, minimum: float, hatched: set, disk: set) -> tuple[list[Box], list]:
+    """Each block's box along the strip, and each message's (start, end)."""
+    boxes, extents, x = [], [], 0.0
+    for i, message in enumerate(messages):
+        start = x
+        for j, (kind, chars) in enumerate(block_kinds(message)):
+            width = max(float(chars), minimum)
+            boxes.append(Box(i, j, kind, chars, x, width, (i, j) in hatched, (i, j) in disk))
+            x += width
+        extents.append((start, x))
+        x += minimum * GAP_SHARE
+    return boxes, extents
+
+
+def _fits(label: str, width: float, points_per_char: float) -> bool:
+    """Is a box ``width`` chars wide wide enough for ``label`` (with room to spare)?"""
+    drawn = TextToPath().get_text_width_height_descent(label, FontProperties(size=BOX_FONT), ismath=False)
+    return width * points_per_char >= drawn[0] * 1.25 + 6
+
+
+def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_char: float) -> None:
+    bottom, height = ROWS[row]
+    for box in boxes:
+        colour = KIND_COLOURS[box.kind]
+        ax.add_patch(Rectangle((box.x, bottom), box.width, height, facecolor=colour,
+                               edgecolor="white", linewidth=0.6, gid=f"{row}:{box.message}:{box.block}"))
+        if box.placeholder:
+            ax.add_patch(Rectangle((box.x, bottom), box.width, height, fill=False, hatch="///",
+                                   edgecolor="#222222", linewidth=0, gid=f"{row}:placeholder"))
+        label = f"{box.chars:,}"
+        if _fits(label, box.width, points_per_char):
+            behind = {"boxstyle": "round,pad=0.15", "facecolor": colour, "edgecolor": "none"}
+            ax.text(box.x + box.width / 2, bottom + height / 2, label, ha="center", va="center",
+                    fontsize=BOX_FONT, color="white" if colour in DARK else "black",
+                    bbox=behind if box.placeholder else None)     # readable over the hatching
+    for start, end in extents:
+        ax.add_patch(Rectangle((start, bottom), end - start, height, fill=False,
+                               edgecolor="black", linewidth=1.0, gid=f"{row}:message"))
+
+
+def _pieces(band: Band) -> list[Band]:
+    """A kept run of at most PER_MESSAGE messages as one band per message (what became of each
+    is visible); a longer one, or a snipped or summarised run, as one band."""
+    if band.how != "kept" or band.b1 - band.b0 > PER_MESSAGE:
+        return [band]
+    return [Band("kept", band.b0 + k, band.b0 + k + 1, band.a0 + k, band.a0 + k + 1)
+            for k in range(band.b1 - band.b0)]
+
+
+def _draw_bands(ax: Axes, found: list[Band], old: list, new: list, width: float) -> None:
+    top = ROWS["after"][0] + ROWS["after"][1]
+    low = ROWS["before"][0]
+    changed = any(b.how != "kept" for b in found)
+    for band in found:
+        if band.b1 <= band.b0:
+            continue
+        colour, alpha = BAND[band.how]
+        for piece in _pieces(band):
+            b0, b1 = old[piece.b0][0], old[piece.b1 - 1][1]
+            a0, a1 = new[piece.a0][0], new[piece.a1 - 1][1]
+            ax.add_patch(Polygon([(b0, low), (b1, low), (a1, top), (a0, top)], closed=True,
+                                 facecolor=colour, alpha=alpha, edgecolor="white", linewidth=0.8,
+                                 gid=f"band:{band.how}"))
+        b0, b1 = old[band.b0][0], old[band.b1 - 1][1]
+        a0, a1 = new[band.a0][0], new[band.a1 - 1][1]
+        if changed and (band.how != "kept" or b1 - b0 > 0.25 * width):
+            middle = min(max((b0 + b1 + a0 + a1) / 4, 0.12 * width), 0.88 * width)
+            ax.text(middle, (top + low) / 2, LABELS[band.how].format(count=band.b1 - band.b0),
+                    ha="center", va="center", fontsize=12,
+                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none"})
+
+
+def _sources(event: StageEvent, boxes: list[Box], extents: list) -> list[tuple[float, float]]:
+    """Where arrows to disk start, as (from, to) along the strip: each persisted block, or the
+    whole history for a transcript (it holds every message)."""
+    if any(path.startswith(TRANSCRIPT_DIR) for path in event.files_written) and extents:
+        return [(extents[0][0], extents[-1][1])]
+    return [(box.x, box.x + box.width) for box in boxes if box.to_disk]
+
+
+def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], width: float) -> float:
+    """The files written, above the strip, an arrow from each source (a bracket over what it
+    spans). Returns the top used."""
+    top = ROWS["before"][0] + ROWS["before"][1]
+    if not event.files_written or not sources:
+        return top
+    paths = list(event.files_written[:3])
+    if len(event.files_written) > 3:
+        paths.append(LABELS["more_files"].format(count=len(event.files_written) - 3))
+    middle = sum(a + b for a, b in sources) / (2 * len(sources))
+    left = middle < width / 2
+    x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
+    y, rim = top + 0.5, top + 0.1
+    ax.text(x, y, "\n".join([LABELS["disk"], *paths]), ha="left" if left else "right", va="bottom",
+            multialignment="left", fontsize=12, family="monospace", gid=f"{INSIDE}:disk",
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
+    for start, end in sources:
+        ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
+                linewidth=1.2, gid="disk bracket")
+        ax.annotate("", xy=((start + end) / 2, rim), xytext=(x, y), gid="to disk",
+                    arrowprops={"arrowstyle": "<|-", "color": "#333333", "linewidth": 1.5})
+    return y + 0.28 * (len(paths) + 1) + 0.1
+
+
+def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
+    target = 0.15 * width
+    power = 10 ** math.floor(math.log10(max(target, 1)))
+    chars = max(step * power for step in (1, 2, 5) if step * power <= max(target, 1))
+    y = -0.3
+    ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
+    note = LABELS["scale"].format(chars=int(chars), minimum=int(math.ceil(minimum)))
+    ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, gid=f"{WRAP}:scale")
+
+
+def _count(row: str, count: int) -> str:
+    return LABELS[row][1] if count == 1 else LABELS[row]["many"].format(count=count)
+
+
+def _title(event: StageEvent) -> str:
+    key = "title" if event.fired else "not_fired"
+    text = LABELS[key].format(stage=event.stage, before=event.size_before, after=event.size_after,
+                              count_before=event.messages_before, count_after=event.messages_after)
+    return f"{text}\n{event.detail}" if event.detail else text
+
+
+def _legend(ax: Axes, boxes: list[Box]) -> None:
+    kinds = [k for k in KIND_COLOURS if any(b.kind == k for b in boxes)]
+    handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="white", label=LABELS["kind"][k]) for k in kinds]
+    if any(b.placeholder for b in boxes):
+        handles.append(Patch(facecolor="white", edgecolor="#222222", hatch="///",
+                             label=LABELS["placeholder"]))
+    fitted_legend(ax, BELOW, handles=handles, frameon=False, fontsize=RC["legend.fontsize"] + 1)
+
+
+def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = None) -> Figure:
+    """The picture of one stage: ``before`` and ``after`` as strips (see the module's text),
+    titled with the stage and its size change. ``ax``: draw into it instead of a new figure."""
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(11, 5.6), layout=FittingLayout()).subplots()
+        found = bands(before, after, event)
+        old_marks, new_marks, disk = changes(before, after, found)
+        total = max(sum(c for m in before for _, c in block_kinds(m)),
+                    sum(c for m in after for _, c in block_kinds(m)), 1)
+        minimum = MIN_SHARE * total
+        old, old_extents = layout(before, minimum, old_marks, disk)
+        new, new_extents = layout(after, minimum, new_marks, set())
+        width = max(old_extents[-1][1] if old_extents else 1, new_extents[-1][1] if new_extents else 1)
+        fig = fitting(ax.figure.figure)              # the root Figure: its layout fits the texts
+        points_per_char = (ax.get_position().width * fig.get_figwidth() - 0.9) * 72 / width
+        _draw_bands(ax, found, old_extents, new_extents, width)
+        _draw_row(ax, "before", old, old_extents, points_per_char)
+        _draw_row(ax, "after", new, new_extents, points_per_char)
+        top = _draw_disk(ax, event, _sources(event, old, old_extents), width)
+        _scale_bar(ax, width, minimum)
+        ax.set_xlim(-0.01 * width, 1.01 * width)
+        ax.set_ylim(-0.45, max(top, 2.0))
+        ax.set_xticks([])
+        ax.set_yticks([ROWS[r][0] + ROWS[r][1] / 2 for r in ("after", "before")],
+                      [_count(r, len(after if r == "after" else before)) for r in ("after", "before")])
+        ax.tick_params(axis="y", length=0, labelsize=RC["ytick.labelsize"] + 1)
+        for side in ("top", "right", "bottom", "left"):
+            ax.spines[side].set_visible(False)
+        _legend(ax, old + new)
+        ax.set_title(_title(event), loc="left", fontsize=RC["axes.titlesize"])
+    return fig
+
+
+def run_stage(compactor: Compactor, stage: str, messages: list, active_request: str = ""
+              ) -> tuple[list, list, StageEvent]:
+    """Run one stage of ``compactor`` on ``messages`` (``active_request`` for the two that
+    summarise) and return (a copy of the messages before, the messages after, its event)."""
+    before = deepcopy(messages)
+    run = getattr(compactor, stage)
+    after = run(messages, active_request) if stage in SUMMARISING else run(messages)
+    return before, after, compactor.events[-1]
+
+
+def show_stage(compactor: Compactor, stage: str, messages: list, active_request: str = "",
+               ax: Axes | None = None) -> Figure:
+    """Run ``stage`` of ``compactor`` on ``messages`` and draw what it did (``plot_stage``);
+    ``messages`` is left as it was."""
+    return plot_stage(*run_stage(compactor, stage, messages, active_request), ax=ax)

@@ -1,0 +1,171 @@
+"""Every figure the notebooks, the lab and the README show has nothing cut off and no legend
+over its data: ``figure_problems`` draws the figure as it is shown (the lab's at its size and
+2× dpi, the README's at ``make figures``' dpi, a notebook's at matplotlib's 100) and must find
+nothing. Planted figures show that the check finds each kind of problem, and that the lab's
+figure without the fitting layout has exactly the problems issue 20 reported.
+"""
+
+import textwrap
+
+import pytest
+from matplotlib.figure import Figure
+
+from compact.classroom import lab
+from compact.classroom.experiments import run_experiment
+from compact.classroom.figure_check import figure_problems
+from compact.classroom.figure_fit import FittingLayout, fitted_legend
+from compact.classroom.figures import DPI, stage_examples
+from compact.classroom.plot import PANELS, headline, plot_context, plot_run
+from compact.classroom.stage_picture import plot_stage
+from compact.offline import OfflineModel
+from compact.pipeline import STAGES
+from compact.study.plot import plot_costs, plot_retention
+from compact.study.strategies import compare
+from compact.study.workload import session_turns
+
+NOTEBOOK_DPI = 100                       # matplotlib's figure.dpi: what an inline plot uses
+LAB_DPI = lab.CSS_DPI * lab.PIXEL_RATIO
+RUNS = ["experiment 1", "experiment 2", "experiment 3", "baseline"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("layout")
+    found = {f"experiment {n}": run_experiment(n, workdir=root / f"e{n}") for n in (1, 2, 3)}
+    found["baseline"] = run_experiment(3, compaction=False, workdir=root / "b")
+    return found
+
+
+@pytest.fixture(scope="module")
+def stages(tmp_path_factory):
+    return stage_examples(tmp_path_factory.mktemp("stages"))
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_the_readme_plot_of_each_run(runs, name):
+    assert figure_problems(plot_run(runs[name]), dpi=DPI) == []
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_every_panel_of_each_run(runs, name):
+    assert figure_problems(plot_run(runs[name], panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_the_labs_figure_of_each_run_at_the_labs_size(runs, name):
+    fig = lab.lab_figure(runs[name])
+    assert tuple(fig.get_size_inches()) == lab.FIGSIZE
+    assert figure_problems(fig, dpi=LAB_DPI) == []
+    title = " ".join(fig.axes[0].get_title(loc="left").split())
+    assert title == headline(runs[name])                 # every word is there, wrapped
+    whole = {"baseline": "19165 tokens > 16000 maximum", "experiment 2": "(278,002 → 2,847 chars)"}
+    assert whole.get(name, "") in title                  # what issue 20 saw cut off
+
+
+def test_the_labs_figure_of_a_failed_run(runs):
+    fig = lab.lab_figure(runs["experiment 3"], title="experiment 3 failed after 2 turns: SummaryError")
+    assert figure_problems(fig, dpi=LAB_DPI) == []
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_the_stage_picture_of_each_stage(stages, stage):
+    before, after, event = stages[stage]
+    assert event.stage == stage and event.fired
+    fig = plot_stage(before, after, event)
+    assert figure_problems(fig, dpi=DPI) == []
+    assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []
+
+
+def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
+    """A notebook's own figure: two plot_context panels in a plain constrained-layout figure."""
+    forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
+    fig = Figure(figsize=(11, 10), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True, sharey=True)
+    plot_context(runs["experiment 1"], ax=top, title="with notes: no re-reads", mark_rereads=True)
+    plot_context(forgetful, ax=bottom, title=f"without notes: {forgetful.trace.rereads} re-reads",
+                 mark_rereads=True)
+    assert isinstance(fig.get_layout_engine(), FittingLayout)
+    assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []
+
+
+def test_the_strategy_comparisons_figures(tmp_path):
+    reports = compare(tmp_path, turns=session_turns()[:12])
+    assert figure_problems(plot_costs(reports), dpi=NOTEBOOK_DPI) == []
+    assert figure_problems(plot_retention(reports).figure, dpi=NOTEBOOK_DPI) == []
+
+
+# --------------------------------------------------------------------- the check can fail
+
+def test_the_lab_figure_without_the_fitting_layout_has_the_problems_issue_20_saw(runs):
+    """The lab's figure as it was drawn before: constrained layout, the title filled at 62
+    characters, the legend in the upper left. The check finds the cut title and the legend on
+    experiment 3's turn-3 point."""
+    problems = {}
+    for name in ("baseline", "experiment 3"):
+        fig = Figure(figsize=lab.FIGSIZE, layout="constrained")
+        top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
+        plot_context(runs[name], ax=top, title=textwrap.fill(headline(runs[name]), 62))
+        fig.set_layout_engine("constrained")
+        top.legend(loc="upper left")
+        problems[name] = figure_problems(fig, dpi=LAB_DPI)
+    assert any("cut off by the figure's edge (right" in p and "No compaction: refused" in p
+               for p in problems["baseline"]), problems["baseline"]
+    assert any("covers 'chars before the pipeline' point (3, 75027)" in p
+               for p in problems["experiment 3"]), problems["experiment 3"]
+
+
+def test_the_check_finds_a_cut_off_title_and_label():
+    fig = Figure(figsize=(4, 3))
+    ax = fig.subplots()
+    ax.set_title("a title far too long for a figure only four inches wide, cut off", loc="left")
+    ax.set_ylabel("a y label longer than the axes is tall, by a lot")
+    problems = figure_problems(fig)
+    assert any(p.startswith("title in axes 1 'a title far too long") and "(right by" in p for p in problems)
+    assert any(p.startswith("y label of axes 1") and "cut off" in p for p in problems)
+
+
+def test_the_check_finds_a_legend_over_a_point_and_a_bar():
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.subplots()
+    ax.plot([0, 1, 2], [10, 1, 1], marker="o", label="line")
+    ax.bar([2], [9], width=0.5, label="bar")
+    legend = ax.legend(loc="upper left")
+    found = figure_problems(fig)
+    assert any("covers 'line' point (0, 10)" in p for p in found), found
+    legend.set_loc("upper right")
+    found = figure_problems(fig)
+    assert any("covers bar 'bar' in axes 1" in p for p in found), found
+
+
+def test_the_check_finds_a_clipped_bar_a_cut_marker_and_overlapping_texts():
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.subplots()
+    ax.bar([1], [10], label="tall")
+    ax.scatter([2], [0], s=400, label="at the edge")
+    ax.set_ylim(0, 5)
+    ax.text(1, 2, "one note here")
+    ax.text(1.05, 2, "another note")
+    problems = figure_problems(fig)
+    assert any("bar 'tall' in axes 1 is clipped by the axes (top" in p for p in problems), problems
+    assert any("marker of 'at the edge' at (2, 0)" in p and "(bottom" in p for p in problems), problems
+    assert any("'one note here' overlaps" in p and "'another note'" in p for p in problems), problems
+
+
+def test_a_fitted_legend_goes_below_when_every_corner_is_taken():
+    fig = Figure(figsize=(6, 4), layout=FittingLayout())
+    ax = fig.subplots()
+    grid = [(x / 10, 1 + y) for x in range(11) for y in range(11)]
+    ax.scatter(*zip(*grid, strict=True), label="everywhere")
+    ax.set_yscale("log")                     # no room can be made above the data
+    fitted_legend(ax)
+    assert figure_problems(fig) == []
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y1 < ax.bbox.y0                               # under the Axes
+
+
+def test_two_stage_pictures_in_a_narrow_figure_of_ones_own(stages):
+    fig = Figure(figsize=(7, 9), layout="constrained")
+    top, bottom = fig.subplots(2, 1)
+    plot_stage(*stages["micro_compact"], ax=top)
+    plot_stage(*stages["compact_history"], ax=bottom)
+    assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []
