@@ -196,7 +196,8 @@ def test_without_a_tool_that_can_read_it_says_so(tools):
 
 def test_served_models_list_says_what_it_is():
     model = OfflineModel()
-    status, page = model.answer("GET", "/v1/models", b"")
+    status, page, streamed = model.answer("GET", "/v1/models", b"")
+    assert not streamed
     assert status == 200 and [m["id"] for m in page["data"]] == [MODEL_NAME]
     assert "not Claude" in page["data"][0]["display_name"]
     assert model.answer("GET", "/v1/models/claude-sonnet-4-5", b"")[0] == 404

@@ -13,8 +13,9 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .api import OfflineModel
+from .api import Answer, OfflineModel, event_stream
 from .identity import HEADER, MODEL_NAME
+from .streaming import CONTENT_TYPE
 from .validation import error_answer
 
 MAX_BODY_BYTES = 32 * 1024 * 1024        # the Messages API's request size limit
@@ -60,26 +61,39 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
         def _answer(self) -> None:
             body, problem = self._body()
             self.close_connection = True     # one request per connection, then close
-            if problem is None:
+            answer = Answer(*problem) if problem else None
+            if answer is None:
                 try:
                     with lock:               # one model, one request at a time
-                        problem = model.answer(self.command, self.path.split("?")[0], body)
+                        answer = model.answer(self.command, self.path.split("?")[0], body,
+                                              self.headers)
                 except Exception as error:   # a bug must answer 500, never drop the client
-                    problem = error_answer(500, "api_error", f"the offline model failed: "
-                                           f"{type(error).__name__}: {error}")
-            status, reply = problem
-            data = json.dumps(reply).encode()
+                    answer = Answer(*error_answer(500, "api_error", f"the offline model failed: "
+                                                  f"{type(error).__name__}: {error}"))
             try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header(HEADER, MODEL_NAME)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                self.wfile.flush()
+                self._send(answer)
                 self._linger()
             except OSError:                  # the client went away (or stopped reading)
                 pass
+
+        def _send(self, answer: Answer) -> None:
+            """A JSON body with its length, or server-sent events ended by closing."""
+            self.send_response(answer.status)
+            self.send_header(HEADER, MODEL_NAME)
+            if answer.stream:
+                self.send_header("content-type", CONTENT_TYPE)
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                for event in event_stream(answer.body):
+                    self.wfile.write(event)
+                    self.wfile.flush()
+                return
+            data = json.dumps(answer.body).encode()
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
 
         def _linger(self) -> None:
             """Read what the client still sends (a body refused unread) before closing: closing

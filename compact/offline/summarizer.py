@@ -68,7 +68,9 @@ def offline_summary(entries: list[Entry]) -> str:
             text = entry.text.strip()
             compacted = read_compacted(text)
             if compacted:
-                goal = compacted.request.strip() if compacted.request else goal
+                stated = compacted.request or next(iter(re.findall(r"^Goal: (.+)$", compacted.summary,
+                                                                    re.MULTILINE)), None)
+                goal = stated.strip() if stated and stated != "not stated" else goal
                 summary = compacted.summary
                 notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(summary)]
                 for line in re.findall(r"^- (\w+ .+?)(?: \(×\d+\))?$", summary, re.MULTILINE):

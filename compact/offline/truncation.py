@@ -1,4 +1,4 @@
-"""A reply cut at ``max_tokens``, as the real API cuts one: what fits is kept, then it stops.
+"""A reply cut at ``max_tokens`` or at a stop sequence, as the real API cuts one: what fits is kept.
 
 A text block is cut inside its text; a tool call that does not fit is cut inside its input,
 so the reply ends with a ``tool_use`` block whose input is incomplete (here: empty), and
@@ -41,3 +41,21 @@ def cut_at_max_tokens(content: list, max_tokens: int) -> tuple[list, bool]:
                 kept.append(partial)
         break
     return kept, True
+
+
+def cut_at_stop_sequence(content: list, stop_sequences: list | None) -> tuple[list, str | None]:
+    """(content up to the first stop sequence written, that sequence) or (content, None).
+
+    As the API: generation stops where a text block first contains one of the sequences;
+    the sequence itself is not returned, and nothing after it (no later tool call) is.
+    """
+    for index, block in enumerate(content):
+        if block.get("type") != "text" or not stop_sequences:
+            continue
+        hits = [(block["text"].find(s), s) for s in stop_sequences if s in block["text"]]
+        if hits:
+            at, sequence = min(hits)
+            head = block["text"][:at].rstrip()
+            kept = content[:index] + ([{**block, "text": head}] if head.strip() else [])
+            return kept, sequence
+    return content, None

@@ -25,7 +25,7 @@ _ID = re.compile(r"[a-zA-Z0-9_-]+")
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 # Blocks a request may hold; anything else is an unknown tag.
 KNOWN_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking",
-                "redacted_thinking", "search_result")
+                "redacted_thinking", "search_result", "compaction")
 RESULT_BLOCKS = ("text", "image", "document", "search_result")   # inside a tool_result
 _NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -142,6 +142,8 @@ def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str
         return _text_problem(block.get("text"), where)
     if kind == "image":
         return _image_problem(block, where)
+    if kind == "compaction" and role != "assistant":
+        return f"{where}: `compaction` blocks can only be in `assistant` messages"
     if kind == "tool_use":
         if role != "assistant":
             return f"{where}: `tool_use` blocks can only be in `assistant` messages"
@@ -177,6 +179,13 @@ def _leading_result_ids(message: Any) -> list[str]:
     return ids
 
 
+def _starts_with_compaction(message: dict) -> bool:
+    """A history may open with the compaction block that replaced what came before it."""
+    content = message.get("content")
+    return isinstance(content, list) and bool(content) and isinstance(content[0], dict) \
+        and content[0].get("type") == "compaction"
+
+
 def messages_problem(messages: Any) -> str | None:
     """The first rule ``messages`` breaks, in the API's words, or None."""
     if not isinstance(messages, list):
@@ -191,7 +200,7 @@ def messages_problem(messages: Any) -> str | None:
         role = message.get("role")
         if role not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
-        if i == 0 and role != "user":
+        if i == 0 and role != "user" and not _starts_with_compaction(message):
             return 'messages: first message must use the "user" role'
         if "content" not in message:
             return f"messages.{i}.content: Field required"

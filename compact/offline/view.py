@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..pipeline.formats import read_compacted, read_placeholder, read_snip
 from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
+from .context_editing import CLEARED
 from .tooling import planned_call
 
 NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)
@@ -28,7 +29,8 @@ class Call:
 
 
 def is_placeholder(text: str | None) -> bool:
-    return text is not None and read_placeholder(text) is not None
+    """A result compacted away: by the lesson's stages or by the API's context editing."""
+    return text is not None and (read_placeholder(text) is not None or text.strip() == CLEARED)
 
 
 @dataclass
