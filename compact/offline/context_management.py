@@ -16,8 +16,15 @@ from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of
 from .context_editing import EDITORS, apply_edits, thinking_edit_problem, tool_edit_problem
-from .server_compaction import (EDIT, block_problem, compact_edit, config_problem, edit_problem,
-                                triggered, visible_messages)
+from .server_compaction import (
+    EDIT,
+    block_problem,
+    compact_edit,
+    config_problem,
+    edit_problem,
+    triggered,
+    visible_messages,
+)
 
 KINDS = (*EDITORS, EDIT)
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from ..pipeline.formats import read_compacted, read_snip
+from ..pipeline.formats import read_snip
 from .conversation import Entry
 from .knowledge import describe_output, note_key
 from .notes import describe, note_line, one_line
 from .tooling import planned_call
-from .view import NOTE, Call, is_placeholder
+from .view import NOTE, Call, is_placeholder, read_summary_message
 
 GOAL_CHARS = 240
 LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
@@ -46,7 +46,7 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
     for entry in entries:
         if entry.kind == "assistant":
             keys |= {k for k, _ in NOTE.findall(entry.text)}
-        elif entry.kind == "user" and (compacted := read_compacted(entry.text.strip())):
+        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
             keys |= {k for k, _ in NOTE.findall(compacted.summary)}
     return keys
 
@@ -66,7 +66,7 @@ def offline_summary(entries: list[Entry]) -> str:
     for entry in entries:
         if entry.kind == "user":
             text = entry.text.strip()
-            compacted = read_compacted(text)
+            compacted = read_summary_message(text)
             if compacted:
                 stated = compacted.request or next(iter(re.findall(r"^Goal: (.+)$", compacted.summary,
                                                                     re.MULTILINE)), None)
