@@ -117,9 +117,16 @@ class OfflineModel:
     # ---- transports ---------------------------------------------------------------------
 
     def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
-        """``respond`` plus the models list that says what this server is."""
+        """``respond`` plus the models list that says what this server is; a failure of the
+        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
         listed = route(method, path)
-        return Answer(*listed) if listed else self._respond(method, path, body, headers)
+        if listed:
+            return Answer(*listed)
+        try:
+            return self._respond(method, path, body, headers)
+        except Exception as error:           # a bug must answer 500, never drop the client
+            return Answer(*error_answer(500, "api_error", f"the offline model failed: "
+                                        f"{type(error).__name__}: {error}"))
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         status, body, stream = self.answer(request.method, request.url.path, request.read(),
