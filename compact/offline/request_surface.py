@@ -36,7 +36,7 @@ UNSUPPORTED = {
 }
 COUNT_FIELDS = ("model", "messages", "system", "tools", "tool_choice", "thinking",
                 "context_management", "compaction", "cache_control", "output_config", "speed",
-                "mcp_servers")
+                "mcp_servers", "billing_policy")
 BETAS = {"context_management": "context-management-2025-06-27",
          "compact_20260112": "compact-2026-01-12",
          "compaction": "compact-2026-09-04",
