@@ -143,9 +143,10 @@ def test_the_anthropic_defined_tools_are_used_by_their_fixed_schemas():
                             ("str_replace_based_edit_tool", {"command": "view", "path": "guide.md"})]
     _, ran = send({"tools": defined, "messages": [{"role": "user", "content": "Run `ls -l` please"}]})
     assert calls(ran) == [("bash", {"command": "ls -l"})]
+    pairs = zip(reply["content"][1:], ["# A\n", "# B\n"], strict=True)
     history = [*ASK, {"role": "assistant", "content": reply["content"]},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["id"], "content": t}
-                                            for b, t in zip(reply["content"][1:], ["# A\n", "# B\n"], strict=True)]}]
+                                            for b, t in pairs]}]
     _, done = send({"tools": defined, "messages": history})
     assert done["stop_reason"] == "end_turn" and 'H1 "A"' in done["content"][0]["text"]
 
