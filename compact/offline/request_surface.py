@@ -147,15 +147,25 @@ def surface_problem(payload: dict, headers: Any = None, count_only: bool = False
         problem = check()
         if problem:
             return problem
-    for name in ("context_management", "compaction", "thread"):
+    for name in ("compaction", "thread"):
         if payload.get(name) is not None:
             problem = beta_problem(name, BETAS[name], betas)
             if problem:
                 return problem
-    edits = (payload.get("context_management") or {}).get("edits") \
-        if isinstance(payload.get("context_management"), dict) else None
-    if isinstance(edits, list) and any(isinstance(e, dict) and e.get("type") == "compact_20260112"
-                                       for e in edits):
-        return beta_problem("context_management.edits.compact_20260112",
-                            BETAS["compact_20260112"], betas)
+    return _management_beta_problem(payload.get("context_management"), betas)
+
+
+def _management_beta_problem(management: Any, betas: set[str]) -> str | None:
+    """Context editing needs its beta; the compaction edit needs the compaction beta."""
+    if management is None:
+        return None
+    edits = management.get("edits") if isinstance(management, dict) else None
+    kinds = {e.get("type") for e in edits if isinstance(e, dict)} if isinstance(edits, list) else set()
+    if "compact_20260112" in kinds:
+        problem = beta_problem("context_management.edits.compact_20260112",
+                               BETAS["compact_20260112"], betas)
+        if problem:
+            return problem
+    if kinds - {"compact_20260112"} or not kinds:
+        return beta_problem("context_management", BETAS["context_management"], betas)
     return None

@@ -43,16 +43,22 @@ def summary_block(messages: list, instructions: str | None) -> dict:
     return {"type": "compaction", "content": summary, "signature": signature(summary)}
 
 
+def _as_blocks(content: object) -> list:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
 def _merge_turns(messages: list) -> list:
-    """Consecutive messages of one role as one turn, as the API combines them."""
+    """Consecutive messages of one role as one turn, as the API combines them; a message left
+    empty (it held only a no-op compaction block) goes."""
     merged: list = []
     for message in messages:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        if not message["content"]:
+            continue
         if merged and merged[-1]["role"] == message["role"]:
-            merged[-1]["content"] += blocks
-        elif blocks:
-            merged.append({"role": message["role"], "content": blocks})
+            merged[-1] = {**merged[-1], "content": _as_blocks(merged[-1]["content"])
+                          + _as_blocks(message["content"])}
+        else:
+            merged.append(message)
     return merged
 
 
