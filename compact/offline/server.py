@@ -2,8 +2,11 @@
 
 Any client means any bytes: every request gets an answer (a 4xx error with the API's error
 shape when it is malformed), none can drop the connection, and none can hold a thread
-forever: a body larger than the API's 32 MB limit is refused unread, and a client that stops
-sending halfway is answered after ``timeout`` seconds.
+forever: a body larger than the API's 32 MB limit is refused unread, a client that stops
+sending halfway is answered after ``timeout`` seconds, and the whole request must arrive
+within ``deadline`` seconds however slowly it trickles in. Only loopback Host names are
+answered, and no web page unless ``allowed_origins`` names its origin (``request_guard``).
+A streamed reply is sent as server-sent events, the connection closing after the last.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .api import Answer, OfflineModel, event_stream
 from .identity import HEADER, MODEL_NAME
+from .request_guard import REQUEST_DEADLINE, Deadline, guard_problem
 from .streaming import CONTENT_TYPE
 from .validation import error_answer
 
@@ -24,10 +28,19 @@ LINGER_SECONDS, LINGER_BYTES = 1.0, 4 * 1024 * 1024   # what is read after an ea
 
 
 def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
-                timeout: float = READ_TIMEOUT) -> ThreadingHTTPServer:
+                timeout: float = READ_TIMEOUT, deadline: float = REQUEST_DEADLINE,
+                allowed_origins: tuple[str, ...] = ()) -> ThreadingHTTPServer:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
+        def setup(self) -> None:
+            super().setup()
+            self.deadline = Deadline(self.connection, deadline)
+
+        def finish(self) -> None:
+            self.deadline.cancel()
+            super().finish()
+
         def _body(self) -> tuple[bytes | None, tuple[int, dict] | None]:
             """(body, None), or (None, the error answer) for a length that cannot be read."""
             if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
@@ -53,15 +66,23 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
                 got += len(chunk)
             body = b"".join(chunks)
             if len(body) < length:
+                late = (f" within the {deadline:g} s this server gives a whole request"
+                        if self.deadline.expired else "")
                 return None, error_answer(400, "invalid_request_error",
                                           f"the request body ended after {len(body)} of {length} "
-                                          "bytes (Content-Length); send the whole body")
+                                          f"bytes (Content-Length){late}; send the whole body")
             return body, None
 
         def _answer(self) -> None:
-            body, problem = self._body()
             self.close_connection = True     # one request per connection, then close
+            problem = guard_problem(self.headers, allowed_origins)
+            body = None
+            if problem is None:
+                body, problem = self._body()
+            self.deadline.cancel()
             answer = Answer(*problem) if problem else None
+            if answer is None and self.command == "OPTIONS":
+                answer = Answer(204, {})     # a preflight from an allowed origin
             if answer is None:
                 try:
                     with lock:               # one model, one request at a time
@@ -80,6 +101,15 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
             """A JSON body with its length, or server-sent events ended by closing."""
             self.send_response(answer.status)
             self.send_header(HEADER, MODEL_NAME)
+            origin = self.headers.get("origin")
+            if origin is not None and origin in allowed_origins:
+                self.send_header("access-control-allow-origin", origin)
+                self.send_header("access-control-allow-headers", "*")
+                self.send_header("access-control-allow-methods", "GET, POST, OPTIONS")
+                self.send_header("vary", "Origin")
+            if answer.status == 204:
+                self.end_headers()
+                return
             if answer.stream:
                 self.send_header("content-type", CONTENT_TYPE)
                 self.send_header("cache-control", "no-cache")

@@ -296,11 +296,32 @@ def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | No
     return None
 
 
+MAX_NESTING = 100          # arrays and objects inside each other; deeper bodies are refused
+
+
+def nesting_depth(value: Any, stop_at: int = MAX_NESTING + 1) -> int:
+    """How deep arrays and objects nest in ``value`` (walked without recursion), up to ``stop_at``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest >= stop_at:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
 def json_problem(body: bytes) -> tuple[Any, str | None]:
     """(payload, None), or (None, why the body is not a JSON document the API can read)."""
     try:
-        return json.loads(body or b"{}"), None
+        payload = json.loads(body or b"{}")
     except RecursionError:
         return None, "the request body is nested too deeply to parse"
     except ValueError as error:             # bad JSON, or bytes that are not UTF-8
         return None, f"the request body is not valid JSON ({error})"
+    if nesting_depth(payload) > MAX_NESTING:
+        return None, (f"the request body is nested too deeply: arrays and objects more than "
+                      f"{MAX_NESTING} levels inside each other are not accepted")
+    return payload, None
