@@ -59,9 +59,11 @@ def clearable(messages: list, edit: dict) -> list[dict]:
     return [b for b in older if b.get("name") not in excluded]
 
 
-def clear_tool_uses(messages: list, edit: dict, count: Count) -> tuple[list, dict | None]:
-    """(the messages the model sees, the applied edit or None)."""
-    before = count(messages)
+def clear_tool_uses(messages: list, edit: dict, count: Count,
+                    before: int | None = None) -> tuple[list, dict | None]:
+    """(the messages the model sees, the applied edit or None); ``before``: ``count(messages)``
+    when the caller has it already."""
+    before = count(messages) if before is None else before
     if not _triggered(edit, messages, before):
         return messages, None
     edited = copy.deepcopy(messages)
@@ -84,7 +86,8 @@ def clear_tool_uses(messages: list, edit: dict, count: Count) -> tuple[list, dic
                     "cleared_input_tokens": removed}
 
 
-def clear_thinking(messages: list, edit: dict, count: Count) -> tuple[list, dict | None]:
+def clear_thinking(messages: list, edit: dict, count: Count,
+                   before: int | None = None) -> tuple[list, dict | None]:
     keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
     if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
         return messages, None
@@ -100,24 +103,29 @@ def clear_thinking(messages: list, edit: dict, count: Count) -> tuple[list, dict
             cleared += 1
     if not cleared:
         return messages, None
+    before = count(messages) if before is None else before
     return edited, {"type": "clear_thinking_20251015", "cleared_thinking_turns": cleared,
-                    "cleared_input_tokens": count(messages) - count(edited)}
+                    "cleared_input_tokens": before - count(edited)}
 
 
 EDITORS = {"clear_tool_uses_20250919": clear_tool_uses, "clear_thinking_20251015": clear_thinking}
 
 
-def apply_edits(messages: list, edits: list, count: Count) -> tuple[list, list[dict]]:
-    """The messages after every clearing edit, in order, and the edits that applied."""
+def apply_edits(messages: list, edits: list, count: Count,
+                tokens: int | None = None) -> tuple[list, list[dict], int]:
+    """The messages after every clearing edit, in order, the edits that applied, and the
+    tokens left (``tokens``: ``count(messages)``, when the caller has it)."""
     applied = []
+    tokens = count(messages) if tokens is None else tokens
     for edit in edits:
         editor = EDITORS.get(edit["type"])
         if editor is None:
             continue                          # compact_20260112: server_compaction.py
-        messages, report = editor(messages, edit, count)
+        messages, report = editor(messages, edit, count, tokens)
         if report:
             applied.append(report)
-    return messages, applied
+            tokens -= report["cleared_input_tokens"]
+    return messages, applied, tokens
 
 
 def _threshold_problem(value: Any, where: str, kinds: tuple[str, ...], low: int) -> str | None:

@@ -93,8 +93,8 @@ def prepare(payload: dict, count: Callable[[list], int]) -> Prepared:
     visible = visible_messages(payload["messages"])
     original = count(visible)
     edits = edits_of(payload)
-    seen, applied = apply_edits(visible, edits, count)
-    prepared = Prepared(seen, original, count(seen), applied)
+    seen, applied, tokens = apply_edits(visible, edits, count, original)
+    prepared = Prepared(seen, original, tokens, applied)
     edit = compact_edit(edits)
     if payload.get("compaction") is not None:
         prepared.compaction, prepared.edit = "summarize", payload["compaction"]

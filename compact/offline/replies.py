@@ -47,7 +47,7 @@ class Replier:
             if prepared.compaction == "summarize" or prepared.edit.get("pause_after_compaction"):
                 return self._message(content, "compaction", None, (0, 0), iterations, prepared)
             shown = visible_messages([{"role": "assistant", "content": [block]}])
-        tokens = self.count({**self.payload, "messages": shown})
+        tokens = self.count({**self.payload, "messages": shown}) if iterations else prepared.tokens
         turn, stop = self._turn(shown, tokens)
         turn, sequence = cut_at_stop_sequence(turn, self.payload.get("stop_sequences"))
         stop = "stop_sequence" if sequence else stop
