@@ -105,9 +105,13 @@ class _Messages:
         kind = "summary" if request.get("system") == SUMMARY_SYSTEM else "agent"
         if usage.input_tokens:
             seen = shown(request, management)
+            owner.peak = max(owner.peak, estimate_size(seen))
+            block = next((b for b in response.content if b.type == "compaction"), None)
+            if block is not None:        # the reply was sampled from the summary, not from `seen`
+                seen = shown({**request, "messages": [*request["messages"], {
+                    "role": "assistant", "content": [block.to_dict()]}]}, management)
             owner.ledger.record({**request, "messages": seen}, usage.input_tokens)
             owner.usage.append((kind, usage.input_tokens))
-            owner.peak = max(owner.peak, estimate_size(seen))
         return response
 
 
