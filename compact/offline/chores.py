@@ -12,7 +12,7 @@ import re
 from .knowledge import PREFIX, Step, describe, describe_output, facts, fetch, knows, reads
 from .notes import note_line, one_line
 from .read_markdown import read_markdown, title_from_note, title_token
-from .request_text import TITLES, paths
+from .request_text import TITLES, folders, paths
 from .view import View
 
 # One pattern both picks the skill and reads the request, so a request it picks is one it can read.
@@ -78,9 +78,11 @@ def plain(view: View) -> Step:
 
 
 def wants_one_title(request: str) -> bool:
-    """"What is the title of README.md?": a title asked of exactly one named Markdown file."""
+    """"What is the title of README.md?": a title asked of exactly one named Markdown file (not
+    the README of a range of chapters: ``titles`` answers those)."""
     named = paths(request, ("md",))
-    return len(named) == 1 and len(paths(request)) == 1 and bool(TITLES.search(request))
+    return len(named) == 1 and len(paths(request)) == 1 and not folders(request) \
+        and bool(TITLES.search(request))
 
 
 def file_title(view: View) -> Step:
