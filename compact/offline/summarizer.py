@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..pipeline.formats import read_snip
+from ..pipeline.formats import CompactedText, read_snip
 from .conversation import Entry
 from .knowledge import describe_output, note_key
 from .notes import describe, note_line, one_line
@@ -51,6 +51,13 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
     return keys
 
 
+def _stated_goal(compacted: CompactedText) -> str | None:
+    """The request a summary message carries, else its summary's own ``Goal:`` line."""
+    stated = compacted.request or next(iter(re.findall(r"^Goal: (.+)$", compacted.summary,
+                                                       re.MULTILINE)), None)
+    return stated.strip() if stated and stated.strip() != "not stated" else None
+
+
 SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
 
 
@@ -68,9 +75,7 @@ def offline_summary(entries: list[Entry]) -> str:
             text = entry.text.strip()
             compacted = read_summary_message(text)
             if compacted:
-                stated = compacted.request or next(iter(re.findall(r"^Goal: (.+)$", compacted.summary,
-                                                                    re.MULTILINE)), None)
-                goal = stated.strip() if stated and stated != "not stated" else goal
+                goal = _stated_goal(compacted) or goal
                 summary = compacted.summary
                 notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(summary)]
                 for line in re.findall(r"^- (\w+ .+?)(?: \(×\d+\))?$", summary, re.MULTILINE):
