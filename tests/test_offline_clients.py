@@ -289,12 +289,12 @@ def test_a_framework_summary_message_is_an_earlier_summary_not_the_request():
 
 
 def test_the_title_of_one_named_file_is_answered_after_reading_it():
-    first = send({"tools": TOOLS, "messages": [{"role": "user", "content": "What is the title of README.md?"}]})
+    ask = {"role": "user", "content": "What is the title of README.md?"}
+    first = send({"tools": TOOLS, "messages": [ask]})
     assert calls_of(first) == [("read_file", {"path": "README.md"})]
     [call] = [b for b in first["content"] if b["type"] == "tool_use"]
     reply = send({"tools": TOOLS, "messages": [
-        {"role": "user", "content": "What is the title of README.md?"},
-        {"role": "assistant", "content": first["content"]},
+        ask, {"role": "assistant", "content": first["content"]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"],
                                       "content": "---\ntitle: x\n---\n# The Agent Loop\n\nbody"}]}]})
     assert text_of(reply).endswith('The title of README.md is "The Agent Loop".')
