@@ -48,9 +48,13 @@ def clearing(**settings) -> dict:
     return {"edits": [{"type": "clear_tool_uses_20250919", **settings}]}
 
 
-@pytest.fixture
-def client():
-    return OfflineModel(window_tokens=200_000).client()
+@pytest.fixture(params=["in-process", "over HTTP"])
+def client(request):
+    if request.param == "in-process":
+        yield OfflineModel(window_tokens=200_000).client()
+        return
+    with serving() as served:
+        yield served.client()
 
 
 def test_clear_tool_uses_clears_what_the_model_sees_and_reports_it(client):
