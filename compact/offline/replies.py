@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..pipeline.messages import estimate_tokens, wire_json
 from .context_management import Prepared
@@ -33,7 +34,7 @@ class Replier:
     take_notes: bool
     count: Callable[[dict], int]        # the offline tokenizer, on a request
 
-    @property
+    @cached_property
     def digest(self) -> str:
         return hashlib.sha256(wire_json(self.payload).encode()).hexdigest()[:16]
 
