@@ -53,16 +53,18 @@ class Threads:
         if not isinstance(messages, list):
             return payload, None            # validation refuses it in the API's words
         whole = {**payload, **{f: held[f] for f in CREATE_ONLY if f in held},
-                 "messages": [*copy.deepcopy(held["messages"]), *messages]}
+                 "messages": [*held["messages"], *messages]}
         return whole, None
 
     def record(self, payload: dict, reply: dict) -> None:
-        """Keep the conversation a threaded request ended in, under the reply's id."""
+        """Keep the conversation a threaded request ended in, under the reply's id. The messages
+        are shared with later requests of the thread, not copied (nothing changes a request's
+        messages in place: every edit works on copies), so a thread costs one history."""
         if payload.get("thread") is None:
             return
         self.held[reply["id"]] = {
-            **{f: copy.deepcopy(payload[f]) for f in CREATE_ONLY if f in payload},
-            "messages": [*copy.deepcopy(payload["messages"]),
+            **{f: payload[f] for f in CREATE_ONLY if f in payload},
+            "messages": [*payload["messages"],
                          {"role": "assistant", "content": copy.deepcopy(reply["content"])}]}
         self.held.move_to_end(reply["id"])
         while len(self.held) > MAX_THREADS:
