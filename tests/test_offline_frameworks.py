@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import litellm
 import pytest
@@ -112,9 +113,15 @@ def pydantic_agent(served, folder) -> Agent:
     return agent
 
 
+def in_a_thread_of_its_own(coroutine):
+    """asyncio.run where no event loop runs (a browser test's sync Playwright leaves one here)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_pydantic_ai_runs_a_tool_and_streams(served, folder):
     agent = pydantic_agent(served, folder)
-    result = agent.run_sync(ASK)
+    result = in_a_thread_of_its_own(agent.run(ASK))
     assert result.output.endswith(TITLE)
     calls = [p for m in result.all_messages() for p in m.parts if p.part_kind == "tool-call"]
     assert [(c.tool_name, c.args_as_dict()) for c in calls] == [("open_file", {"filename": "README.md"})]
@@ -122,7 +129,7 @@ def test_pydantic_ai_runs_a_tool_and_streams(served, folder):
     async def streamed() -> list[str]:
         async with agent.run_stream("Remember: answers stay short") as run:
             return [piece async for piece in run.stream_text(delta=True, debounce_by=None)]
-    pieces = asyncio.run(streamed())
+    pieces = in_a_thread_of_its_own(streamed())
     assert len(pieces) > 1 and "".join(pieces).endswith("Noted: answers stay short")
 
 
