@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
 
 from .validation import error_answer
 
@@ -70,6 +69,3 @@ class Threads:
         while len(self.held) > MAX_THREADS:
             self.held.popitem(last=False)
 
-
-def thread_of(payload: Any) -> Any:
-    return payload.get("thread") if isinstance(payload, dict) else None
