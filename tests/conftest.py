@@ -5,6 +5,7 @@ import pytest
 from compact import Compactor
 
 os.environ.pop("ANTHROPIC_API_KEY", None)      # tests are offline unless a test says otherwise
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no outside lookup
 
 
 def fake_summary(messages: list) -> str:

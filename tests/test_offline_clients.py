@@ -196,7 +196,8 @@ def test_without_a_tool_that_can_read_it_says_so(tools):
 
 def test_served_models_list_says_what_it_is():
     model = OfflineModel()
-    status, page = model.answer("GET", "/v1/models", b"")
+    status, page, streamed = model.answer("GET", "/v1/models", b"")
+    assert not streamed
     assert status == 200 and [m["id"] for m in page["data"]] == [MODEL_NAME]
     assert "not Claude" in page["data"][0]["display_name"]
     assert model.answer("GET", "/v1/models/claude-sonnet-4-5", b"")[0] == 404
@@ -255,3 +256,45 @@ def test_an_agent_without_notes_has_its_own_statements_summarised():
     summary = text_of(reply)
     assert "Goal: please read app.py" in summary
     assert "Said by the agent: app.py defines main() and PORT = 8080" in summary
+
+
+LANGCHAIN_PROMPT = ("<role>\nContext Extraction Assistant\n</role>\n\n<primary_objective>\nYour sole "
+                    "objective in this task is to extract the highest quality/most relevant context "
+                    "from the conversation history below.\n</primary_objective>\n\n<messages>\n"
+                    "Messages to summarize:\n{messages}\n</messages>")
+
+
+def test_langchains_summary_prompt_and_xml_history_are_read():
+    """SummarizationMiddleware's prompt, its history as get_buffer_string(format="xml") writes it."""
+    xml = ('<message type="human">Compare a/code.py and b/code.py &amp; say how each manages context.'
+           '</message>\n<message type="ai">\n  <content>Reading both.</content>\n'
+           '  <tool_call id="t1" name="read_file">{"path": "a/code.py"}</tool_call>\n'
+           '  <tool_call id="t2" name="read_file">{"path": "b/code.py"}</tool_call>\n</message>\n'
+           f'<message type="tool">{CODE}</message>\n'
+           f'<message type="tool">{CODE.replace("Compactor", "MemoryStore")}</message>')
+    reply = send({"messages": [{"role": "user", "content": LANGCHAIN_PROMPT.format(messages=xml)}]})
+    summary = text_of(reply)
+    assert summary.startswith("(offline extractive summary by offline-compact-1, not Claude)")
+    assert "Goal: Compare a/code.py and b/code.py & say how each manages context." in summary
+    assert "- read_file a/code.py" in summary and "MemoryStore" in summary and "Compactor" in summary
+
+
+def test_a_framework_summary_message_is_an_earlier_summary_not_the_request():
+    summary = ("(offline extractive summary by offline-compact-1, not Claude)\nGoal: What is the title "
+               "of README.md?\nFindings:\nNote [README.md]: H1 \"Agent Loop\"\nFiles:\n- read_file "
+               "README.md\nRemaining work: not recorded\nUser constraints: none stated")
+    reply = send({"tools": TOOLS, "messages": [
+        {"role": "user", "content": f"Here is a summary of the conversation to date:\n\n{summary}"}]})
+    assert calls_of(reply) == [] and text_of(reply).endswith('The title of README.md is "Agent Loop".')
+
+
+def test_the_title_of_one_named_file_is_answered_after_reading_it():
+    ask = {"role": "user", "content": "What is the title of README.md?"}
+    first = send({"tools": TOOLS, "messages": [ask]})
+    assert calls_of(first) == [("read_file", {"path": "README.md"})]
+    [call] = [b for b in first["content"] if b["type"] == "tool_use"]
+    reply = send({"tools": TOOLS, "messages": [
+        ask, {"role": "assistant", "content": first["content"]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"],
+                                      "content": "---\ntitle: x\n---\n# The Agent Loop\n\nbody"}]}]})
+    assert text_of(reply).endswith('The title of README.md is "The Agent Loop".')

@@ -22,8 +22,8 @@ TIMEOUT = 0.5          # the server's read timeout in these tests
 def serve():
     servers = []
 
-    def start(timeout: float = TIMEOUT) -> int:
-        server = make_server(OfflineModel(), port=0, timeout=timeout)
+    def start(timeout: float = TIMEOUT, **options) -> int:
+        server = make_server(OfflineModel(), port=0, timeout=timeout, **options)
         threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         servers.append(server)
         return server.server_port
@@ -50,10 +50,10 @@ def exchange(port: int, data: bytes, pause_after: int | None = None) -> tuple[in
     return int(head.split()[1]), json.loads(body)
 
 
-def post(body: bytes, length: str | None = None) -> bytes:
+def post(body: bytes, length: str | None = None, host: str = "127.0.0.1", extra: str = "") -> bytes:
     length = str(len(body)) if length is None else length
-    return (b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
-            + f"content-length: {length}\r\n\r\n".encode() + body)
+    return (f"POST /v1/messages HTTP/1.1\r\nHost: {host}\r\ncontent-type: application/json\r\n"
+            f"{extra}content-length: {length}\r\n\r\n").encode() + body
 
 
 def request(**fields) -> bytes:
@@ -79,7 +79,7 @@ MALFORMED = {
     "a huge Content-Length": (post(b"{}", length=str(10 ** 15)), 413, "maximum size"),
     "a negative Content-Length": (post(b"{}", length="-5"), 400, "not a non-negative integer"),
     "a Content-Length that is no number": (post(b"{}", length="lots"), 400, "non-negative"),
-    "a chunked body": (b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\n"
+    "a chunked body": (b"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\n"
                        b"2\r\n{}\r\n0\r\n\r\n", 411, "Content-Length"),
     "an empty body": (post(b""), 400, "model: Field required"),
     "an unknown route": (post(b"{}").replace(b"/v1/messages", b"/v1/other"), 404, "not served"),
@@ -129,3 +129,87 @@ def test_many_bad_requests_in_parallel_leave_it_serving(serve):
     assert len(answers) == len(bad) and all(400 <= a < 500 for a in answers)
     status, _ = exchange(port, post(request(messages=[{"role": "user", "content": "hi"}])))
     assert status == 200
+
+
+# ---- hardening (issue 23): a deadline for the whole request, Host and Origin, nesting --------
+
+HELLO = request(messages=[{"role": "user", "content": "hello"}])
+
+
+def test_a_client_sending_a_byte_at_a_time_is_cut_off_at_the_deadline(serve):
+    """Each byte arrives well within the read timeout; the whole request does not."""
+    port = serve(timeout=0.5, deadline=1.0)
+    data = post(HELLO)
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        head = data.index(b"\r\n\r\n") + 4
+        sock.sendall(data[:head])
+        try:
+            for byte in data[head:]:
+                sock.sendall(bytes([byte]))
+                time.sleep(0.1)
+        except OSError:
+            pass                              # the server stopped reading: expected
+        answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert time.monotonic() - started < 4             # not len(body) × 0.1 s = 8 s
+    assert b" 400 " in answer.split(b"\r\n")[0] and b"within the 1 s" in answer
+
+
+def test_trickled_headers_are_cut_off_at_the_deadline(serve):
+    port = serve(timeout=0.5, deadline=1.0)
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        try:
+            for byte in b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-slow: " + b"a" * 60:
+                sock.sendall(bytes([byte]))
+                time.sleep(0.1)
+        except OSError:
+            pass
+        sock.settimeout(5)
+        rest = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert time.monotonic() - started < 9 and b" 200 " not in rest
+
+
+@pytest.mark.parametrize("host,status", [("127.0.0.1:8765", 200), ("localhost", 200), ("[::1]:1", 200),
+                                         ("127.3.4.5", 200), ("attacker.example", 403),
+                                         ("attacker.example:8765", 403), ("192.168.1.10", 403)])
+def test_only_loopback_host_names_are_answered(port, host, status):
+    got, body = exchange(port, post(HELLO, host=host))
+    assert got == status
+    if status == 403:
+        assert body["error"]["type"] == "permission_error" and "loopback" in body["error"]["message"]
+
+
+def test_a_web_page_is_refused_unless_its_origin_is_allowed(serve):
+    page = "Origin: http://attacker.example\r\n"
+    got, body = exchange(serve(), post(HELLO, extra=page))
+    assert got == 403 and "--allow-origin http://attacker.example" in body["error"]["message"]
+    port = serve(allowed_origins=("http://attacker.example",))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(post(HELLO, extra=page))
+        answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert b" 200 " in answer.split(b"\r\n")[0]
+    assert b"access-control-allow-origin: http://attacker.example" in answer.lower()
+    got, _ = exchange(port, post(HELLO, extra="Origin: http://other.example\r\n"))
+    assert got == 403
+
+
+def test_an_allowed_origin_gets_its_preflight_answered(serve):
+    port = serve(allowed_origins=("http://localhost:3000",))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"OPTIONS /v1/messages HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000"
+                     b"\r\nAccess-Control-Request-Method: POST\r\ncontent-length: 0\r\n\r\n")
+        answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert b" 204 " in answer.split(b"\r\n")[0] and b"access-control-allow-methods" in answer.lower()
+
+
+@pytest.mark.parametrize("depth", [150, 500, 900])
+def test_a_body_nested_deeper_than_the_limit_is_a_400(port, depth):
+    deep = b"[" * depth + b"]" * depth
+    body = json.dumps({"model": "offline-compact-1", "max_tokens": 10, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {"a": 0}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]}
+    ).encode().replace(b'{"a": 0}', b'{"a": ' + deep + b"}")
+    got, answer = exchange(port, post(body))
+    assert got == 400 and "nested too deeply" in answer["error"]["message"]

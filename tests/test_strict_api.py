@@ -111,8 +111,11 @@ def test_a_valid_request_with_a_final_assistant_message_is_answered(client):
     (MAX_OUTPUT_TOKENS + 1, f"max_tokens: {MAX_OUTPUT_TOKENS + 1} > {MAX_OUTPUT_TOKENS}, which is "
      "the maximum allowed number of output tokens for offline-compact-1"),
 ])
-def test_max_tokens_outside_one_to_the_model_maximum_is_refused(client, max_tokens, wording):
-    assert refusal(client, [user("x")], max_tokens=max_tokens) == wording
+def test_max_tokens_outside_one_to_the_model_maximum_is_refused(max_tokens, wording):
+    """Sent as raw JSON: the SDK itself refuses a non-streaming call this large."""
+    status, body = OfflineModel().respond("POST", "/v1/messages", json.dumps(
+        {"model": MODEL_NAME, "max_tokens": max_tokens, "messages": [user("x")]}).encode())
+    assert status == 400 and body["error"]["message"] == wording
 
 
 def test_prompt_plus_max_tokens_over_the_window_is_refused():

@@ -12,6 +12,8 @@ from dataclasses import asdict
 
 from ..offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKENS, count_tokens
 from ..offline.api import MAX_OUTPUT_TOKENS
+from ..offline.request_guard import REQUEST_DEADLINE
+from ..offline.threads import MAX_THREADS
 from ..pipeline import Limits
 from ..pipeline.messages import IMAGE_TOKENS
 from ..pipeline.summary import SummaryInput
@@ -57,7 +59,8 @@ def code_facts() -> dict[str, object]:
     return {**limits, "offline.window_tokens": DEFAULT_WINDOW_TOKENS,
             "offline.serve_window_tokens": SERVE_WINDOW_TOKENS, "offline.max_tokens": MAX_OUTPUT_TOKENS,
             "offline.agent_max_tokens": AGENT_MAX_TOKENS, "offline.bytes_per_token": bytes_per_token(),
-            "offline.image_tokens": IMAGE_TOKENS,
+            "offline.image_tokens": IMAGE_TOKENS, "offline.request_deadline_seconds": int(REQUEST_DEADLINE),
+            "offline.threads_kept": MAX_THREADS,
             "study.turns": len(session_turns()), "study.probes": len(PROBES),
             "study.cache_lookback_blocks": LOOKBACK_BLOCKS, "study.cache_min_tokens": MIN_CACHE_TOKENS,
             "study.tool_output_cap": TOOL_OUTPUT_CAP,

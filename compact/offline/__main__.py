@@ -1,4 +1,4 @@
-"""python -m compact.offline serve --port 8765 [--window-tokens N]
+"""python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]
 
 The served window defaults to a real model's (200,000 tokens), so any client of the
 lesson's shape runs its whole session; ``--window-tokens 16000`` gives the teaching
@@ -22,8 +22,12 @@ def main() -> None:
     serve.add_argument("--window-tokens", type=int, default=SERVE_WINDOW_TOKENS,
                        help="refuse prompts over this many tokens (default %(default)s; "
                             "the notebooks' teaching window is 16000)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                       help="let a web page from this origin use the server (repeatable); "
+                            "browsers' requests are refused otherwise")
     args = parser.parse_args()
-    server = make_server(OfflineModel(window_tokens=args.window_tokens), args.port)
+    server = make_server(OfflineModel(window_tokens=args.window_tokens), args.port,
+                         allowed_origins=tuple(args.allow_origin))
     print(f"offline model {MODEL_NAME} serving on http://127.0.0.1:{server.server_port} "
           f"(window {args.window_tokens:,} tokens; set ANTHROPIC_BASE_URL to this and "
           "ANTHROPIC_API_KEY to anything)", flush=True)

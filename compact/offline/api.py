@@ -1,31 +1,34 @@
 """The offline model behind the Messages API: validation, errors and replies as the real API.
 
-``OfflineModel.respond(method, path, body)`` is the whole server; it is mounted in-process
-through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port (``serve``).
+``OfflineModel.answer(method, path, body, headers)`` is the whole server; it is mounted
+in-process through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port
+(``serve``). A request goes through, in order: the request surface (``request_surface``:
+every field honoured, accepted with no effect, or refused), its thread (``threads``), the
+API's rules (``validation``), the API's context management (``context_management``), the
+window, then the reply (``replies``), streamed as server-sent events when asked
+(``streaming``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import anthropic
 import httpx2
 
-from ..pipeline.messages import wire_json
-from .conversation import summary_conversation
+from .context_management import management_problem, prepare
 from .identity import HEADER, IN_PROCESS_URL, MODEL_NAME, model_info, route
-from .skills import decide
-from .summarizer import offline_summary
+from .replies import Replier
+from .request_surface import surface_problem
+from .streaming import CONTENT_TYPE, error_events, reply_events
+from .threads import Threads
 from .tokens import estimate_tokens
-from .tooling import WHAT, Toolbox
-from .truncation import cut_at_max_tokens
 from .validation import error_answer, json_problem, request_problem, window_problem
-from .view import read_view
 
 DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
 SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
-MAX_OUTPUT_TOKENS = 8_192           # the most max_tokens may ask; the lesson's loop asks 8,000
+MAX_OUTPUT_TOKENS = 128_000         # the largest current model's maximum; its replies stay short
 AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
 
 
@@ -33,6 +36,12 @@ def count_tokens(payload: dict) -> int:
     """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
     relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
     return estimate_tokens(relevant)
+
+
+class Answer(NamedTuple):
+    status: int
+    body: dict
+    stream: bool = False               # send ``body`` (a reply or an error) as events
 
 
 @dataclass
@@ -53,72 +62,79 @@ class OfflineModel:
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     calls: int = 0
     usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
+    threads: Threads = field(default_factory=Threads)
 
-    def respond(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
+    def respond(self, method: str, path: str, body: bytes,
+                headers: Any = None) -> tuple[int, dict]:
+        """(status, JSON body) of a Messages API request; a streamed reply as its whole message."""
+        status, reply, _ = self._respond(method, path, body, headers)
+        return status, reply
+
+    def _respond(self, method: str, path: str, body: bytes, headers: Any) -> Answer:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            return error_answer(404, "not_found_error", f"{method} {path} is not served here")
+            return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         count_only = path.endswith("count_tokens")
         try:
-            problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
-                                                 model=MODEL_NAME, count_only=count_only)
-            if problem:                      # the real API's rules and wording (validation.py)
-                return error_answer(400, "invalid_request_error", problem)
-            tokens = count_tokens(payload)
+            return self._checked(payload, problem, headers, count_only)
         except RecursionError:
-            return error_answer(400, "invalid_request_error", "the request body is nested too deeply")
+            return Answer(*error_answer(400, "invalid_request_error",
+                                        "the request body is nested too deeply"))
+
+    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool) -> Answer:
+        if problem is None and isinstance(payload, dict):
+            problem = surface_problem(payload, headers, count_only)
+        if problem is None and isinstance(payload, dict) and not count_only:
+            payload, refused = self.threads.resolve(payload)
+            if refused:
+                return Answer(*refused)
+        problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
+                                             model=MODEL_NAME, count_only=count_only) \
+            or management_problem(payload)
+        if problem:                          # the real API's rules and wording (validation.py)
+            return Answer(*error_answer(400, "invalid_request_error", problem))
+        prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
         if count_only:
-            return 200, {"input_tokens": tokens}
-        problem = window_problem(tokens, payload["max_tokens"], self.window_tokens)
+            answer = {"input_tokens": prepared.tokens}
+            if payload.get("context_management") is not None:
+                answer["context_management"] = {"original_input_tokens": prepared.original_tokens}
+            return Answer(200, answer)
+        problem = window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens)
         if problem:
-            return error_answer(400, "invalid_request_error", problem)
+            return Answer(*error_answer(400, "invalid_request_error", problem))
+        stream = bool(payload.get("stream"))
+        try:
+            reply = Replier(payload, self.usage, self.take_notes, count_tokens).reply(prepared)
+        except Exception as error:           # after the stream started, the API sends `error`
+            if not stream:
+                raise
+            return Answer(*error_answer(200, "api_error", f"the offline model failed: "
+                                        f"{type(error).__name__}: {error}"), stream=True)
         self.calls += 1
-        return 200, self._reply(payload, tokens)
-
-    def _reply(self, payload: dict, tokens: int) -> dict:
-        digest = hashlib.sha256(wire_json(payload).encode()).hexdigest()[:16]
-        conversation = summary_conversation(payload)     # a summary request, by its shape
-        self.usage.append(("summary" if conversation is not None else "agent", tokens))
-        if conversation is not None:
-            content, stop = [{"type": "text", "text": offline_summary(conversation)}], "end_turn"
-        else:
-            content, stop = self._agent_turn(payload, digest)
-        content, cut = cut_at_max_tokens(content, payload["max_tokens"])
-        output = payload["max_tokens"] if cut else estimate_tokens(content)
-        stop = "max_tokens" if cut else stop
-        return {"id": f"msg_off_{digest}", "type": "message", "role": "assistant",
-                "model": MODEL_NAME, "content": content, "stop_reason": stop,
-                "stop_sequence": None,
-                "usage": {"input_tokens": tokens, "output_tokens": output}}
-
-    def _agent_turn(self, payload: dict, digest: str) -> tuple[list, str]:
-        """The next step of the task, its tool calls in the client's own tool names."""
-        toolbox = Toolbox.from_request(payload.get("tools"))
-        step = decide(read_view(payload["messages"], frozenset(toolbox.tools),
-                                toolbox.roles_by_name),
-                      take_notes=self.take_notes)
-        planned = [(role, i) for role, i in step.calls if toolbox.has(role)]
-        calls = [toolbox.call(role, i) for role, i in planned]
-        content = [{"type": "text", "text": step.text}] if step.text else []
-        content += [{"type": "tool_use", "id": f"toolu_off_{digest}{k:02d}", "name": name,
-                     "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
-        if not calls and step.calls:
-            needed = ", ".join(WHAT[r] for r in toolbox.missing([r for r, _ in step.calls]))
-            offered = ", ".join(toolbox.offered) or "none"
-            content = [{"type": "text", "text": f"(offline model) I need a tool to {needed} for "
-                        f"this, and the request offers none that can (tools offered: {offered})."}]
-        return content, "tool_use" if calls else "end_turn"
+        self.threads.record(payload, reply)
+        return Answer(200, reply, stream)
 
     # ---- transports ---------------------------------------------------------------------
 
-    def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
-        """``respond`` plus the models list that says what this server is."""
-        info = model_info(self.max_output_tokens, self.window_tokens)
-        return route(method, path, info) or self.respond(method, path, body)
+    def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
+        """``respond`` plus the models list that says what this server is; a failure of the
+        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
+        listed = route(method, path, model_info(self.max_output_tokens, self.window_tokens))
+        if listed:
+            return Answer(*listed)
+        try:
+            return self._respond(method, path, body, headers)
+        except Exception as error:           # a bug must answer 500, never drop the client
+            return Answer(*error_answer(500, "api_error", f"the offline model failed: "
+                                        f"{type(error).__name__}: {error}"))
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        status, body = self.answer(request.method, request.url.path, request.read())
+        status, body, stream = self.answer(request.method, request.url.path, request.read(),
+                                           request.headers)
         headers = {"request-id": f"req_offline_{self.calls}", HEADER: MODEL_NAME}
+        if stream:
+            return httpx2.Response(status, content=b"".join(event_stream(body)),
+                                   headers={**headers, "content-type": CONTENT_TYPE})
         return httpx2.Response(status, json=body, headers=headers)
 
     def client(self) -> anthropic.Anthropic:
@@ -126,3 +142,10 @@ class OfflineModel:
         return anthropic.Anthropic(
             api_key="offline", base_url=IN_PROCESS_URL, max_retries=0,
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+
+
+def event_stream(body: dict):
+    """The events of a streamed answer: a reply's, or the ``error`` of one that failed."""
+    if body.get("type") == "error":
+        return error_events(None, body["error"]["type"], body["error"]["message"])
+    return reply_events(body)

@@ -1,4 +1,5 @@
-"""Skills for small tasks: write a file, run a named command, keep a constraint, read files.
+"""Skills for small tasks: write a file, run a named command, keep a constraint, read files,
+name one file's title.
 
 ``run_command`` runs only a command the user's own request names in backticks, so the
 person typing is the person confirming (SECURITY.md).
@@ -8,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PREFIX, Step, describe, describe_output, knows, reads
+from .knowledge import PREFIX, Step, describe, describe_output, facts, fetch, knows, reads
 from .notes import note_line, one_line
-from .request_text import paths
+from .read_markdown import read_markdown, title_from_note, title_token
+from .request_text import TITLES, folders, paths
 from .view import View
 
 # One pattern both picks the skill and reads the request, so a request it picks is one it can read.
@@ -73,3 +75,25 @@ def read_files(view: View) -> Step:
 def plain(view: View) -> Step:
     return Step(PREFIX + "I am the offline teaching model. I can list, read, compare and "
                 "summarise files in the workspace; I received: " + one_line(view.request, 200))
+
+
+def wants_one_title(request: str) -> bool:
+    """"What is the title of README.md?": a title asked of exactly one named Markdown file (not
+    the README of a range of chapters: ``titles`` answers those)."""
+    named = paths(request, ("md",))
+    return len(named) == 1 and len(paths(request)) == 1 and not folders(request) \
+        and bool(TITLES.search(request))
+
+
+def file_title(view: View) -> Step:
+    """The H1 title of the one file the request names (read it first if it is unknown)."""
+    path = paths(view.request, ("md",))[0]
+    step = fetch(view, [path])
+    if step:
+        return step
+    raw = view.read_result(path)
+    noted = view.note(path)
+    title = read_markdown(raw).title if raw is not None else title_from_note(noted[-1]) if noted else None
+    if not title:
+        return Step(PREFIX + f"{path} has no H1 title; {facts(view, path)}")
+    return Step(PREFIX + f"The title of {path} is {title_token(title)}.")

@@ -3,14 +3,17 @@
 Clients ask for a summary in their own words and send the conversation in their own form:
 this package renders it as text (``[user] ...`` lines, see ``pipeline.summary``); the
 lesson's newer version sends ``json.dumps`` of the messages (SDK blocks as their Python
-repr), capped at 80,000 chars around a ``...[middle omitted ...]...`` marker; another client
-may send the history itself, then ask to summarise "the conversation above". Each becomes
-the same list of ``Entry``.
+repr), capped at 80,000 chars around a ``...[middle omitted ...]...`` marker; LangChain's
+``SummarizationMiddleware`` sends its "Context Extraction Assistant" prompt with the history
+as ``<message type="human|ai|tool">`` XML (``get_buffer_string(format="xml")``); another
+client may send the history itself, then ask to summarise "the conversation above". Each
+becomes the same list of ``Entry``.
 """
 
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,7 +22,8 @@ from typing import Any
 from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
 from .read_json import CutStr, is_cut, parse_prefix
 
-_ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ", re.I)
+_ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
+                   r"extract the (?:highest quality|most (?:important|relevant)).{0,40}context", re.I)
 _ABOUT_CONVERSATION = re.compile(r"conversation|history|transcript|dialog|chat|session|above|"
                                  r"messages|对话|對話|会话|會話|历史|上文|以上|会話", re.I)
 _RENDERED = re.compile(r"^\[(user|assistant|tool_use (\S+) id=(\S+)|tool_result id=(\S+))\] ",
@@ -27,6 +31,9 @@ _RENDERED = re.compile(r"^\[(user|assistant|tool_use (\S+) id=(\S+)|tool_result 
 _JSON_START = re.compile(r'[\[{]\s*\{?\s*"role"\s*:\s*"(?:user|assistant)"')
 _MESSAGE_START = re.compile(r'\{\s*"role"\s*:\s*"(?:user|assistant)"')
 _OMITTED = re.compile(r"\n?\.\.\.\[middle omitted[^\]\n]*\]\.\.\.\n?")
+_XML_MESSAGE = re.compile(r'<message type="(human|ai|tool|system)">(.*?)</message>', re.S)
+_XML_CALL = re.compile(r'<tool_call id="([^"]*)" name="([^"]*)">(.*?)</tool_call>', re.S)
+_XML_CONTENT = re.compile(r"<content>(.*?)</content>", re.S)
 
 
 @dataclass
@@ -75,6 +82,8 @@ def conversation_in(text: str) -> list[Entry] | None:
     body = inner.group(1) if inner else text
     if _RENDERED.search(body):
         return rendered_entries(body)
+    if _XML_MESSAGE.search(body):
+        return xml_entries(body)
     start = _JSON_START.search(body)
     if start:
         return json_entries(body[start.start():])
@@ -100,6 +109,39 @@ def rendered_entries(conversation: str) -> list[Entry]:
         else:
             result.append(Entry("tool_result", text, id=match.group(4)))
     return result
+
+
+def _xml_ai(body: str) -> list[Entry]:
+    calls = list(_XML_CALL.finditer(body))
+    said = _XML_CONTENT.search(body)
+    text = said.group(1) if said else body if not calls else ""
+    entries = [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
+    for call in calls:
+        raw = html.unescape(call.group(3))
+        try:
+            tool_input = json.loads(raw)
+        except ValueError:
+            tool_input = {}
+        entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), html.unescape(call.group(1)),
+                             tool_input if isinstance(tool_input, dict) else {}))
+    return entries
+
+
+def xml_entries(text: str) -> list[Entry]:
+    """Entries of LangChain's XML history; a tool message answers the oldest open call."""
+    entries: list[Entry] = []
+    waiting: list[str] = []
+    for match in _XML_MESSAGE.finditer(text):
+        kind, body = match.group(1), match.group(2)
+        if kind == "ai":
+            found = _xml_ai(body)
+            waiting += [e.id for e in found if e.kind == "tool_use"]
+            entries += found
+        elif kind == "tool":
+            entries.append(Entry("tool_result", html.unescape(body), id=waiting.pop(0) if waiting else ""))
+        elif kind == "human":
+            entries.append(Entry("user", html.unescape(body)))
+    return entries
 
 
 def json_entries(text: str) -> list[Entry]:

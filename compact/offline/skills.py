@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .chores import WRITE, plain, read_files, remember, run_command, write_file
+from .chores import WRITE, file_title, plain, read_files, remember, run_command, wants_one_title, write_file
 from .compare import compare
 from .knowledge import Step, new_notes
 from .request_text import paths, wants_comparison, wants_structure, wants_titles
@@ -22,6 +22,7 @@ SKILLS: list[tuple[Callable[[str], bool], Callable[[View], Step]]] = [
     (lambda r: bool(re.match(r"\s*(constraint|remember)\b", r, re.I)), remember),
     (lambda r: bool(WRITE.search(r)), write_file),
     (lambda r: bool(re.search(r"\brun\b[^`]*`[^`]+`", r, re.I)), run_command),
+    (wants_one_title, file_title),
     (wants_titles, titles),
     (wants_comparison, compare),
     (wants_structure, json_structure),

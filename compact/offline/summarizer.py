@@ -14,10 +14,10 @@ import re
 
 from .conversation import Entry
 from .knowledge import describe_output, note_key
-from .markers import read_compacted, read_snip
+from .markers import CompactedText, read_snip
 from .notes import describe, note_line, one_line
 from .tooling import planned_call
-from .view import NOTE, Call, is_placeholder
+from .view import NOTE, Call, is_placeholder, read_summary_message
 
 GOAL_CHARS = 240
 LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
@@ -46,9 +46,16 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
     for entry in entries:
         if entry.kind == "assistant":
             keys |= {k for k, _ in NOTE.findall(entry.text)}
-        elif entry.kind == "user" and (compacted := read_compacted(entry.text.strip())):
+        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
             keys |= {k for k, _ in NOTE.findall(compacted.summary)}
     return keys
+
+
+def _stated_goal(compacted: CompactedText) -> str | None:
+    """The request a summary message carries, else its summary's own ``Goal:`` line."""
+    stated = compacted.request or next(iter(re.findall(r"^Goal: (.+)$", compacted.summary,
+                                                       re.MULTILINE)), None)
+    return stated.strip() if stated and stated.strip() != "not stated" else None
 
 
 SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
@@ -66,9 +73,9 @@ def offline_summary(entries: list[Entry]) -> str:
     for entry in entries:
         if entry.kind == "user":
             text = entry.text.strip()
-            compacted = read_compacted(text)
+            compacted = read_summary_message(text)
             if compacted:
-                goal = compacted.request.strip() if compacted.request else goal
+                goal = _stated_goal(compacted) or goal
                 summary = compacted.summary
                 notes += [f"Note [{k}]: {f}" for k, f in NOTE.findall(summary)]
                 for line in re.findall(r"^- (\w+ .+?)(?: \(×\d+\))?$", summary, re.MULTILINE):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .builtin_tools import EDITOR_COMMANDS, defined_role, editor_input, schema_of
+
 ROLES: dict[str, tuple[str, ...]] = {
     "read_file": ("read_file", "read", "readfile", "view_file", "open_file", "cat"),
     "glob": ("glob", "find_files", "list_files", "glob_files"),
@@ -61,6 +63,7 @@ def role_of(name: str, description: object = "") -> str | None:
 class Tool:
     name: str
     arguments: dict[str, str] = field(default_factory=dict)   # plan's argument → client's
+    editor: bool = False       # an Anthropic-defined text editor: one tool, a command per role
 
 
 @dataclass
@@ -75,13 +78,17 @@ class Toolbox:
             if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
                 continue
             box.offered.append(spec["name"])
-            role = role_of(spec["name"], spec.get("description"))
+            if defined_role(spec) == "text_editor":
+                for role in EDITOR_COMMANDS.values():
+                    box.tools.setdefault(role, Tool(spec["name"], editor=True))
+                continue
+            role = defined_role(spec) or role_of(spec["name"], spec.get("description"))
             if role is None or role in box.tools:
                 continue
-            schema = spec.get("input_schema") if isinstance(spec.get("input_schema"), dict) else {}
+            schema = schema_of(spec)
             properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
             required = [r for r in schema.get("required") or [] if isinstance(r, str)]
-            mapping = _match_arguments(role, list(properties), required)
+            mapping = _match_arguments(role, list(properties), required) if role in NEEDS else None
             if mapping is not None:
                 box.tools[role] = Tool(spec["name"], mapping)
         return box
@@ -91,12 +98,15 @@ class Toolbox:
 
     @property
     def roles_by_name(self) -> dict[str, str]:
-        """The client's tool name → the role it plays (for calls found in the history)."""
-        return {tool.name: role for role, tool in self.tools.items()}
+        """The client's tool name → the role it plays (for calls found in the history); a text
+        editor's calls play the role their ``command`` names."""
+        return {tool.name: "text_editor" if tool.editor else role for role, tool in self.tools.items()}
 
     def call(self, role: str, planned: dict) -> tuple[str, dict]:
         """The client's (name, input) for a planned call of ``role``."""
         tool = self.tools[role]
+        if tool.editor:
+            return tool.name, editor_input(role, planned) or {}
         return tool.name, {tool.arguments.get(k, k): v for k, v in planned.items()
                            if k in tool.arguments}
 
@@ -129,6 +139,9 @@ def planned_call(name: str, tool_input: object, roles_by_name: dict[str, str] | 
     request's schemas named its own way is looked up in ``roles_by_name``."""
     role = (roles_by_name or {}).get(name) or role_of(name)
     raw = tool_input if isinstance(tool_input, dict) else {}
+    if role == "text_editor":
+        role = EDITOR_COMMANDS.get(raw.get("command"))
+        raw = {k: v for k, v in raw.items() if k != "command"}
     lowered = {str(k).lower(): v for k, v in raw.items()}
     planned = {}
     for argument, names in ARGUMENTS.items():

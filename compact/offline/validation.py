@@ -25,7 +25,7 @@ _ID = re.compile(r"[a-zA-Z0-9_-]+")
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 # Blocks a request may hold; anything else is an unknown tag.
 KNOWN_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking",
-                "redacted_thinking", "search_result")
+                "redacted_thinking", "search_result", "compaction")
 RESULT_BLOCKS = ("text", "image", "document", "search_result")   # inside a tool_result
 _NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -142,6 +142,8 @@ def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str
         return _text_problem(block.get("text"), where)
     if kind == "image":
         return _image_problem(block, where)
+    if kind == "compaction" and role != "assistant":
+        return f"{where}: `compaction` blocks can only be in `assistant` messages"
     if kind == "tool_use":
         if role != "assistant":
             return f"{where}: `tool_use` blocks can only be in `assistant` messages"
@@ -177,6 +179,13 @@ def _leading_result_ids(message: Any) -> list[str]:
     return ids
 
 
+def _starts_with_compaction(message: dict) -> bool:
+    """A history may open with the compaction block that replaced what came before it."""
+    content = message.get("content")
+    return isinstance(content, list) and bool(content) and isinstance(content[0], dict) \
+        and content[0].get("type") == "compaction"
+
+
 def messages_problem(messages: Any) -> str | None:
     """The first rule ``messages`` breaks, in the API's words, or None."""
     if not isinstance(messages, list):
@@ -191,7 +200,7 @@ def messages_problem(messages: Any) -> str | None:
         role = message.get("role")
         if role not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
-        if i == 0 and role != "user":
+        if i == 0 and role != "user" and not _starts_with_compaction(message):
             return 'messages: first message must use the "user" role'
         if "content" not in message:
             return f"messages.{i}.content: Field required"
@@ -287,11 +296,32 @@ def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | No
     return None
 
 
+MAX_NESTING = 100          # arrays and objects inside each other; deeper bodies are refused
+
+
+def nesting_depth(value: Any, stop_at: int = MAX_NESTING + 1) -> int:
+    """How deep arrays and objects nest in ``value`` (walked without recursion), up to ``stop_at``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest >= stop_at:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
 def json_problem(body: bytes) -> tuple[Any, str | None]:
     """(payload, None), or (None, why the body is not a JSON document the API can read)."""
     try:
-        return json.loads(body or b"{}"), None
+        payload = json.loads(body or b"{}")
     except RecursionError:
         return None, "the request body is nested too deeply to parse"
     except ValueError as error:             # bad JSON, or bytes that are not UTF-8
         return None, f"the request body is not valid JSON ({error})"
+    if nesting_depth(payload) > MAX_NESTING:
+        return None, (f"the request body is nested too deeply: arrays and objects more than "
+                      f"{MAX_NESTING} levels inside each other are not accepted")
+    return payload, None

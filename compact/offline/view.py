@@ -12,10 +12,13 @@ import re
 from dataclasses import dataclass, field
 
 from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
-from .markers import read_compacted, read_placeholder, read_snip
+from .context_editing import CLEARED
+from .markers import CompactedText, read_compacted, read_placeholder, read_snip
 from .tooling import planned_call
 
 NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)
+# Where another framework puts its kept summary (LangChain's SummarizationMiddleware).
+SUMMARY_MARKERS = ("Here is a summary of the conversation to date:",)
 _GOAL = re.compile(r"^Goal: (.+)$", re.MULTILINE)
 
 
@@ -27,8 +30,21 @@ class Call:
     result: str | None = None      # None while unanswered
 
 
+def read_summary_message(text: str) -> CompactedText | None:
+    """A message that replaced earlier history: any lesson version's compacted message, or
+    another framework's summary marker (its summary is data; it carries no request)."""
+    compacted = read_compacted(text)
+    if compacted is not None:
+        return compacted
+    marker = next((m for m in SUMMARY_MARKERS if text.startswith(m)), None)
+    if marker is None:
+        return None
+    return CompactedText("summary", None, text[len(marker):].strip(), None, "framework")
+
+
 def is_placeholder(text: str | None) -> bool:
-    return text is not None and read_placeholder(text) is not None
+    """A result compacted away: by the lesson's stages or by the API's context editing."""
+    return text is not None and (read_placeholder(text) is not None or text.strip() == CLEARED)
 
 
 @dataclass
@@ -118,7 +134,7 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
         if not text.strip() or read_snip(text.strip()) is not None:
             continue
         view.fresh, view.request_from = {}, len(view.calls)
-        compacted = read_compacted(text)
+        compacted = read_summary_message(text)
         if compacted is None:
             view.request = text.strip()
             continue

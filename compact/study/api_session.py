@@ -1,0 +1,155 @@
+"""The long session again, with the API's own context management instead of (or with) the lesson's.
+
+Four ways to keep the same 100-turn session (``workload.py``) in its window, compared on
+input tokens, cache-aware cost and the probe facts the model can still see at the end:
+
+    lesson pipeline    the lesson's four stages, on the client (``Compactor``)
+    context editing    ``clear_tool_uses_20250919`` on the server (the sibling of micro_compact)
+    server compaction  ``compact_20260112`` on the server (the sibling of compact_history)
+    both               the two edits together (clearing first, then compaction when still over)
+
+``ApiClient`` sends every request of ``agent_loop`` through ``client.beta.messages.create``
+with the strategy's ``context_management`` and beta headers. Offline, the client is the
+offline model over its in-process transport, with a real model's 200,000-token window; with
+``ANTHROPIC_API_KEY`` it is real Claude, and the same requests go out.
+
+What the model was shown is worked out from the documented rules, with the offline model's
+own code (``compact.offline.context_management``): everything before the last compaction
+block is dropped, then the clearing edits apply. The cache ledger accounts that request, and
+the retention of the probes is measured on it; a compaction counts as a one-off (uncached)
+request of its own size, as the API bills ``usage.iterations``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..client import summarizer_for
+from ..loop import agent_loop
+from ..offline import SERVE_WINDOW_TOKENS, OfflineModel, count_tokens
+from ..offline.context_management import prepare
+from ..pipeline import STAGES, Compactor
+from ..pipeline.messages import estimate_size, to_plain
+from ..pipeline.summary import SUMMARY_SYSTEM
+from ..tools import Workspace
+from .caching import CacheLedger, Request
+from .retention import retention
+from .strategies import TOOL_OUTPUT_CAP, SessionReport
+from .workload import PROBES, make_long_workspace, session_turns
+
+EDITING_BETA, COMPACT_BETA = "context-management-2025-06-27", "compact-2026-01-12"
+# Both triggers at 50,000 input tokens, the least compact_20260112 accepts (its default is
+# 150,000; clear_tool_uses' is 100,000): this session passes 150,000 only near its end, and
+# 50,000 tokens (~200,000 chars) is already 4× the lesson's 50,000-char limit.
+TRIGGER = {"type": "input_tokens", "value": 50_000}
+CLEAR_TOOL_USES = {"type": "clear_tool_uses_20250919", "trigger": TRIGGER}     # keep 3 (default)
+COMPACT = {"type": "compact_20260112", "trigger": TRIGGER}
+
+
+@dataclass(frozen=True)
+class ApiStrategy:
+    name: str
+    description: str
+    stages: tuple[str, ...] = ()               # the lesson's stages run on the client
+    edits: tuple[dict, ...] = ()               # context_management.edits sent to the API
+
+    @property
+    def betas(self) -> list[str]:
+        kinds = {e["type"] for e in self.edits}
+        return ([EDITING_BETA] if kinds - {COMPACT["type"]} else []) + \
+            ([COMPACT_BETA] if COMPACT["type"] in kinds else [])
+
+    @property
+    def context_management(self) -> dict | None:
+        return {"edits": [dict(e) for e in self.edits]} if self.edits else None
+
+
+API_STRATEGIES = [
+    ApiStrategy("lesson pipeline", "the lesson's four stages on the client, default numbers", STAGES),
+    ApiStrategy("context editing", "clear_tool_uses_20250919 on the server: trigger 50k, keep 3",
+                edits=(CLEAR_TOOL_USES,)),
+    ApiStrategy("server compaction", "compact_20260112 on the server: trigger 50k tokens",
+                edits=(COMPACT,)),
+    ApiStrategy("both", "clear_tool_uses, then compact_20260112, on the server",
+                edits=(CLEAR_TOOL_USES, COMPACT)),
+]
+
+
+def shown(request: dict, management: dict | None) -> list:
+    """The messages the model was shown for ``request`` under ``management``."""
+    payload = {**to_plain(request), **({"context_management": management} if management else {})}
+    return prepare(payload, lambda messages: count_tokens({**payload, "messages": messages})).messages
+
+
+class _Messages:
+    def __init__(self, owner: ApiClient) -> None:
+        self._owner = owner
+
+    def create(self, **request: Any) -> Any:
+        owner = self._owner
+        management = owner.strategy.context_management
+        if management is None:
+            response = owner.client.messages.create(**request)
+        else:
+            response = owner.client.beta.messages.create(
+                **request, betas=owner.strategy.betas, context_management=management)
+        usage = response.usage
+        for step in getattr(usage, "iterations", None) or []:
+            if step.type == "compaction":
+                owner.ledger.requests.append(Request("summary", step.input_tokens, 0, 0,
+                                                     step.input_tokens))
+                owner.usage.append(("compaction", step.input_tokens))
+        kind = "summary" if request.get("system") == SUMMARY_SYSTEM else "agent"
+        if usage.input_tokens:
+            seen = shown(request, management)
+            owner.peak = max(owner.peak, estimate_size(seen))
+            block = next((b for b in response.content if b.type == "compaction"), None)
+            if block is not None:        # the reply was sampled from the summary, not from `seen`
+                seen = shown({**request, "messages": [*request["messages"], {
+                    "role": "assistant", "content": [block.to_dict()]}]}, management)
+            owner.ledger.record({**request, "messages": seen}, usage.input_tokens)
+            owner.usage.append((kind, usage.input_tokens))
+        return response
+
+
+class ApiClient:
+    """An SDK client whose ``messages.create`` sends the strategy's context management."""
+
+    def __init__(self, client: Any, strategy: ApiStrategy) -> None:
+        self.client, self.strategy = client, strategy
+        self.ledger, self.usage = CacheLedger(), []
+        self.peak = 0                   # the most chars the model was shown in one request
+        self.messages = _Messages(self)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+
+def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Path | None = None,
+                    turns: list[str] | None = None) -> SessionReport:
+    """The whole scripted session with ``strategy``; offline unless ``client`` is given."""
+    start = time.perf_counter()
+    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="api-session-"))
+    workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
+    api = ApiClient(client or OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).client(), strategy)
+    compactor = Compactor(workspace.root, summarize=summarizer_for(api), stages=strategy.stages)
+    history: list = []
+    cumulative, costs, rereads = [], [], 0
+    for request in turns or session_turns():
+        history.append({"role": "user", "content": request})
+        trace = agent_loop(history, request, client=api, compactor=compactor,
+                           workspace=workspace, log=lambda _line: None)
+        rereads += trace.rereads
+        cumulative.append(sum(tokens for _, tokens in api.usage))
+        costs.append(api.ledger.cost())
+    seen = shown({"messages": history}, strategy.context_management)
+    api.ledger.forget()
+    return SessionReport(
+        strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, api.peak,
+        len(api.usage), sum(kind != "agent" for kind, _ in api.usage), rereads,
+        retention(PROBES, seen, workspace.root), api.ledger, costs, [], time.perf_counter() - start,
+        history)
