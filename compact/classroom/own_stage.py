@@ -10,6 +10,7 @@ then says where two runs of an experiment part ways.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,12 @@ def _on_disk(arguments: tuple) -> set[Path]:
 
 
 def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[list, Change]]:
-    """``function`` (the lesson's shape: it returns the new list) as a Compactor stage."""
+    """``function`` (the lesson's shape: it returns the new list) as a Compactor stage. It is
+    given a copy of the history: a stage that edits in place, as the lesson's snippets do, can
+    neither change the run's record of it nor hide what it changed."""
     def run(messages: list, *arguments: Any) -> tuple[list, Change]:
         before = _on_disk(arguments)
-        result = function(messages, *arguments)
+        result = function(copy.deepcopy(messages), *arguments)
         if not isinstance(result, list):
             raise TypeError(say("own.not_list", stage=stage, kind=type(result).__name__))
         written = tuple(sorted(p.as_posix() for p in _on_disk(arguments) - before))
