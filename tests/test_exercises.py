@@ -54,6 +54,16 @@ def test_the_lessons_snippet_fails_exactly_the_two_fixes():
     assert any("keeps the path" in name for name in report.failed)
 
 
+def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
+    report = check("snip_compact", lambda m, limits: as_written.snip_compact(m, limits.max_messages))
+    assert [c.source for c in CASES["snip_compact"] if c.name in report.failed] == ["fix", "fix"]
+    chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"m{k}"} for k in range(60)]
+    once = as_written.snip_compact(chat)
+    again = as_written.snip_compact(once + chat[:2])             # 12 messages gone by now
+    assert once[3]["content"] == "[snipped 10 messages]" and once[4:] == chat[-47:]
+    assert again[3]["content"] == "[snipped 3 messages]" and len(again) == 51   # the marker is one
+
+
 def test_changing_the_callers_list_is_reported():
     report = check("micro_compact", lambda m, limits: as_written.micro_compact(m))   # in place
     assert "it changed the list it was given" in str(report)

@@ -57,6 +57,15 @@ def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
     assert new_run_dir(tmp_path / "runs", "experiment2").name == "experiment2-3"
 
 
+def test_a_course_folder_is_a_fresh_demo_course_of_its_own(tmp_path):
+    runs = Runs(tmp_path / "runs")
+    first, second = runs.course("loop"), runs.course("loop")
+    assert [first.name, second.name] == ["loop-1", "loop-2"]
+    assert (first / "s08_context_compact" / "code.py").is_file()
+    assert sorted(p.relative_to(first) for p in first.rglob("*")) == \
+        sorted(p.relative_to(second) for p in second.rglob("*"))
+
+
 def test_views_accept_list_contents_and_sdk_shaped_text():
     message = compacted_message("[Compacted]", "req", "sum")
     as_blocks = {"role": "user", "content": [{"type": "text", "text": message["content"]}]}

@@ -25,6 +25,48 @@ def collect_tool_results(messages: list) -> list:
             if isinstance(block, dict) and block.get("type") == "tool_result"]
 
 
+def _message_has_tool_use(message: dict) -> bool:
+    return message.get("role") == "assistant" and isinstance(message.get("content"), list) \
+        and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in message["content"])
+
+
+def _is_tool_result_message(message: dict) -> bool:
+    return message.get("role") == "user" and isinstance(message.get("content"), list) \
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in message["content"])
+
+
+def snip_compact(messages: list, max_messages: int = 50) -> list:
+    """Lesson: over ``max_messages``, the first 3, one marker and the rest of the tail.
+
+    The trigger (the first line) is not printed in the lesson; the rest is its snippet line for
+    line. It counts an earlier marker as a message and never reads its N, so snipping again
+    replaces ``[snipped 10 messages]`` by a marker of the few messages cut this time.
+    """
+    if len(messages) <= max_messages:
+        return messages
+    keep_head, keep_tail = 3, max_messages - 3
+    head_end = keep_head
+    tail_start = len(messages) - keep_tail
+
+    if head_end > 0 and _message_has_tool_use(messages[head_end - 1]):
+        while (head_end < len(messages)
+               and _is_tool_result_message(messages[head_end])):
+            head_end += 1
+
+    if (tail_start > 0
+            and _is_tool_result_message(messages[tail_start])
+            and _message_has_tool_use(messages[tail_start - 1])):
+        tail_start -= 1
+
+    if head_end >= tail_start:
+        return messages
+
+    snipped = tail_start - head_end
+    marker = {"role": "user", "content": f"[snipped {snipped} messages]"}
+    messages = messages[:head_end] + [marker] + messages[tail_start:]
+    return messages
+
+
 def micro_compact(messages: list) -> list:
     """Lesson: every result but the 3 newest, if > 120 chars, becomes the placeholder.
 

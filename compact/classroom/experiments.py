@@ -143,6 +143,11 @@ class Runs:
     def new(self, label: str) -> Path:
         return new_run_dir(self.folder, label)
 
+    def course(self, label: str) -> Path:
+        """A new numbered folder holding a fresh copy of the demo course, the workspace the
+        experiments run in (for an agent_loop of one's own on the lesson's tasks)."""
+        return make_workspace(self.new(label))
+
 
 def _workspace(n: int, compaction: bool, workdir: str | Path | Runs | None) -> Workspace:
     if isinstance(workdir, Runs):
