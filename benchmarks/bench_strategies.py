@@ -26,7 +26,7 @@ def main() -> None:
         sizes = [len(s) for s in by_name[name].summaries]
         print(f"\n{name}: summary after each compaction (chars): "
               + ", ".join(f"{n:,}" for n in sizes))
-    print(f"(cache-friendly cap: {CACHE_FRIENDLY.summary_max_chars:,} chars)")
+    print(f"(cache-friendly cap: {CACHE_FRIENDLY['summary_max_chars']:,} chars)")
 
 
 if __name__ == "__main__":
