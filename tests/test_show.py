@@ -35,6 +35,10 @@ def test_tables_render_as_html_and_text():
     table = Table(["name", "chars"], [("a <b>", 1_234)], title="T")
     assert "a &lt;b&gt;" in table._repr_html_() and "1,234" in table._repr_html_()
     assert str(table).splitlines() == ["T", "name   chars", "-----  -----", "a <b>  1,234"]
+    numbers = Table(["name", "chars"], [("a", "1,234"), ("bb", "5")], numeric=[1])
+    assert str(numbers).splitlines()[2:] == ["a     1,234", "bb        5"]
+    assert "<td style='padding:2px 8px;text-align:left;vertical-align:top;text-align:right" \
+        in numbers._repr_html_()
     history = History([{"role": "user", "content": "hi"}])
     assert "<td" in history._repr_html_() and "user" in str(history)
 

@@ -18,6 +18,7 @@ from compact.study.strategies import (
     compare,
     table,
 )
+from compact.study.tables import cost_table, probe_table, strategy_table
 from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
 
 NONE = STRATEGIES[0]
@@ -182,9 +183,27 @@ def test_table_shows_both_costs_the_floor_and_every_strategy(reports):
     text = table(list(reports.values()))
     for name in reports:
         assert f"\n{name} " in text
-    for column in ("input tokens", "saved", "cache-aware", "floor", "context/archive/workspace/lost"):
+    for column in ("input tokens", "saved", "cache-aware", "floor", "context / archive / workspace / lost"):
         assert column in text
     assert text.count("%") >= 2 * len(reports)
+
+
+def test_the_html_tables_hold_every_strategy_and_probe(reports):
+    costs = cost_table(list(reports.values()))
+    page = costs._repr_html_()
+    assert [row[0] for row in costs.rows] == list(reports)
+    assert page.count("<tr>") == len(reports) + 1 and "text-align:right" in page
+    assert costs.rows[0][2] == "0.0%" and costs.rows[0][-1] == f"{len(PROBES)} / 0 / 0 / 0"
+    assert table(list(reports.values())).splitlines()[:-1] == str(costs).splitlines()
+    named = strategy_table(STRATEGIES)
+    assert [row[0] for row in named.rows] == [s.name for s in STRATEGIES]
+    assert named.rows[0][2] == "none" and named.rows[2][2] == "micro_compact"
+    assert named.rows[3][4] == "context_limit=600,000" and named.rows[5][3] == "ArchivingCacheFriendly"
+    assert named.rows[5][4] == ", ".join(f"{k}={v:,}" for k, v in CACHE_FRIENDLY.items())
+    planted = probe_table()
+    assert [row[0] for row in planted.rows] == [p.turn for p in PROBES]
+    assert all(row[1] == session_turns()[row[0] - 1] for row in planted.rows)
+    assert planted.rows[0][1].endswith("never modify files under vendor/ in this session.")
 
 
 def test_the_cost_plot_draws_every_strategy_distinguishably_in_both_counts(reports):

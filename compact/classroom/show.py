@@ -79,22 +79,27 @@ class Table:
     """Headers and rows; HTML in a notebook, aligned text in a terminal."""
 
     def __init__(self, headers: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "",
-                 monospace: Iterable[int] = ()) -> None:
+                 monospace: Iterable[int] = (), numeric: Iterable[int] = ()) -> None:
         self.headers = list(headers)
         self.rows = [list(row) for row in rows]
         self.title = title
         self.monospace = set(monospace)      # column numbers shown as code
+        self.numeric = set(numeric)          # column numbers aligned right, as numbers are
+
+    def _style(self, column: int) -> str:
+        return (_CELL + (";font-family:monospace" if column in self.monospace else "")
+                + (";text-align:right;font-variant-numeric:tabular-nums" if column in self.numeric else ""))
 
     @staticmethod
     def _cell(value: Any) -> str:
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th style='{_CELL}'>{html.escape(h)}</th>" for h in self.headers)
+        head = "".join(f"<th style='{self._style(k)}'>{html.escape(h)}</th>"
+                       for k, h in enumerate(self.headers))
         body = "".join(
-            "<tr>" + "".join(
-                f"<td style='{_CELL}{';font-family:monospace' if k in self.monospace else ''}'>"
-                f"{html.escape(self._cell(v))}</td>" for k, v in enumerate(row)) + "</tr>"
+            "<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(self._cell(v))}</td>"
+                             for k, v in enumerate(row)) + "</tr>"
             for row in self.rows)
         caption = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" \
             if self.title else ""
@@ -109,7 +114,8 @@ class Table:
     def __str__(self) -> str:
         cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
         widths = [max(len(str(r[k])) for r in cells) for k in range(len(self.headers))]
-        lines = ["  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
+        lines = ["  ".join(str(v).rjust(w) if k in self.numeric else str(v).ljust(w)
+                           for k, (v, w) in enumerate(zip(r, widths, strict=True))).rstrip()
                  for r in cells]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(([self.title] if self.title else []) + lines)

@@ -43,6 +43,7 @@ from ..pipeline import STAGES, Compactor, Limits
 from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
 from .retention import PLACES, retention
+from .tables import table
 from .workload import PROBES, Probe, make_long_workspace, session_turns
 
 BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted session to finish
@@ -196,28 +197,6 @@ def _listen(messages: Any) -> None:
 
 def _run_in_worker(strategy: Strategy, workdir: Path, turns: list[str] | None) -> SessionReport:
     return run_session(strategy, workdir, turns, progress=lambda *update: _PROGRESS.put(update))
-
-
-def table(reports: list[SessionReport], pricing: Pricing = PRICES) -> str:
-    """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
-    base = next((r for r in reports if r.strategy == "none"), None)
-    head = (f"{'strategy':<15}{'input tokens':>13}{'saved':>7}{'cache-aware':>13}{'saved':>7}"
-            f"{'floor':>12}{'÷floor':>7}{'cached':>7}{'peak chars':>11}{'summaries':>10}"
-            f"{'re-reads':>9}  probes: context/archive/workspace/lost")
-    rows = [head, "-" * len(head)]
-    for r in reports:
-        cost, floor = r.cost(pricing), r.floor(pricing)
-        saved = f"{1 - r.input_tokens / base.input_tokens:.1%}" if base else "—"
-        saved_cached = f"{1 - cost / base.cost(pricing):.1%}" if base else "—"
-        places = "/".join(str(n) for n in r.places().values())
-        rows.append(f"{r.strategy:<15}{r.input_tokens:>13,}{saved:>7}{cost:>13,.0f}"
-                    f"{saved_cached:>7}{floor:>12,.0f}{cost / floor:>7.2f}"
-                    f"{r.ledger.share_read():>7.0%}{r.peak_size:>11,}{r.summary_calls:>10}"
-                    f"{r.rereads:>9}  {places}")
-    rows.append(f"cache-aware: read {pricing.read}×, written {pricing.write}×, uncached and "
-                f"summary calls {pricing.uncached}×; floor: the same requests if no cached prefix "
-                "were ever broken; cached: share of agent tokens read from cache")
-    return "\n".join(rows)
 
 
 __all__ = ["CACHE_FRIENDLY", "STRATEGIES", "SessionReport", "Strategy", "compare", "run_session",

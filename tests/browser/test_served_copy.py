@@ -172,12 +172,14 @@ def test_make_present_serves_the_lab_in_voila(clone, served, new_page):
     args = f"--port={port} --no-browser --Voila.ip=127.0.0.1 --Voila.token={token}"
     served("present", "PRESENT_ARGS", args, f"http://127.0.0.1:{port}/?token={token}")
     page = new_page({"width": 1280, "height": 720})
-    page.goto(f"http://127.0.0.1:{port}/?token={token}", wait_until="domcontentloaded")
+    # Voilà streams the page while the notebook runs: the document is complete only after the last
+    # cell, so wait for the response only; the dashboard (near the top) is awaited below.
+    page.goto(f"http://127.0.0.1:{port}/?token={token}", wait_until="commit")
     dashboard = page.locator(".compact-lab").first
     state = dashboard.locator(".lab-state").first
     expect(state).to_contain_text(re.compile(r"Run \d+ · "), timeout=90_000)
     expect(page.locator(".jp-InputArea-editor")).to_have_count(0)       # code hidden
-    first_heading = page.locator("h2", has_text="Try it without the mouse").first
+    first_heading = page.locator("h2", has_text="One slider, one question").first
     assert dashboard.bounding_box()["y"] < first_heading.bounding_box()["y"]   # dashboard first
     number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
     page.locator("button.widget-button", has_text="Experiment 3").first.click()

@@ -1,0 +1,100 @@
+"""The study's tables: HTML in a notebook (a ``Table`` is the cell's value), aligned text in a
+terminal (``str``), from the same rows.
+
+    cost_table(reports)          what each strategy sent and paid, and where the probes went
+    strategy_table(strategies)   the strategies compared: name, what it is, stages, variant
+    probe_table()                the planted facts: the turn, the request that plants it, the text
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import fields
+from functools import partial
+from typing import Any
+
+from ..classroom.show import Table
+from ..pipeline import STAGES, Limits
+from .caching import PRICES, Pricing
+from .retention import PLACES
+from .workload import PROBES, Probe, session_turns
+
+COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved (cache-aware)",
+                "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads",
+                "probes: " + " / ".join(PLACES)]
+
+
+def pricing_note(pricing: Pricing = PRICES) -> str:
+    return (f"cache-aware: read {pricing.read}×, written {pricing.write}×, uncached and summary "
+            f"calls {pricing.uncached}×; floor: the same requests if no cached prefix were ever "
+            "broken; read from cache: share of agent tokens read from cache")
+
+
+def _title(pricing: Pricing) -> str:
+    return (f"Input tokens and cache-aware cost (read {pricing.read}×, written {pricing.write}×, "
+            f"summary calls {pricing.uncached}×)")
+
+
+def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
+    """One row per report (a ``SessionReport``), savings counted against the strategy "none"."""
+    base = next((r for r in reports if r.strategy == "none"), None)
+    rows = []
+    for r in reports:
+        cost, floor = r.cost(pricing), r.floor(pricing)
+        saved = f"{1 - r.input_tokens / base.input_tokens:.1%}" if base else "—"
+        saved_cached = f"{1 - cost / base.cost(pricing):.1%}" if base else "—"
+        rows.append([r.strategy, f"{r.input_tokens:,}", saved, f"{cost:,.0f}", saved_cached,
+                     f"{floor:,.0f}", f"{cost / floor:.2f}", f"{r.ledger.share_read():.0%}",
+                     f"{r.peak_size:,}", f"{r.summary_calls:,}", f"{r.rereads:,}",
+                     " / ".join(str(n) for n in r.places().values())])
+    return rows
+
+
+def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
+    """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
+    return Table(COST_COLUMNS, cost_rows(reports, pricing), title=_title(pricing),
+                 numeric=range(1, len(COST_COLUMNS) - 1))
+
+
+def table(reports: list, pricing: Pricing = PRICES) -> str:
+    """The cost table as text, for a terminal (``make bench``), with what its columns mean."""
+    return f"{cost_table(reports, pricing)}\n{pricing_note(pricing)}"
+
+
+def settings(strategy: Any) -> str:
+    """What a strategy changes from the lesson's numbers: its Limits and its variant's options."""
+    lesson = Limits()
+    changed = [f"{f.name}={getattr(strategy.limits, f.name):,}" for f in fields(Limits)
+               if getattr(strategy.limits, f.name) != getattr(lesson, f.name)]
+    for name, value in strategy.options.items():
+        if isinstance(value, int):
+            changed.append(f"{name}={value:,}")
+        elif isinstance(value, dict):          # stage functions by name
+            changed += [f"{stage} = {_called(fn)}" for stage, fn in value.items()]
+    return ", ".join(changed) or "the lesson's"
+
+
+def _called(fn: Any) -> str:
+    if isinstance(fn, partial):
+        arguments = ", ".join(f"{a:,}" if isinstance(a, int) else repr(a) for a in fn.args)
+        return f"{fn.func.__name__}({arguments}, …)"
+    return getattr(fn, "__name__", repr(fn))
+
+
+def strategy_table(strategies: Iterable[Any]) -> Table:
+    """The strategies compared (``Strategy`` objects): what each is, runs and changes."""
+    return Table(["strategy", "what it is", "stages it runs", "built with", "numbers"],
+                 [(s.name, s.description, _stages(s.stages), s.kind.__name__, settings(s))
+                  for s in strategies], monospace=[3, 4])
+
+
+def _stages(stages: Iterable[str]) -> str:
+    return "the lesson's 4 + reactive" if tuple(stages) == STAGES else ", ".join(stages) or "none"
+
+
+def probe_table(probes: list[Probe] = PROBES, turns: list[str] | None = None) -> Table:
+    """The planted facts: at which user turn each enters the context, and how."""
+    requests = turns or session_turns()
+    return Table(["turn", "the user's request at that turn", "the fact", "exact text looked for"],
+                 [(p.turn, requests[p.turn - 1], p.name, p.text) for p in probes],
+                 monospace=[1, 3], numeric=[0])
