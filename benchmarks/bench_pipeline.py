@@ -27,7 +27,7 @@ from pathlib import Path
 from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from machine import machine
 
-from compact import Compactor, TurnLimitError, Workspace, agent_loop, composition, estimate_size
+from compact import Compactor, LoopOptions, TurnLimitError, Workspace, agent_loop, composition, estimate_size
 from compact.extensions import SizeCache
 from compact.pipeline.summary import SUMMARY_SYSTEM
 
@@ -197,9 +197,9 @@ def agent_loop_session(turns: int) -> list[float]:
         cumulative, start = [], time.perf_counter()
         try:
             agent_loop(messages, REQUEST, client=client, compactor=compactor,
-                       workspace=Workspace(root), model="scripted", max_turns=turns,
-                       log=lambda _: None,
-                       on_turn=lambda _: cumulative.append(time.perf_counter() - start))
+                       workspace=Workspace(root), log=lambda _: None,
+                       options=LoopOptions(model="scripted", max_turns=turns, on_turn=lambda _:
+                                           cumulative.append(time.perf_counter() - start)))
         except TurnLimitError:                     # the stand-in never stops asking
             pass
         return cumulative

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from machine import machine
 
-from compact.study.strategies import CACHE_FRIENDLY, STRATEGIES, run_session, table
+from compact.classroom.strategy_tables import table
+from compact.study.strategies import CACHE_FRIENDLY, STRATEGIES, run_session
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ session and the strategy comparison).
 from .anatomy import composition
 from .client import banner, default_model, make_client, summarizer_for
 from .errors import ModelResponseError, ToolError, TurnLimitError
-from .loop import SYSTEM, agent_loop
+from .loop import SYSTEM, LoopOptions, agent_loop
 from .pipeline import STAGES, Compactor, Limits, StageEvent
 from .pipeline.errors import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
@@ -32,7 +32,7 @@ from .trace import Trace, Turn
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",
-    "Limits", "ModelResponseError", "StageEvent", "StorageError", "SummaryError", "ToolError",
+    "Limits", "LoopOptions", "ModelResponseError", "StageEvent", "StorageError", "SummaryError", "ToolError",
     "Trace", "Turn",
     "TurnLimitError", "Workspace", "agent_loop", "banner", "compacted_message", "composition",
     "default_model", "estimate_size", "make_client", "parse_compacted", "read_transcript",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,34 +45,45 @@ SYSTEM = (
 Say = Callable[[str], None]
 
 
+@dataclass(frozen=True)
+class LoopOptions:
+    """How the loop calls the model and when it stops (``agent_loop(..., options=...)``)."""
+
+    model: str | None = None           # the client's default model when None
+    max_tokens: int | None = None      # what the client's model is asked for when None
+    tools: list | None = None          # the lesson's tools (and compact) when None
+    system: str = SYSTEM
+    max_turns: int = 40
+    on_turn: Callable[[Turn], None] | None = None   # called with each finished turn
+
+
 def agent_loop(messages: list, active_request: str, *, client: Any = None,
                compactor: Compactor | None = None, workspace: Workspace | str | Path = ".",
-               model: str | None = None, max_turns: int = 40, max_tokens: int | None = None,
-               tools: list | None = None, system: str = SYSTEM, log: Say | None = None,
-               on_turn: Callable[[Turn], None] | None = None) -> Trace:
+               options: LoopOptions = LoopOptions(), log: Say | None = None) -> Trace:
     """Run until a reply calls no tool (and is not paused); return the per-turn trace.
 
-    ``max_tokens`` defaults to what the client's model is asked for (``default_max_tokens``:
-    the lesson's 8,000 for Claude). Faults (SECURITY.md): if a step fails, ``messages`` holds
-    the last valid state, never a half-applied stage. A failing stage (HistoryError,
-    StorageError, SummaryError) leaves the list as it was before that stage. A failing model
-    call — ``anthropic.APIStatusError`` (e.g. 529), ``anthropic.APIConnectionError`` (e.g. a
-    timeout), a second prompt-too-long — is re-raised unchanged with a note on what to do; a
-    reply that is not a message raises ``ModelResponseError``; either way the list is as it
-    was just before that call (this turn's compaction applied, no assistant message added).
+    ``options.max_tokens`` defaults to what the client's model is asked for
+    (``default_max_tokens``: the lesson's 8,000 for Claude). Faults (SECURITY.md): if a step
+    fails, ``messages`` holds the last valid state, never a half-applied stage. A failing stage
+    (HistoryError, StorageError, SummaryError) leaves the list as it was before that stage. A
+    failing model call — ``anthropic.APIStatusError`` (e.g. 529), ``anthropic.APIConnectionError``
+    (e.g. a timeout), a second prompt-too-long — is re-raised unchanged with a note on what to
+    do; a reply that is not a message raises ``ModelResponseError``; either way the list is as
+    it was just before that call (this turn's compaction applied, no assistant message added).
     A failing tool never raises: its result is an ``Error: ...`` text the model reads.
     """
     client = client or make_client()
-    model = model or default_model(client)
+    model, max_tokens = options.model or default_model(client), options.max_tokens
     workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
         .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
     compactor = compactor or Compactor(workspace.root, summarize=summarizer_for(client, model),
                                        measure=SizeCache().measure)
     say = log or (lambda line: print(line, file=sys.stderr))
-    request = {"model": model, "system": system, "tools": TOOLS if tools is None else tools,
+    request = {"model": model, "system": options.system,
+               "tools": TOOLS if options.tools is None else options.tools,
                "max_tokens": default_max_tokens(client, model) if max_tokens is None else max_tokens}
     trace, start, reactive_retries = Trace(model=model), None, 0
-    while len(trace.turns) < max_turns:
+    while len(trace.turns) < options.max_turns:
         start = start or TurnStart(len(trace.turns) + 1, list(messages), len(compactor.events))
         messages[:] = compactor.prepare(messages, active_request)
         try:
@@ -100,13 +112,13 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         done = finished(reply)
         if done:
             trace.answer, trace.stop_reason = reply.text, reply.stop
-        if on_turn:
-            on_turn(turn)
+        if options.on_turn:
+            options.on_turn(turn)
         if done:
             return trace
-    raise TurnLimitError(f"the agent did not finish within {max_turns} turns; the history "
-                         f"({len(messages)} messages) is intact: raise max_turns or inspect "
-                         "error.trace (placeholders can make an agent re-read in circles)", trace)
+    raise TurnLimitError(f"the agent did not finish within {options.max_turns} turns; the history "
+                         f"({len(messages)} messages) is intact: raise LoopOptions(max_turns=...) "
+                         "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
 
 
 def may_compact_reactively(error: Exception, retries: int, compactor: Compactor) -> bool:

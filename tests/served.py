@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anthropic
+import pytest
+from anthropic import beta_tool
 
 from compact.offline import SERVE_WINDOW_TOKENS, OfflineModel
 from compact.offline.server import make_server
@@ -43,3 +45,24 @@ def workspace(folder: Path) -> Path:
     (folder / "README.md").write_text(README, encoding="utf-8")
     (folder / "guide.md").write_text(GUIDE, encoding="utf-8")
     return folder
+
+
+@pytest.fixture(params=["in-process", "over HTTP"], name="client")
+def both_transports(request):
+    """An SDK client of the offline model: in-process, then (the second run) over HTTP."""
+    if request.param == "in-process":
+        yield OfflineModel(window_tokens=200_000).client()
+        return
+    with serving() as served:
+        yield served.client()
+
+
+def readme_reader(root: Path):
+    """A tool-runner tool that reads files under ``root``, which is given the README above."""
+    (root / "README.md").write_text(README, encoding="utf-8")
+
+    @beta_tool
+    def read_file(path: str) -> str:
+        """Read a file from the workspace."""
+        return (root / path).read_text(encoding="utf-8")
+    return read_file

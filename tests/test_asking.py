@@ -14,7 +14,7 @@ import pytest
 from histories import user
 from test_faults import reply, scripted, tool_call
 
-from compact import Compactor, Workspace, agent_loop
+from compact import Compactor, LoopOptions, Workspace, agent_loop
 from compact.classroom.lab import Lab
 from compact.offline import OfflineModel
 
@@ -118,7 +118,8 @@ def test_an_sdk_client_with_no_key_in_the_environment_asks(root, monkeypatch):
                       reply({"type": "text", "text": "left it"}))
     assert isinstance(client, anthropic.Anthropic)
     messages = [user("Run `rm -rf build`")]
-    agent_loop(messages, "Run `rm -rf build`", client=client, workspace=root, model="scripted",
+    agent_loop(messages, "Run `rm -rf build`", client=client, workspace=root,
+               options=LoopOptions(model="scripted"),
                compactor=Compactor(root, summarize=lambda m: "s"), log=lambda line: None)
     assert len(prompts) == 1 and "rm -rf build" in prompts[0]
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")

@@ -26,6 +26,7 @@ from compact import (
     PLACEHOLDER,
     Compactor,
     Limits,
+    LoopOptions,
     Workspace,
     agent_loop,
     estimate_size,
@@ -224,7 +225,8 @@ def test_agent_loop_compacting_files_full_of_instructions(tmp_path):
                        compactor=Compactor(tmp_path, Limits(context_limit=3_000),
                                            summarize=summarizer_for(client)),
                        log=lambda line: None,
-                       on_turn=lambda t: requests.append(parse_compacted(messages[0]["content"])))
+                       options=LoopOptions(on_turn=lambda t: requests.append(
+                           parse_compacted(messages[0]["content"]))))
     compacted = [r for r in requests if r]
     assert len(compacted) >= 3 and all(r[0] == request for r in compacted)
     assert {name for t in trace.turns for name, _ in t.tool_calls} <= {"glob", "read_file"}
@@ -389,7 +391,8 @@ def test_a_refused_command_in_the_loop_is_an_error_result(ws_root):
     client = scripted(tool_call("bash", {"command": "rm kept.txt"}),
                       reply({"type": "text", "text": "not deleted"}))
     messages = [user("clean up")]
-    trace = agent_loop(messages, "clean up", client=client, model="scripted", log=lambda line: None,
+    trace = agent_loop(messages, "clean up", client=client, log=lambda line: None,
+                       options=LoopOptions(model="scripted"),
                        workspace=Workspace(ws_root, confirm=lambda cmd: False),
                        compactor=Compactor(ws_root, summarize=fake_summary))
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")

@@ -23,7 +23,8 @@ import pytest
 
 from compact.classroom.experiments import run_experiment
 from compact.classroom.figures import clean_runs, facts_text
-from compact.study.strategies import STRATEGIES, run_session, table
+from compact.classroom.strategy_tables import table
+from compact.study.strategies import STRATEGIES, run_session
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "docs" / "generated"

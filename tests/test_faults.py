@@ -20,7 +20,16 @@ import pytest
 from conftest import fake_summary
 from histories import session, user
 
-from compact import Compactor, Limits, StorageError, SummaryError, Workspace, agent_loop, summarizer_for
+from compact import (
+    Compactor,
+    Limits,
+    LoopOptions,
+    StorageError,
+    SummaryError,
+    Workspace,
+    agent_loop,
+    summarizer_for,
+)
 from compact.errors import ModelResponseError
 from compact.offline import OfflineModel
 from compact.pipeline import storage
@@ -224,7 +233,7 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
     with pytest.raises(StorageError, match="transcript"):
         agent_loop(messages, "Compare one.py and two.py", client=client, workspace=ws,
                    compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda line: None,
-                   on_turn=lambda turn: snapshots.append(copy.deepcopy(messages)))
+                   options=LoopOptions(on_turn=lambda turn: snapshots.append(copy.deepcopy(messages))))
     assert len(snapshots) >= 2 and messages == snapshots[-1]   # the turn before, untouched
     assert not (ws / ".transcripts").exists() or list((ws / ".transcripts").glob("*.jsonl")) == []
 
@@ -289,7 +298,7 @@ def test_summariser_client_gets_a_bad_answer(tmp_path, answer):
 def run_loop(ws: Path | Workspace, client, messages: list, request: str, limits: Limits = Limits(),
              **kw):
     root = ws.root if isinstance(ws, Workspace) else ws
-    return agent_loop(messages, request, client=client, workspace=ws, model="scripted",
+    return agent_loop(messages, request, client=client, workspace=ws, options=LoopOptions(model="scripted"),
                       compactor=Compactor(root, limits, summarize=fake_summary),
                       log=lambda line: None, **kw)
 

@@ -17,9 +17,9 @@ from compact.classroom.figure_fit import FittingLayout, fitted_legend
 from compact.classroom.figures import DPI, stage_examples
 from compact.classroom.plot import PANELS, headline, plot_context, plot_run
 from compact.classroom.stage_picture import plot_stage
+from compact.classroom.strategy_plot import plot_costs, plot_retention
 from compact.offline import OfflineModel
 from compact.pipeline import STAGES
-from compact.study.plot import plot_costs, plot_retention
 from compact.study.strategies import compare
 from compact.study.workload import session_turns
 

@@ -1,8 +1,8 @@
 """The notebooks run top to bottom offline, twice in the same kernel (Run All, then Run All
 again), are committed without outputs, open with a title, and follow the suite's conventions.
 
-Every ``notebooks/*.ipynb`` is picked up automatically (sorted), so a new notebook is tested
-as soon as it is added. The executed notebooks run with the worked solutions in place (the
+Every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb`` is picked up automatically (sorted), so a
+new notebook or translation is tested as soon as it is added. The executed notebooks run with the worked solutions in place (the
 "write it yourself" cells swap them in until a learner deletes that line).
 """
 
@@ -16,6 +16,8 @@ from nbclient import NotebookClient
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
+BOTH = NOTEBOOKS + CHINESE
 PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|tokens|batch|messages)\(")
 # The notebooks this suite's lesson chapters live in (06 is the lab, 07 the strategy study).
 LESSON_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05"}]
@@ -50,7 +52,7 @@ def test_notebooks_are_found():
     assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
     """Run All, then Run All again in the same kernel: every cell is safe to re-run. The
     lesson notebooks are then run once more bottom to top: any cell after any other."""
@@ -58,7 +60,8 @@ def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
     client = NotebookClient(nb, timeout=180, kernel_name="python3",
                             resources={"metadata": {"path": str(kernel_home)}})
     cells = list(enumerate(nb.cells))
-    rounds = [cells, cells] + ([cells[::-1]] if path in LESSON_NOTEBOOKS else [])
+    lesson = path.name[:2] in {p.name[:2] for p in LESSON_NOTEBOOKS}
+    rounds = [cells, cells] + ([cells[::-1]] if lesson else [])
     with client.setup_kernel():
         for order in rounds:
             for index, cell in order:              # raises CellExecutionError on a failing cell
@@ -74,7 +77,7 @@ def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
         assert runs.is_dir() and any(runs.iterdir()), "runs should land in runs/ beside the notebook"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_notebook_is_committed_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
@@ -83,7 +86,7 @@ def test_notebook_is_committed_without_outputs(path):
         assert cell.execution_count is None, f"{path.name}: code cell {index} has an execution count"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_notebook_opens_with_a_title(path):
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]

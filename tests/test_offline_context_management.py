@@ -15,10 +15,13 @@ import json
 import anthropic
 import httpx2
 import pytest
-from anthropic import beta_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from served import README, serving
+from served import (
+    both_transports,  # noqa: F401  (the `client` fixture: in-process, over HTTP)
+    readme_reader,
+    serving,
+)
 
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
 from compact.offline.context_editing import CLEARED, clear_tool_uses
@@ -46,15 +49,6 @@ def read_history(results: list[str], request: str = "Read a.md, b.md and c.md") 
 
 def clearing(**settings) -> dict:
     return {"edits": [{"type": "clear_tool_uses_20250919", **settings}]}
-
-
-@pytest.fixture(params=["in-process", "over HTTP"])
-def client(request):
-    if request.param == "in-process":
-        yield OfflineModel(window_tokens=200_000).client()
-        return
-    with serving() as served:
-        yield served.client()
 
 
 def test_clear_tool_uses_clears_what_the_model_sees_and_reports_it(client):
@@ -278,12 +272,7 @@ def test_on_demand_compaction_summarises_everything_and_is_sent_back_first(clien
 
 
 def test_the_tool_runner_compacts_before_the_next_turn_over_http(tmp_path):
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
-
-    @beta_tool
-    def read_file(path: str) -> str:
-        """Read a file from the workspace."""
-        return (tmp_path / path).read_text(encoding="utf-8")
+    read_file = readme_reader(tmp_path)
 
     with serving() as served:
         runner = served.client().beta.messages.tool_runner(
@@ -303,13 +292,8 @@ def test_the_tool_runner_compacts_before_the_next_turn_over_http(tmp_path):
 
 @pytest.mark.parametrize("threaded", [True, False])
 def test_the_tool_runner_runs_threaded_and_not(tmp_path, threaded):
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    read_file = readme_reader(tmp_path)
     sent = []
-
-    @beta_tool
-    def read_file(path: str) -> str:
-        """Read a file from the workspace."""
-        return (tmp_path / path).read_text(encoding="utf-8")
 
     model = OfflineModel(window_tokens=200_000)
 
@@ -331,12 +315,7 @@ def test_the_tool_runner_runs_threaded_and_not(tmp_path, threaded):
 
 
 def test_a_continue_from_a_reply_the_server_no_longer_holds_is_sent_again_whole(tmp_path):
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
-
-    @beta_tool
-    def read_file(path: str) -> str:
-        """Read a file from the workspace."""
-        return (tmp_path / path).read_text(encoding="utf-8")
+    read_file = readme_reader(tmp_path)
 
     with serving() as served:
         runner = served.client().beta.messages.tool_runner(

@@ -10,22 +10,16 @@ import json
 
 import anthropic
 import pytest
-from anthropic import beta_tool
-from served import README, serving
+from served import (
+    both_transports,  # noqa: F401  (the `client` fixture: in-process, over HTTP)
+    readme_reader,
+    serving,
+)
 
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.tools import TOOLS
 
 ASK = [{"role": "user", "content": "Read README.md and guide.md"}]
-
-
-@pytest.fixture(params=["in-process", "over HTTP"])
-def client(request):
-    if request.param == "in-process":
-        yield OfflineModel(window_tokens=200_000).client()
-        return
-    with serving() as served:
-        yield served.client()
 
 
 def test_messages_stream_gives_text_deltas_and_the_whole_message(client):
@@ -72,12 +66,7 @@ def test_a_ping_is_sent_over_http():
 
 
 def test_the_tool_runner_streams_a_whole_task(tmp_path):
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
-
-    @beta_tool
-    def read_file(path: str) -> str:
-        """Read a file from the workspace."""
-        return (tmp_path / path).read_text(encoding="utf-8")
+    read_file = readme_reader(tmp_path)
 
     with serving() as served:
         runner = served.client().beta.messages.tool_runner(

@@ -3,7 +3,9 @@
 lesson's way, editing the batch in place, it gives the package's run and leaves the run's
 record whole; written wrong, the run says where it parts from the package's."""
 
-from compact.classroom import check, results, run_experiment
+from pathlib import Path
+
+from compact.classroom import check, results, run_experiment, solutions
 from compact.demo import DOCS_JSON_PATH
 from compact.pipeline.storage import persist_tool_result
 from compact.pipeline.tool_result_budget import persisted_text
@@ -57,3 +59,11 @@ def test_a_wrong_preview_fails_the_check_where_it_differs_and_changes_the_run(tm
     found = mine.differences(theirs)
     assert any(line.startswith("turn 2: yours sent") for line in found)
     assert "the answers differ" in found and mine.fired == ["tool_result_budget"]
+
+
+def test_your_compact_history_reports_the_transcript_it_wrote(tmp_path):
+    """Not the folder's .gitignore (written with the folder): the loop's line names the JSONL."""
+    mine = run_experiment(3, stages={"compact_history": solutions.compact_history}, workdir=tmp_path)
+    [event] = [e for e in mine.events if e.stage == "compact_history" and e.fired]
+    assert [Path(f).suffix for f in event.files_written] == [".jsonl"]
+    assert any(line.startswith("[transcript saved: .transcripts/transcript-") for line in mine.log)

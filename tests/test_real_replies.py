@@ -15,7 +15,7 @@ from conftest import fake_summary
 from histories import assistant, user
 from replies import Script, api_error, call, reply, text
 
-from compact import Compactor, Workspace, agent_loop
+from compact import Compactor, LoopOptions, Workspace, agent_loop
 from compact import __main__ as repl
 from compact.offline.validation import messages_problem
 from compact.pipeline.validation import validate_history
@@ -75,7 +75,7 @@ def test_a_call_cut_off_by_max_tokens_is_answered_not_run(ws, cut_input):
 
 def test_an_answer_cut_off_by_max_tokens_ends_the_turn_and_says_so(ws):
     script = Script(reply(text("The answer is long and"), stop="max_tokens"))
-    trace, messages, log = run(ws, script, max_tokens=50)
+    trace, messages, log = run(ws, script, options=LoopOptions(max_tokens=50))
     assert trace.stop_reason == "max_tokens" and trace.answer == "The answer is long and"
     assert any(line.startswith("[max_tokens] the reply was cut off at max_tokens=50") for line in log)
     assert_valid(script, messages)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from replies import Script, call, reply, text
 from test_strict_api import reference_problem
 
-from compact import Compactor, Limits, Workspace, agent_loop
+from compact import Compactor, Limits, LoopOptions, Workspace, agent_loop
 from compact.offline.validation import messages_problem
 from compact.pipeline.validation import validate_history
 
@@ -74,7 +74,8 @@ def test_every_request_sent_is_valid_whatever_the_replies(session):
             if not script.queue:
                 break
             agent_loop(messages, f"task {turn}", client=script.client, workspace=workspace,
-                       compactor=compactor, log=lambda line: None, max_turns=len(session) + 2)
+                       compactor=compactor, log=lambda line: None,
+                       options=LoopOptions(max_turns=len(session) + 2))
             validate_history(messages)
             assert messages_problem([*messages, user("next")]) is None
             messages.append(user(f"task {turn + 1}"))

@@ -5,10 +5,11 @@ from functools import partial
 import pytest
 
 from compact import Compactor
+from compact.classroom.strategy_plot import plot_costs, plot_retention, plot_strategies
+from compact.classroom.strategy_tables import cost_table, probe_table, strategy_table, table
 from compact.extensions import micro_compact_above
 from compact.offline import OfflineModel
 from compact.pipeline.messages import iter_tool_results, result_text
-from compact.study.plot import plot_costs, plot_retention, plot_strategies
 from compact.study.retention import PLACES, retention
 from compact.study.strategies import (
     CACHE_FRIENDLY,
@@ -16,9 +17,7 @@ from compact.study.strategies import (
     TOOL_OUTPUT_CAP,
     Strategy,
     compare,
-    table,
 )
-from compact.study.tables import cost_table, probe_table, strategy_table
 from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
 
 NONE = STRATEGIES[0]

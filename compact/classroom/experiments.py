@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from ..client import default_model, make_client, summarizer_for
 from ..demo import make_workspace
-from ..loop import agent_loop
+from ..loop import LoopOptions, agent_loop
 from ..model_call import api_message, is_prompt_too_long
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Limits, StageEvent
@@ -193,7 +193,8 @@ def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits:
     result = ExperimentResult(n, request, workspace.root, limits, compaction, Trace(), messages, log)
     try:
         result.trace = agent_loop(messages, request, client=client, compactor=compactor,
-                                  workspace=workspace, log=log.append, on_turn=record)
+                                  workspace=workspace, log=log.append,
+                                  options=LoopOptions(on_turn=record))
     except anthropic.BadRequestError as error:
         if not is_prompt_too_long(error):
             raise

@@ -40,12 +40,13 @@ register({
 
 
 def _on_disk(arguments: tuple) -> set[Path]:
-    """The files under the workdir's transcript and tool-result folders (a Path argument)."""
+    """The files under the workdir's transcript and tool-result folders (a Path argument),
+    the folders' own ``.gitignore`` aside."""
     workdir = next((a for a in arguments if isinstance(a, Path)), None)
     if workdir is None:
         return set()
     return {p.relative_to(workdir) for folder in (TRANSCRIPT_DIR, TOOL_RESULTS_DIR)
-            for p in (workdir / folder).glob("*") if p.is_file()}
+            for p in (workdir / folder).glob("*") if p.is_file() and not p.name.startswith(".")}
 
 
 def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[list, Change]]:

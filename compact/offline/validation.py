@@ -193,35 +193,44 @@ def messages_problem(messages: Any) -> str | None:
     if not messages:
         return "messages: at least one message is required"
     seen_ids: set[str] = set()
-    last = len(messages) - 1
     for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            return f"messages.{i}: {_NOT_AN_OBJECT}"
-        role = message.get("role")
-        if role not in ("user", "assistant"):
-            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
-        if i == 0 and role != "user" and not _starts_with_compaction(message):
-            return 'messages: first message must use the "user" role'
-        if "content" not in message:
-            return f"messages.{i}.content: Field required"
-        content = message["content"]
-        final_assistant = i == last and role == "assistant"
-        if isinstance(content, str):
-            if not content and not final_assistant:
-                return (f"messages.{i}: all messages must have non-empty content except for "
-                        "the optional final assistant message")
-            if content and not content.strip():
-                return "messages: text content blocks must contain non-whitespace text"
-            continue
-        if not isinstance(content, list):
-            return f"messages.{i}.content: Input should be a valid string or list"
-        if not content and not final_assistant:
-            return (f"messages.{i}: all messages must have non-empty content except for the "
-                    "optional final assistant message")
-        for j, block in enumerate(content):
-            problem = _block_problem(block, role, f"messages.{i}.content.{j}", seen_ids)
-            if problem:
-                return problem
+        problem = _message_problem(message, i, i == len(messages) - 1, seen_ids)
+        if problem:
+            return problem
+    return _pairing_problem(messages) or _final_problem(messages[-1])
+
+
+def _message_problem(message: Any, i: int, last: bool, seen_ids: set[str]) -> str | None:
+    """What is wrong with message ``i`` on its own (its role, its content, its blocks)."""
+    if not isinstance(message, dict):
+        return f"messages.{i}: {_NOT_AN_OBJECT}"
+    role = message.get("role")
+    if role not in ("user", "assistant"):
+        return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+    if i == 0 and role != "user" and not _starts_with_compaction(message):
+        return 'messages: first message must use the "user" role'
+    if "content" not in message:
+        return f"messages.{i}.content: Field required"
+    content = message["content"]
+    empty_allowed = last and role == "assistant"
+    if not isinstance(content, (str, list)):
+        return f"messages.{i}.content: Input should be a valid string or list"
+    if not content and not empty_allowed:
+        return (f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message")
+    if isinstance(content, str):
+        return "messages: text content blocks must contain non-whitespace text" \
+            if content and not content.strip() else None
+    for j, block in enumerate(content):
+        problem = _block_problem(block, role, f"messages.{i}.content.{j}", seen_ids)
+        if problem:
+            return problem
+    return None
+
+
+def _pairing_problem(messages: list) -> str | None:
+    """A result with no call just before it, or a call the next message does not answer."""
+    last = len(messages) - 1
     for i, message in enumerate(messages):
         asked = tool_use_ids(messages[i - 1]) if i else []
         for j, block in enumerate(blocks_of(message)):
@@ -233,13 +242,18 @@ def messages_problem(messages: Any) -> str | None:
             missing = [t for t in ids if t not in answered]
             if missing:
                 return _unanswered(i, missing)
-    final = messages[last]
-    if final["role"] == "assistant":
-        content = final["content"]
-        tail = content if isinstance(content, str) else (
-            content[-1].get("text", "") if content and content[-1].get("type") == "text" else "")
-        if tail and tail != tail.rstrip():
-            return "messages: final assistant content cannot end with trailing whitespace"
+    return None
+
+
+def _final_problem(final: dict) -> str | None:
+    """A final assistant message (a prefill) may not end with whitespace."""
+    if final["role"] != "assistant":
+        return None
+    content = final["content"]
+    tail = content if isinstance(content, str) else (
+        content[-1].get("text", "") if content and content[-1].get("type") == "text" else "")
+    if tail and tail != tail.rstrip():
+        return "messages: final assistant content cannot end with trailing whitespace"
     return None
 
 

@@ -43,7 +43,6 @@ from ..pipeline import STAGES, Compactor, Limits
 from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
 from .retention import PLACES, retention
-from .tables import table
 from .workload import PROBES, Probe, make_long_workspace, session_turns
 
 BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted session to finish
@@ -199,5 +198,4 @@ def _run_in_worker(strategy: Strategy, workdir: Path, turns: list[str] | None) -
     return run_session(strategy, workdir, turns, progress=lambda *update: _PROGRESS.put(update))
 
 
-__all__ = ["CACHE_FRIENDLY", "STRATEGIES", "SessionReport", "Strategy", "compare", "run_session",
-           "table"]
+__all__ = ["CACHE_FRIENDLY", "STRATEGIES", "SessionReport", "Strategy", "compare", "run_session"]

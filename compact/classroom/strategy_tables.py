@@ -13,11 +13,11 @@ from dataclasses import fields
 from functools import partial
 from typing import Any
 
-from ..classroom.show import Table
 from ..pipeline import STAGES, Limits
-from .caching import PRICES, Pricing
-from .retention import PLACES
-from .workload import PROBES, Probe, session_turns
+from ..study.caching import PRICES, Pricing
+from ..study.retention import PLACES
+from ..study.workload import PROBES, Probe, session_turns
+from .show import Table
 
 COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved (cache-aware)",
                 "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads",

@@ -16,9 +16,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ..classroom.figure_fit import FittingLayout, fitted_legend, fitting
-from ..classroom.plot import RC
-from .retention import PLACES
+from ..study.retention import PLACES
+from .figure_fit import FittingLayout, fitted_legend, fitting
+from .plot import RC
 
 LABELS = {
     "measure": {"plain": "input tokens sent (every token at full price)",
