@@ -4,10 +4,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-# The git-ignored working copy `make lab`, `make notebook` and `make present` serve (notebooks/ stays as committed).
+# The git-ignored working copy `make lab`, `make notebook` and `make present` serve (notebooks/ stays as
+# committed); the Chinese notebooks (notebooks/zh/) are in its zh/.
 LAB_COPY ?= my-notebooks
 
-.PHONY: lab notebook present book test chromium bubblewrap figures screenshots constraints bench clean
+.PHONY: lab notebook present book translation test chromium bubblewrap figures screenshots constraints bench clean
 
 $(VENV)/.suite: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,16 +28,24 @@ notebook: $(VENV)/.suite
 	$(PY) -m compact.classroom.lab_server notebook --copy $(LAB_COPY) $(LAB_ARGS)
 
 # Presenter mode: the lab in Voilà (code hidden, dashboard first); Voilà is an optional extra.
+# `make present COMPACT_LANG=zh` presents the Chinese lab (zh/06_lab.ipynb).
 $(VENV)/.present: $(VENV)/.suite
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[present]"
 	touch $@
 
 present: $(VENV)/.present
-	$(PY) -m compact.classroom.lab_server present --copy $(LAB_COPY) $(PRESENT_ARGS)
+	$(PY) -m compact.classroom.lab_server present --copy $(LAB_COPY) \
+	  $(if $(COMPACT_LANG),--language $(COMPACT_LANG)) $(PRESENT_ARGS)
 
-# A static site of the executed notebooks, plots included (publish build/book, e.g. on GitHub Pages).
+# A static site of the executed notebooks, plots included, in English and Chinese (build/book/zh/): publish
+# build/book, e.g. on GitHub Pages.
 book: $(VENV)/.suite
 	$(PY) -m compact.classroom.book notebooks/book.json build/book
+
+# Which prose cells of the Chinese notebooks are stale (their English changed since), untranslated
+# or missing, and any code cell that differs from the English; `--sync` copies the code over.
+translation: $(VENV)/.suite
+	$(PY) -m compact.classroom.translation notebooks notebooks/zh
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -14,9 +14,10 @@ from urllib.parse import unquote
 
 import nbformat
 import pytest
+from chinese import write_chinese
 from repo_copy import git, snapshot
 
-from compact.classroom.book import build, github_slug, plain, read_book, title_of
+from compact.classroom.book import Book, build, github_slug, plain, read_book, title_of, translation_key
 
 VENV = Path(sys.executable).parent.parent
 REPO = Path(__file__).resolve().parent.parent
@@ -84,6 +85,22 @@ def check_navigation(site: Path, pages: dict[Path, Page], order: list[str], inde
         assert "`" not in page.title, f"{name}: raw backticks in its title"
 
 
+def check_translations(site: Path, pages: dict[Path, Page], book: Book) -> int:
+    """Every page's bar links to each of its translations (and only those), and the link
+    resolves to that page; how many such links there are."""
+    count = 0
+    for page in book.pages:
+        expected = {(site / other.out).resolve() for other in book.pages
+                    if other.language != page.language and translation_key(other) == translation_key(page)}
+        here = (site / page.out).parent
+        links = pages[(site / page.out).resolve()].nav.get("alternate", ())
+        shown = {(here / href).resolve() for href in links}
+        assert shown == expected, f"{page.out} links to translations {shown}, not {expected}"
+        assert all(path in pages for path in shown), page.out
+        count += len(shown)
+    return count
+
+
 @pytest.mark.slow
 def test_make_book_from_a_fresh_clone(tmp_path):
     clone = snapshot(tmp_path / "clone")
@@ -95,6 +112,14 @@ def test_make_book_from_a_fresh_clone(tmp_path):
     pages = check_site(site)
     book = read_book(clone / "notebooks" / "book.json")
     check_navigation(site, pages, [p.out for p in book.sequences["index.html"]], "index.html")
+    check_navigation(site, pages, [p.out for p in book.sequences["zh/index.html"]], "zh/index.html")
+    assert check_translations(site, pages, book) >= 2              # README.md ↔ README.zh.md at least
+    chinese = sorted((clone / "notebooks" / "zh").glob("*.ipynb"))
+    assert {p.source for p in book.pages} >= {f"notebooks/zh/{p.name}" for p in chinese}
+    for path in chinese:                       # executed like the English ones
+        page = (site / "zh" / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert page.count("class=\"jp-OutputArea-child") >= 1, f"zh/{path.name} shows no outputs"
+        assert "Traceback (most recent call last)" not in page, f"zh/{path.name} crashed"
     index = (site / "index.html").read_text(encoding="utf-8")
     notebooks = sorted((clone / "notebooks").glob("*.ipynb"))
     assert {p.source for p in book.pages} >= {f"notebooks/{p.name}" for p in notebooks}, \
@@ -169,6 +194,42 @@ def test_a_second_language_is_data_and_every_page_links_its_translation(small_re
     assert pages[(site / "01_a.html").resolve()].title == "01 · Stage a"
 
 
+def test_the_books_two_languages_link_each_page_to_its_translation(tmp_path, capsys):
+    """The project's own book.json, with two Chinese notebooks written: they and README.zh.md make
+    the Chinese book, each linked to its English page and back; the rest are named as missing."""
+    clone = snapshot(tmp_path / "clone")
+    for name in ("00_context_window.ipynb", "06_lab.ipynb"):
+        if not (clone / "notebooks" / "zh" / name).exists():
+            write_chinese(clone / "notebooks", name)
+    site = tmp_path / "site"
+    build(site, clone / "notebooks" / "book.json", run=False)
+    err = capsys.readouterr().err
+    assert "link to a missing file" not in err, err
+    book = read_book(clone / "notebooks" / "book.json")
+    pages = check_site(site)
+    chinese = [p.out for p in book.sequences["zh/index.html"]]
+    assert {"zh/00_context_window.html", "zh/06_lab.html", "README.zh.html"} <= set(chinese)
+    assert chinese[-1] == "README.zh.html"                                   # notebooks, then the README
+    check_navigation(site, pages, chinese, "zh/index.html")
+    assert check_translations(site, pages, book) == 2 * (len(chinese))       # each way, every Chinese page
+    zh_lab = pages[(site / "zh" / "06_lab.html").resolve()]
+    assert zh_lab.nav["alternate"] == {"../06_lab.html"} and zh_lab.nav["index"] == {"index.html"}
+    assert pages[(site / "06_lab.html").resolve()].nav["alternate"] == {"zh/06_lab.html"}
+    assert pages[(site / "README.html").resolve()].nav["alternate"] == {"README.zh.html"}
+    assert pages[(site / "README.zh.html").resolve()].nav["alternate"] == {"README.html"}
+    first = (site / "zh" / "00_context_window.html").read_text(encoding="utf-8")
+    assert 'href="../00_context_window.html"' in first and '<html lang="zh"' in first
+    assert "目录" in first and "← 目录" in first                            # its bar in Chinese
+    index = (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert "<html lang='zh'>" in index and "笔记本（按顺序）" in index and "The notebooks" not in index
+    assert pages[(site / "index.html").resolve()].nav["alternate"] == {"zh/index.html"}
+    untranslated = {p.name for p in (clone / "notebooks").glob("*.ipynb")} - \
+        {p.name for p in (clone / "notebooks" / "zh").glob("*.ipynb")}
+    for name in untranslated:
+        assert f"notebooks/zh/{name}: not translated yet" in err
+        assert "alternate" not in pages[(site / name.replace(".ipynb", ".html")).resolve()].nav
+
+
 def test_with_an_address_other_files_link_to_the_repository(small_repo, tmp_path):
     (small_repo / "pyproject.toml").write_text('[project]\nname = "small"\n[project.urls]\n'
                                                'Repository = "https://github.com/acme/small"\n')
@@ -196,3 +257,6 @@ def test_every_notebook_is_in_the_book():
     listed = {p.source for p in book.pages}
     assert {f"notebooks/{p.name}" for p in (REPO / "notebooks").glob("*.ipynb")} <= listed
     assert all((REPO / p.source).is_file() for p in book.pages)
+    chinese = {f"notebooks/zh/{p.name}" for p in (REPO / "notebooks" / "zh").glob("*.ipynb")}
+    assert chinese <= listed, "a Chinese notebook has no English one of its name in notebooks/book.json"
+    assert "README.zh.md" in listed

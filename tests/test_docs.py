@@ -28,8 +28,9 @@ from compact.study.strategies import STRATEGIES, run_session
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = REPO / "docs" / "generated"
-PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-NUMBER = re.compile(r"(?<![\w.@/#=-])\d[\d,_]*(?:\.\d+)?%?(?![\w])")
+PAGES = [REPO / "README.md", REPO / "README.zh.md", *sorted((REPO / "docs").glob("*.md"))]
+# ASCII word characters only: a number written against Chinese text (第 3 轮, 271,716字符) is still seen.
+NUMBER = re.compile(r"(?<![\w.@/#=-])\d[\d,_]*(?:\.\d+)?%?(?![\w])", re.ASCII)
 LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
 # Numbers that are not figures: versions, dates of cited publications, a screen size.
 NOT_FIGURES = {"3.10", "3.11", "2.14", "2025", "1280", "720", "84%"}
@@ -122,3 +123,4 @@ def test_the_strategy_table_in_the_bench_page_is_what_the_code_computes_now():
 def test_the_number_scanner_sees_what_it_must():
     assert numbers_in("75,353 → 3,129 chars, 93.8% of 50_000; s08, 06_lab, UTF-8, zh@v7, [x](a-12.md)") == \
         ["75,353", "3,129", "93.8%", "50_000"]
+    assert numbers_in("第3轮：75,027字符 → 3,991 字符，保留最近5条") == ["3", "75,027", "3,991", "5"]

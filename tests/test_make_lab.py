@@ -6,15 +6,22 @@ and checks that opening, running and saving a notebook leaves `git status` clean
 pop-up shows; these test the refresh rules, the settings and the install.
 """
 
+import html
 import json
 import os
+import secrets
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 import venv
 from pathlib import Path
 
 import pytest
+from browser.jupyterlab import lab_env
+from chinese import write_chinese
 from repo_copy import snapshot
 
 from compact.classroom.lab_server import (
@@ -28,6 +35,12 @@ from compact.classroom.lab_server import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
+VENV = Path(sys.executable).parent.parent
+
+
+def committed(source: Path) -> set[str]:
+    """The notebooks a sync copies, as the report names them."""
+    return {p.relative_to(source).as_posix() for p in [*source.glob("*.ipynb"), *source.glob("zh/*.ipynb")]}
 
 
 @pytest.fixture
@@ -59,9 +72,9 @@ def append_cell(text):
 def test_first_sync_copies_every_notebook(folders):
     source, copy = folders
     report = sync(source, copy)
-    assert set(report) == {p.name for p in source.glob("*.ipynb")} and set(report.values()) == {"new"}
-    for path in source.glob("*.ipynb"):
-        assert (copy / path.name).read_bytes() == path.read_bytes()
+    assert set(report) == committed(source) and set(report.values()) == {"new"}
+    for name in committed(source):
+        assert (copy / name).read_bytes() == (source / name).read_bytes()
     assert set(sync(source, copy).values()) == {"unchanged"}
     assert (copy / MANIFEST).is_file()
 
@@ -98,6 +111,136 @@ def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(folders):
     assert report["08_new.ipynb"] == "new" and (copy / "02_snip_compact.ipynb").exists()
 
 
+def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(folders):
+    source, copy = folders
+    write_chinese(source, "03_micro_compact.ipynb")
+    report = sync(source, copy)
+    assert report["zh/03_micro_compact.ipynb"] == "new"
+    chinese = "zh/03_micro_compact.ipynb"
+    assert (copy / chinese).read_bytes() == (source / chinese).read_bytes()
+    edit(copy / "zh" / "03_micro_compact.ipynb", append_cell("我的笔记"))
+    mine = (copy / "zh" / "03_micro_compact.ipynb").read_bytes()
+    edit(source / "zh" / "03_micro_compact.ipynb", append_cell("上游更新"))
+    edit(source / "03_micro_compact.ipynb", append_cell("upstream news"))
+    report = sync(source, copy)
+    assert report["zh/03_micro_compact.ipynb"].startswith("kept: you edited it")
+    assert report["03_micro_compact.ipynb"] == "updated"               # the English copy was not edited
+    assert (copy / "zh" / "03_micro_compact.ipynb").read_bytes() == mine
+    assert "zh/03_micro_compact.ipynb" in json.loads((copy / MANIFEST).read_text())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(tmp_path: Path, mode: str, *args: str) -> tuple[subprocess.Popen, Path]:
+    """``python -m compact.classroom.lab_server MODE`` as ``make lab`` / ``make present`` run it,
+    on a copy of the notebooks with two Chinese ones, its output in a log."""
+    source = tmp_path / "notebooks"
+    shutil.copytree(REPO / "notebooks", source, dirs_exist_ok=True)
+    for name in ("00_context_window.ipynb", "06_lab.ipynb"):
+        write_chinese(source, name)
+    log = tmp_path / f"{mode}.log"
+    process = subprocess.Popen([sys.executable, "-m", "compact.classroom.lab_server", mode, "--source",
+                                str(source), "--copy", str(tmp_path / "my-notebooks"), *args],
+                               cwd=tmp_path, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    return process, log
+
+
+def wait_for(url: str, process: subprocess.Popen, log: Path, timeout: float = 90) -> bytes:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:
+                return response.read()
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"nothing served at {url} within {timeout} s:\n{log.read_text()}")
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path):
+    port, token = free_port(), secrets.token_hex(16)
+    process, log = serve(tmp_path, "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+                         f"--IdentityProvider.token={token}")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        root = json.loads(wait_for(f"{base}/api/contents?token={token}", process, log))
+        assert {"name": "zh", "type": "directory"}.items() <= next(
+            item for item in root["content"] if item["name"] == "zh").items()
+        listed = {item["name"] for item in get_json(f"{base}/api/contents/zh?token={token}")["content"]}
+        assert {"00_context_window.ipynb", "06_lab.ipynb"} <= listed
+        opened = get_json(f"{base}/api/contents/zh/06_lab.ipynb?token={token}")
+        assert opened["type"] == "notebook"
+        assert any("06_lab · 中文译文" in cell["source"] for cell in opened["content"]["cells"])
+        assert any('language("zh")' in cell["source"] for cell in opened["content"]["cells"])
+        with urllib.request.urlopen(f"{base}/lab/tree/zh/06_lab.ipynb?token={token}", timeout=30) as page:
+            assert page.status == 200 and b"JupyterLab" in page.read()
+        said = log.read_text(encoding="utf-8")
+        assert f"中文笔记本在 {tmp_path / 'my-notebooks'}/zh/" in said
+        assert "the zh folder of the file browser" in said
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(tmp_path):
+    port, token = free_port(), secrets.token_hex(16)
+    process, log = serve(tmp_path, "present", "--language", "zh", f"--port={port}", "--no-browser",
+                         "--Voila.ip=127.0.0.1", f"--Voila.token={token}")
+    try:
+        page = html.unescape(wait_for(f"http://127.0.0.1:{port}/?token={token}", process, log,
+                                      timeout=180).decode())
+        assert "06_lab · 中文译文" in page and "第 1 段译文" in page         # the Chinese lab, run
+        assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
+        assert "One slider, one question" not in page                        # not the English one
+        said = log.read_text(encoding="utf-8")
+        assert f"Presenting {tmp_path / 'my-notebooks' / 'zh' / '06_lab.ipynb'} in Voilà" in said
+        assert "`make present COMPACT_LANG=en` presents" in said
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_presenting_a_language_whose_lab_is_not_written_says_what_to_do(tmp_path):
+    source = tmp_path / "notebooks"
+    shutil.copytree(REPO / "notebooks", source)
+    shutil.rmtree(source / "zh", ignore_errors=True)
+    done = subprocess.run([sys.executable, "-m", "compact.classroom.lab_server", "present",
+                           "--language", "zh", "--source", str(source), "--copy", str(tmp_path / "copy")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "zh/06_lab.ipynb does not exist" in done.stderr
+    assert "`make present COMPACT_LANG=en` presents the English lab" in done.stderr
+
+
+def test_make_translation_reports_what_is_stale_and_missing(tmp_path):
+    clone = snapshot(tmp_path / "clone")
+    for path in (clone / "notebooks").glob("*.ipynb"):
+        if not (clone / "notebooks" / "zh" / path.name).exists():
+            write_chinese(clone / "notebooks", path.name)
+    make = ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite", "translation"]
+    done = subprocess.run(make, cwd=clone, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every Chinese notebook is in step with its English one" in done.stdout
+    english = clone / "notebooks" / "02_snip_compact.ipynb"
+    edit(english, lambda nb: nb["cells"][0].update(source=nb["cells"][0]["source"] + ["\nA new sentence."]))
+    (clone / "notebooks" / "zh" / "05_reactive_and_compact_tool.ipynb").unlink()
+    done = subprocess.run(make, cwd=clone, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "02_snip_compact.ipynb: cell 0's English changed since it was translated" in done.stdout
+    assert "05_reactive_and_compact_tool.ipynb: no Chinese translation" in done.stdout
+
+
 def test_no_notebooks_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no notebooks in"):
         sync(tmp_path, tmp_path / "copy")
@@ -109,6 +252,7 @@ def test_the_commands_serve_the_copy(tmp_path):
     assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
     present = present_command(tmp_path, ["--port=1"])
     assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
+    assert str(tmp_path.resolve() / "zh" / "06_lab.ipynb") in present_command(tmp_path, [], "zh")
 
 
 @pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])

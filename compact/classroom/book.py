@@ -2,16 +2,20 @@
 without running anything (publish the folder as it is, e.g. on GitHub Pages).
 
 What the book holds, and in which order, is data: ``notebooks/book.json`` lists the notebooks of
-each language (a page's translation is the page of the same file name in another language) and
-the documents (README, docs/). Each notebook is executed offline with nbclient in a scratch
-folder (its run folders land there, not beside the notebooks) and exported with nbconvert's HTML
-exporter, images embedded; a document is exported the same way, as one Markdown cell. Then every
-page gets a bar linking the index, the previous and the next page (and its translation), and its
-links are rewritten: a notebook or document of the book becomes its page, any other file of the
-repository its address there (``repository.py``) or plain text while that is unset. Widgets are
-live only with a kernel, so the lab's page shows its static gallery: the same figures, drawn by
-the same functions. nbconvert works offline with what the suite already installs; Jupyter Book
-2 / mystmd would add Node and a site theme to the set-up.
+each language and the documents (README, docs/). A language may list its pages or translate
+another's (``"translates": "en"``: those of the English pages that exist in its folder, so the
+book holds whichever translations are written), and may have documents, title, intro and the
+words of its index and bar of its own. A page's translation is the page of the same file name in
+another language, a language code before the suffix aside (``README.zh.md`` translates
+``README.md``). Each notebook is executed offline with nbclient in a scratch folder (its run
+folders land there, not beside the notebooks) and exported with nbconvert's HTML exporter,
+images embedded; a document is exported the same way, as one Markdown cell. Then every page gets
+a bar linking the index, the previous and the next page (and its translation), and its links are
+rewritten: a notebook or document of the book becomes its page, any other file of the repository
+its address there (``repository.py``) or plain text while that is unset. Widgets are live only
+with a kernel, so the lab's page shows its static gallery: the same figures, drawn by the same
+functions. nbconvert works offline with what the suite already installs; Jupyter Book 2 / mystmd
+would add Node and a site theme to the set-up.
 """
 
 from __future__ import annotations
@@ -51,6 +55,11 @@ class Page:
     language: str
 
 
+# The words of an index and of a page's bar, in English; a language of book.json may give its own.
+WORDS = {"notebooks": "The notebooks, in order", "documents": "Documents", "index": "Index",
+         "the index": "the index"}
+
+
 @dataclass
 class Book:
     title: str
@@ -58,10 +67,23 @@ class Book:
     root: Path                                            # the repository
     languages: dict[str, str] = field(default_factory=dict)       # code → name, in order
     sequences: dict[str, list[Page]] = field(default_factory=dict)  # index page → its pages
+    words: dict[str, dict[str, str]] = field(default_factory=dict)  # code → title, intro, WORDS
+    missing: list[str] = field(default_factory=list)     # translations not written yet
 
     @property
     def pages(self) -> list[Page]:
         return [page for pages in self.sequences.values() for page in pages]
+
+    def say(self, language: str, key: str) -> str:
+        return self.words.get(language, {}).get(key) or {"title": self.title, "intro": self.intro,
+                                                         **WORDS}[key]
+
+
+def translation_key(page: Page) -> str:
+    """What a page and its translations share: the file name, a language code before the
+    suffix aside (``README.zh.md`` → ``README.md``)."""
+    name = Path(page.source).name
+    return name.replace(f".{page.language}.", ".", 1) if name.count(".") > 1 else name
 
 
 def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
@@ -89,26 +111,41 @@ def plain(markdown: str) -> str:
     return BeautifulSoup(inline_html(markdown), "html.parser").get_text()
 
 
+def language_pages(language: dict, listed: dict[str, list[str]], root: Path) -> tuple[list[str], list[str]]:
+    """A language's notebooks (file names) and, for one that translates another, the names of
+    the other's notebooks it has no file for yet."""
+    if "pages" in language:
+        return language["pages"], []
+    names = listed[language["translates"]]
+    present = [name for name in names if (root / language["folder"] / name).is_file()]
+    return present, [name for name in names if name not in present]
+
+
 def read_book(path: str | Path = BOOK) -> Book:
     """The book as ``book.json`` lays it out (paths in it are relative to the repository)."""
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     root = (path.parent / data.get("root", "..")).resolve()
-    book = Book(data["title"], data["intro"], root)
-    for language in data["languages"]:
+    book, listed = Book(data["title"], data["intro"], root), {}
+    for at, language in enumerate(data["languages"]):
         code, folder, out = language["code"], language["folder"], language.get("out", "")
         book.languages[code] = language["name"]
+        book.words[code] = {**language.get("words", {}),
+                            **{k: language[k] for k in ("title", "intro") if k in language}}
+        names, missing = language_pages(language, listed, root)
+        listed[code] = names
+        book.missing += [posixpath.join(folder, name) for name in missing]
         pages = []
-        for name in language["pages"]:
+        for name in names:
             nb = nbformat.read(root / folder / name, as_version=4)
             pages.append(Page(posixpath.join(folder, name),
                               posixpath.join(out, Path(name).with_suffix(".html").as_posix()),
                               title_of(nb, Path(name).stem), code))
-        book.sequences[posixpath.join(out, "index.html")] = pages
-    documents = [Page(doc, Path(doc).with_suffix(".html").as_posix(), markdown_title(root / doc),
-                      data["languages"][0]["code"]) for doc in data.get("documents", [])]
-    if documents:
-        book.sequences["index.html"] = book.sequences.get("index.html", []) + documents
+        documents = language.get("documents", data.get("documents", []) if at == 0 else [])
+        pages += [Page(doc, Path(doc).with_suffix(".html").as_posix(), markdown_title(root / doc), code)
+                  for doc in documents]
+        index = posixpath.join(out, "index.html")
+        book.sequences[index] = book.sequences.get(index, []) + pages
     return book
 
 
@@ -157,12 +194,13 @@ def nav_bar(soup: BeautifulSoup, page: Page, book: Book, index: str) -> Beautifu
     here = posixpath.dirname(page.out) or "."
     prev_out = pages[at - 1].out if at > 0 else index
     next_out = pages[at + 1].out if at + 1 < len(pages) else index
-    prev_title = plain(pages[at - 1].title) if at > 0 else "the index"
-    next_title = plain(pages[at + 1].title) if at + 1 < len(pages) else "the index"
-    links = [("prev", prev_out, f"← {prev_title}"), ("index", index, "Index"),
+    the_index = book.say(page.language, "the index")
+    prev_title = plain(pages[at - 1].title) if at > 0 else the_index
+    next_title = plain(pages[at + 1].title) if at + 1 < len(pages) else the_index
+    links = [("prev", prev_out, f"← {prev_title}"), ("index", index, book.say(page.language, "index")),
              ("next", next_out, f"{next_title} →")]
     for other in book.pages:
-        if other.language != page.language and Path(other.source).name == Path(page.source).name:
+        if other.language != page.language and translation_key(other) == translation_key(page):
             links.append(("alternate", other.out, book.languages[other.language]))
     bar = soup.new_tag("nav", attrs={"class": "book-nav", "style": NAV_STYLE})
     for rel, out, text in links:
@@ -173,8 +211,11 @@ def nav_bar(soup: BeautifulSoup, page: Page, book: Book, index: str) -> Beautifu
 
 
 def finish(body: str, page: Page, book: Book, index: str, url: str | None) -> tuple[str, list[str]]:
-    """The exported page with GitHub anchors, rewritten links and a bar at the top and bottom."""
+    """The exported page with GitHub anchors, rewritten links, a bar at the top and bottom, and
+    its language declared (what a browser picks its CJK font by)."""
     soup = BeautifulSoup(body, "html.parser")
+    if soup.html:
+        soup.html["lang"] = page.language
     add_github_anchors(soup)
     broken = rewrite_links(soup, page, book, url)
     soup.body.insert(0, nav_bar(soup, page, book, index))
@@ -216,9 +257,10 @@ def exported(page: Page, book: Book, scratch: Path, run: bool) -> str:
 
 
 def index_html(book: Book, index: str) -> str:
-    """A language's index: the book's title, its pages in order (titles rendered) and the
-    other languages' indexes."""
+    """A language's index: its title, its pages in order (titles rendered) and the other
+    languages' indexes, in its own words."""
     here = posixpath.dirname(index) or "."
+    code = book.sequences[index][0].language if book.sequences[index] else next(iter(book.languages))
 
     def items(notebooks: bool) -> str:
         return "".join(f"<li><a href='{html.escape(posixpath.relpath(p.out, here))}'>"
@@ -228,12 +270,14 @@ def index_html(book: Book, index: str) -> str:
     others = " · ".join(f"<a rel='alternate' href='{html.escape(posixpath.relpath(other, here))}'>"
                         f"{html.escape(book.languages[pages[0].language])}</a>"
                         for other, pages in book.sequences.items() if other != index and pages)
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
-            f"<title>{html.escape(plain(book.title))}</title></head>"
+    title = book.say(code, "title")
+    notebooks, documents_heading = (html.escape(book.say(code, key)) for key in ("notebooks", "documents"))
+    return (f"<!DOCTYPE html><html lang='{code}'><head><meta charset='utf-8'>"
+            f"<title>{html.escape(plain(title))}</title></head>"
             "<body style='font-family:sans-serif;max-width:50em;margin:2em auto'>"
-            f"<h1>{inline_html(book.title)}</h1><p>{inline_html(book.intro)}</p>"
-            f"<h2>The notebooks, in order</h2><ol>{items(True)}</ol>"
-            f"{f'<h2>Documents</h2><ul>{documents}</ul>' if documents else ''}"
+            f"<h1>{inline_html(title)}</h1><p>{inline_html(book.say(code, 'intro'))}</p>"
+            f"<h2>{notebooks}</h2><ol>{items(True)}</ol>"
+            f"{f'<h2>{documents_heading}</h2><ul>{documents}</ul>' if documents else ''}"
             f"{f'<p>{others}</p>' if others else ''}</body></html>\n")
 
 
@@ -244,6 +288,8 @@ def build(out: str | Path, book_path: str | Path = BOOK, run: bool = True) -> li
     url = repository_url(book.root / "pyproject.toml")
     os.environ.pop("ANTHROPIC_API_KEY", None)       # the book shows the offline runs
     written = []
+    for source in book.missing:
+        print(f"{source}: not translated yet (its English page links to no translation)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="compact-book-") as scratch:
         for index, pages in book.sequences.items():
             for page in pages:

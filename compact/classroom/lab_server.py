@@ -2,15 +2,19 @@
 never the committed ones.
 
 JupyterLab saves what it opens (autosave, metadata, outputs), so serving ``notebooks/`` would
-change the repository. Each command first refreshes a git-ignored copy (``my-notebooks/``): a
-notebook new or changed upstream is copied in, unless the learner edited its cells, in which
-case their copy is kept and the command says so. Outputs alone are not edits. A notebook that is
-not valid JSON is left alone with a message, and so is a damaged record of what was copied
-(both are written atomically, so an interrupted refresh leaves neither half-written). Then
+change the repository. Each command first refreshes a git-ignored copy (``my-notebooks/``, the
+Chinese notebooks of ``notebooks/zh/`` in its ``zh/``): a notebook new or changed upstream is
+copied in, unless the learner edited its cells, in which case their copy is kept and the command
+says so. Outputs alone are not edits. A notebook that is not valid JSON is left alone with a
+message, and so is a damaged record of what was copied (both are written atomically, so an
+interrupted refresh leaves neither half-written). Then
 
-* ``lab`` starts JupyterLab on the copy (``--allow-root`` only as root);
+* ``lab`` starts JupyterLab on the copy (``--allow-root`` only as root), and says where the
+  Chinese notebooks are (``zh/`` in its file browser);
 * ``notebook`` starts Notebook 7 on the same copy;
-* ``present`` starts Voilà on the copy's lab notebook: code hidden, the dashboard first.
+* ``present`` starts Voilà on the copy's lab notebook: code hidden, the dashboard first; the
+  Chinese lab (``zh/06_lab.ipynb``) with ``--language zh`` (``make present COMPACT_LANG=zh``; the
+  default is the language ``compact.texts`` takes from the environment).
 
 JupyterLab and Notebook 7 read their settings from the copy (``.jupyter/settings``), seeded so
 that no news pop-up asks the learner anything; the runs kept in the copy are counted on start.
@@ -31,17 +35,21 @@ from pathlib import Path
 
 import zmq
 
+from ..texts import LANGUAGES
+from ..texts import language as default_language
 from .runs import prune, usage
 
 MANIFEST = ".synced-from-notebooks.json"      # name → hash of the committed cells last copied
 PRESENTED = "06_lab.ipynb"
+TRANSLATIONS = {"zh": "zh"}                   # language → its folder, beside the English notebooks
 SETTINGS = Path(".jupyter") / "settings"      # the copy's JupyterLab and Notebook 7 user settings
 # Seeded once (a learner's later choice stays): no "official Jupyter news?" pop-up, no update check.
 SEEDED_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
         {"fetchNews": "false", "checkForUpdates": False},
 }
-RUNS = ("runs", "runs/lab")                   # the runs folders of the copy: notebooks', the lab's
+RUNS = ("runs", "runs/lab", *(f"{folder}/{runs}" for folder in TRANSLATIONS.values()
+                              for runs in ("runs", "runs/lab")))   # notebooks' and labs' run folders
 
 
 class NotNotebook(ValueError):
@@ -97,18 +105,29 @@ def read_manifest(path: Path) -> tuple[dict[str, str], str | None]:
     return {}, f"damaged ({reason}): rewritten; the notebooks already in the copy are kept as they are"
 
 
+def committed_notebooks(source: Path) -> list[str]:
+    """The notebooks to copy, as paths relative to ``source``: the English ones, then each
+    translation's (``zh/00_context_window.ipynb``)."""
+    names = [path.name for path in sorted(source.glob("*.ipynb"))]
+    for folder in TRANSLATIONS.values():
+        names += [f"{folder}/{path.name}" for path in sorted((source / folder).glob("*.ipynb"))]
+    return names
+
+
 def sync(source: str | Path, copy: str | Path) -> dict[str, str]:
-    """Refresh ``copy`` from the notebooks in ``source``; name → what happened to it (the key
-    ``MANIFEST`` says why the record of past copies was ignored, when it was)."""
+    """Refresh ``copy`` from the notebooks in ``source`` and its translations' folders; the
+    notebook's path in the copy → what happened to it (the key ``MANIFEST`` says why the record
+    of past copies was ignored, when it was)."""
     source, copy = Path(source), Path(copy)
-    notebooks = sorted(source.glob("*.ipynb"))
-    if not notebooks:
+    notebooks = committed_notebooks(source)
+    if not any("/" not in name for name in notebooks):
         raise FileNotFoundError(f"no notebooks in {source}: run this from the repository's top folder")
     copy.mkdir(parents=True, exist_ok=True)
     manifest, damaged = read_manifest(copy / MANIFEST)
     report = {MANIFEST: damaged} if damaged else {}
-    for committed in notebooks:
-        report[committed.name] = refresh_one(committed, copy / committed.name, manifest)
+    for name in notebooks:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        report[name] = refresh_one(source / name, copy / name, manifest, name)
     data = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
     try:
         write_atomically(copy / MANIFEST, data.encode())
@@ -117,28 +136,29 @@ def sync(source: str | Path, copy: str | Path) -> dict[str, str]:
     return report
 
 
-def refresh_one(committed: Path, target: Path, manifest: dict[str, str]) -> str:
-    """Copy one committed notebook into the copy unless the learner edited theirs; what happened."""
+def refresh_one(committed: Path, target: Path, manifest: dict[str, str], key: str) -> str:
+    """Copy one committed notebook into the copy unless the learner edited theirs (``key``: its
+    name in the manifest); what happened."""
     try:
         upstream = cells_hash(committed)
     except NotNotebook as error:
         return f"skipped: the committed {committed} is {error}"
     if not target.exists():
         what = "new"
-    elif upstream == manifest.get(target.name):
+    elif upstream == manifest.get(key):
         return "unchanged"
     elif (mine := cells_hash_or_none(target)) is None:
         return ("skipped: not valid notebook JSON, left as it is (fix it, or delete or rename it "
                 "to get the committed version)")
     elif mine == upstream:
-        manifest[target.name] = upstream     # same cells already: the learner's outputs stay
+        manifest[key] = upstream     # same cells already: the learner's outputs stay
         return "unchanged"
-    elif mine == manifest.get(target.name):
+    elif mine == manifest.get(key):
         what = "updated"                     # the learner changed no cell: only outputs go
     else:
         return "kept: you edited it (delete or rename it to get the new version)"
     write_atomically(target, committed.read_bytes())
-    manifest[target.name] = upstream
+    manifest[key] = upstream
     return what
 
 
@@ -190,13 +210,38 @@ def encrypted() -> list[str]:
     return ["--KernelManager.transport_encryption=auto"] if zmq.has("curve") else []
 
 
-def present_command(folder: str | Path, extra: list[str]) -> list[str]:
-    """Voilà on the lab notebook: sources stripped (its default), run in the copy's folder."""
-    notebook = Path(folder).resolve() / PRESENTED
+def presented(language: str) -> str:
+    """The lab notebook of a language, relative to the copy."""
+    return f"{TRANSLATIONS[language]}/{PRESENTED}" if language in TRANSLATIONS else PRESENTED
+
+
+def present_command(folder: str | Path, extra: list[str], language: str = "en") -> list[str]:
+    """Voilà on the lab notebook of ``language``: sources stripped (its default), run in the
+    notebook's folder."""
+    notebook = Path(folder).resolve() / presented(language)
     return [sys.executable, "-m", "voila", str(notebook), "--strip_sources=True", *extra]
 
 
 APPS = {"lab": ("jupyterlab", "JupyterLab"), "notebook": ("notebook", "Notebook 7")}
+
+
+def languages_note(copy: Path) -> str:
+    """Where the Chinese notebooks are, in both languages (what a server's start says)."""
+    if not any((copy / "zh").glob("*.ipynb")):
+        return "No Chinese notebooks in this copy yet (notebooks/zh/ holds none)."
+    return (f"中文笔记本在 {copy}/zh/：在文件浏览器中打开 zh 文件夹。"
+            f" The Chinese notebooks are in {copy}/zh/ (the zh folder of the file browser).")
+
+
+def present_note(copy: Path, language: str) -> str:
+    """What ``make present`` presents, and how to present the other language."""
+    notebook = copy / presented(language)
+    if not notebook.is_file():
+        sys.exit(f"{notebook} does not exist: the notebooks of that language are not written yet; "
+                 "`make present COMPACT_LANG=en` presents the English lab")
+    other = "en" if language == "zh" else "zh"
+    return (f"Presenting {notebook} in Voilà: open the URL it prints. "
+            f"`make present COMPACT_LANG={other}` presents {copy / presented(other)}.")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -204,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("mode", choices=[*APPS, "present"])
     parser.add_argument("--source", default="notebooks", help="the committed notebooks")
     parser.add_argument("--copy", default="my-notebooks", help="the git-ignored working copy")
+    parser.add_argument("--language", choices=LANGUAGES, default=default_language(),
+                        help="the lab notebook `present` shows (default: COMPACT_LANG, else the locale)")
     args, extra = parser.parse_known_args(argv)
     copy = Path(args.copy)
     for name, what in sync(args.source, copy).items():
@@ -213,16 +260,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.mode == "present":
         if find_spec("voila") is None:
             sys.exit("Voilà is not installed: `make present` installs it (pip install -e .[present])")
-        command = present_command(copy, extra)
-        print(f"Presenting {copy}/{PRESENTED} in Voilà: open the URL it prints.", flush=True)
+        note = present_note(copy, args.language)
+        command = present_command(copy, extra, args.language)
     else:
         module, name = APPS[args.mode]
         if find_spec(module) is None:
             sys.exit(f"{name} is not installed: `make {args.mode}` installs it "
                      "(pip install -r requirements.txt)")
         command = lab_command(copy, extra, app=module)
-        print(f"Starting {name} on {copy}/ (your copy; notebooks/ stays as committed): "
-              "open the URL it prints. Offline model unless ANTHROPIC_API_KEY is set.", flush=True)
+        note = (f"Starting {name} on {copy}/ (your copy; notebooks/ stays as committed): "
+                "open the URL it prints. Offline model unless ANTHROPIC_API_KEY is set.\n"
+                + languages_note(copy))
+    print(note, flush=True)
     os.execve(command[0], command, server_env(copy))
 
 
