@@ -32,6 +32,7 @@ from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
+from .fonts import MONOSPACE
 from .plot import KIND_COLOURS, RC
 from .show import event_detail
 
@@ -255,7 +256,7 @@ def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], 
     x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
     y, rim = top + 0.5, top + 0.1
     ax.text(x, y, "\n".join([say("picture.disk"), *paths]), ha="left" if left else "right", va="bottom",
-            multialignment="left", fontsize=12, family="monospace", gid=f"{INSIDE}:disk",
+            multialignment="left", fontsize=12, family=MONOSPACE, gid=f"{INSIDE}:disk",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
     for start, end in sources:
         ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
