@@ -20,9 +20,22 @@ from .client import banner, make_client
 from .demo import make_workspace
 from .loop import agent_loop
 from .pipeline import CompactError
+from .texts import LANGUAGES, language, register, say
 from .tools import Workspace
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+register({   # what the REPL says (its banner's other lines: client.banner, sandbox.describe)
+    "repl.workspace": {"en": "workspace: {folder}", "zh": "工作区：{folder}"},
+    "repl.not_utf8": {"en": "[error] that line holds bytes that are not valid UTF-8 text, so it was not "
+                            "sent; type it again (check the terminal's encoding).",
+                      "zh": "[错误] 这一行含有不是有效 UTF-8 文本的字节，所以没有发送；"
+                            "请重新输入（并检查终端的编码）。"},
+    "repl.interrupted": {"en": "\n[interrupted] the turn was stopped (Ctrl-C); the history is kept. "
+                               "Type the next request, or q to quit.",
+                         "zh": "\n[已中断] 这一轮已停止（Ctrl-C）；历史记录保留。"
+                               "输入下一个请求，或输入 q 退出。"},
+    "repl.error": {"en": "[error] {kind}: {error}", "zh": "[错误] {kind}：{error}"},
+})
 
 
 def robust_streams() -> None:
@@ -40,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", default=".", help="workspace folder (default: here)")
     parser.add_argument("--demo", action="store_true",
                         help="work in a fresh copy of the demo course workspace")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the language of every message (default: COMPACT_LANG or the locale)")
     args = parser.parse_args(argv)
+    if args.lang:
+        language(args.lang)
     workdir = args.workdir
     if args.demo:
         workdir = str(make_workspace(tempfile.mkdtemp(prefix="compact-demo-") + "/ws"))
@@ -48,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     client = make_client(quiet=True)
     workspace = Workspace(workdir)
     print(banner(client))
-    print(f"workspace: {workdir}")
+    print(say("repl.workspace", folder=workdir))
     print(workspace.describe())
     history: list = []
     while True:
@@ -60,19 +77,17 @@ def main(argv: list[str] | None = None) -> int:
         if query.strip().lower() in ("q", "exit", ""):
             break
         if _SURROGATE.search(query):
-            print("[error] that line holds bytes that are not valid UTF-8 text, so it was not "
-                  "sent; type it again (check the terminal's encoding).", flush=True)
+            print(say("repl.not_utf8"), flush=True)
             continue
         history.append({"role": "user", "content": query})
         try:
             trace = agent_loop(history, query, client=client, workspace=workspace,
                                log=lambda line: print(line, flush=True))
         except KeyboardInterrupt:
-            print("\n[interrupted] the turn was stopped (Ctrl-C); the history is kept. "
-                  "Type the next request, or q to quit.", flush=True)
+            print(say("repl.interrupted"), flush=True)
             continue
         except (CompactError, anthropic.APIError, UnicodeError) as error:
-            print(f"[error] {type(error).__name__}: {error}", flush=True)
+            print(say("repl.error", kind=type(error).__name__, error=error), flush=True)
             for note in getattr(error, "__notes__", []):
                 print(note, flush=True)
             continue

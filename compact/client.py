@@ -24,6 +24,7 @@ from .env import DEFAULT_BASE_URL, base_url, is_live, live_model
 from .offline import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OfflineModel
 from .pipeline import ClientSummarizer
 from .shown_url import shown_url
+from .texts import register, say
 
 PROBE_TIMEOUT = 3.0       # seconds; only an endpoint on this machine is asked
 LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
@@ -103,17 +104,30 @@ def summarizer_for(client: Any, model: str | None = None) -> ClientSummarizer:
     return ClientSummarizer(client, model or default_model(client))
 
 
+register({   # the banner: which model a client talks to (the lab's and the REPL's first line)
+    "banner.live": {"en": "[live] model {model} via {url} (ANTHROPIC_API_KEY is set).",
+                    "zh": "[在线] 模型 {model}，经由 {url}（已设置 ANTHROPIC_API_KEY）。"},
+    "banner.offline": {"en": "[offline] model {model}: an embedded teaching model, not Claude; "
+                             "set ANTHROPIC_API_KEY to use real Claude.",
+                       "zh": "[离线] 模型 {model}：内置的教学模型，不是 Claude；"
+                             "设置 ANTHROPIC_API_KEY 即可使用真正的 Claude。"},
+    "banner.served": {"en": "[offline] model {model} served at {url}: the offline teaching model "
+                            "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says "
+                            "it is the offline model).",
+                      "zh": "[离线] 模型 {model}，由 {url} 提供：通过 HTTP 访问的离线教学模型，不是 "
+                            "Claude（已设置 ANTHROPIC_API_KEY，但这个端点表明自己是离线模型）。"},
+})
+
+
 def banner(client: Any) -> str:
+    """One line on what ``client`` talks to, in the chosen language."""
     if not is_offline(client):
-        return f"[live] model {default_model(client)} via {shown_url(base_url() or DEFAULT_BASE_URL)} " \
-               "(ANTHROPIC_API_KEY is set)."
+        return say("banner.live", model=default_model(client),
+                   url=shown_url(base_url() or DEFAULT_BASE_URL))
     url = endpoint(client).url
     if url == IN_PROCESS_URL:
-        return (f"[offline] model {MODEL_NAME}: an embedded teaching model, not Claude; "
-                "set ANTHROPIC_API_KEY to use real Claude.")
-    return (f"[offline] model {MODEL_NAME} served at {shown_url(url)}: the offline teaching model "
-            "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says it is "
-            "the offline model).")
+        return say("banner.offline", model=MODEL_NAME)
+    return say("banner.served", model=MODEL_NAME, url=shown_url(url))
 
 
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:

@@ -21,6 +21,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .texts import register, say
+
 SHELL = "/bin/sh"
 HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/run/user")
 
@@ -39,6 +41,21 @@ def bubblewrap() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return path if done.returncode == 0 else None
+
+
+register({   # the banner's line on where bash runs
+    "sandbox.on": {"en": "[sandbox] bash runs in bubblewrap: it writes only inside the workspace, sees "
+                         "no home folder and {reach}; commands that delete or overwrite, or cannot be "
+                         "judged, ask first.",
+                   "zh": "[沙箱] bash 在 bubblewrap 中运行：只能写工作区内的文件，看不到主目录，"
+                         "{reach}；会删除或覆盖文件、或无法判断的命令会先询问。"},
+    "sandbox.network": {"en": "has the network", "zh": "可以联网"},
+    "sandbox.offline": {"en": "no network", "zh": "不能联网"},
+    "sandbox.off": {"en": "[no sandbox] bubblewrap is not available here: bash runs as you, with your "
+                          "files and network; every command that is not read-only asks first.",
+                    "zh": "[无沙箱] 这里没有 bubblewrap：bash 以你的身份运行，能访问你的文件和网络；"
+                          "每条不是只读的命令都会先询问。"},
+})
 
 
 def available() -> bool:
@@ -71,8 +88,5 @@ def argv(command: str, workspace: Path, network: bool = False) -> list[str]:
 def describe(sandboxed: bool, network: bool = False) -> str:
     """One line for the banner: where bash runs and what it can reach."""
     if sandboxed:
-        return ("[sandbox] bash runs in bubblewrap: it writes only inside the workspace, sees "
-                "no home folder and " + ("has the network" if network else "no network")
-                + "; commands that delete or overwrite, or cannot be judged, ask first.")
-    return ("[no sandbox] bubblewrap is not available here: bash runs as you, with your files "
-            "and network; every command that is not read-only asks first.")
+        return say("sandbox.on", reach=say("sandbox.network" if network else "sandbox.offline"))
+    return say("sandbox.off")

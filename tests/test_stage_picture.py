@@ -1,6 +1,6 @@
 """The stage picture draws what the stage did, from its own event: one box per block coloured
 by kind and as wide as its characters, placeholders hatched, what went to disk named, the
-snipped gap as its marker, a summary as one box; every text from LABELS."""
+snipped gap as its marker, a summary as one box; every text from the string table."""
 
 import copy
 import math
@@ -10,7 +10,7 @@ from matplotlib.colors import to_hex
 from matplotlib.text import Text
 
 from compact import Compactor
-from compact.classroom import plot, stage_picture
+from compact import texts as text_table
 from compact.classroom.experiments import run_experiment
 from compact.classroom.figures import long_history, stage_examples
 from compact.classroom.histories import tool_turn
@@ -155,16 +155,17 @@ def test_block_kinds_splits_a_message_into_its_blocks():
     assert block_kinds({"role": "assistant", "content": []}) == [("assistant text", 0)]
 
 
-def marked(table):
-    """LABELS with every string wrapped in « » (what a translated table would replace)."""
-    if isinstance(table, dict):
-        return {key: marked(value) for key, value in table.items()}
-    return f"«{table}»" if isinstance(table, str) else table
+def marked(monkeypatch, prefix):
+    """The string table with every text under ``prefix`` wrapped in « » (what the Chinese
+    table replaces): a text drawn without the marks did not come from the table."""
+    table = {key: {lang: f"«{text}»" for lang, text in entry.items()} if key.startswith(prefix)
+             else entry for key, entry in text_table.texts().items()}
+    monkeypatch.setattr(text_table, "_TABLES", table)
 
 
 def test_every_text_of_a_stage_picture_comes_from_its_labels(stages, monkeypatch):
     before, after, event = stages["tool_result_budget"]
-    monkeypatch.setattr(stage_picture, "LABELS", marked(stage_picture.LABELS))
+    marked(monkeypatch, "picture.")
     shown = texts(plot_stage(before, after, event))
     unmarked = [t for t in shown if "«" not in t and not t.replace(",", "").isdigit()]
     assert unmarked == []
@@ -173,7 +174,7 @@ def test_every_text_of_a_stage_picture_comes_from_its_labels(stages, monkeypatch
 @pytest.mark.parametrize("compaction", [True, False], ids=["experiment 3", "baseline"])
 def test_every_text_of_a_run_plot_comes_from_its_labels(tmp_path, monkeypatch, compaction):
     result = run_experiment(3, compaction=compaction, workdir=tmp_path / "run")
-    monkeypatch.setattr(plot, "LABELS", marked(plot.LABELS))
+    marked(monkeypatch, "plot.")
     fig = plot_run(result, panels=("context", "tokens", "batch", "messages", "composition"))
     shown = []
     for ax in fig.axes:

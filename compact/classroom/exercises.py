@@ -23,9 +23,31 @@ from ..pipeline.compact_history import compact_history, reactive_compact
 from ..pipeline.micro_compact import micro_compact
 from ..pipeline.snip_compact import snip_compact
 from ..pipeline.tool_result_budget import tool_result_budget
+from ..texts import register, say
+from .case_names import case_name
 from .feedback import difference
 from .reveal import CHECK_CLAIMS
 from .stage_cases import SIGNATURES, Case, cases
+
+register({   # the checker's report
+    "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
+                       "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
+    "check.all_pass": {"en": "all pass", "zh": "全部通过"},
+    "check.fail": {"en": "{count} fail", "zh": "{count} 个未通过"},
+    "check.not_written": {"en": "not written yet (it raises NotImplementedError)",
+                          "zh": "还没有写（它抛出 NotImplementedError）"},
+    "check.raised": {"en": "it raised {kind}: {error} (line {line} of {where})",
+                     "zh": "它抛出了 {kind}：{error}（{where} 的第 {line} 行）"},
+    "check.mutated": {"en": "it changed the list it was given; build and return a new list (copy a "
+                            "message or block before changing it), so a failing step loses nothing",
+                      "zh": "它改动了传入的列表；请构建并返回一个新列表（改动消息或块之前先复制），"
+                            "这样某一步失败时什么也不会丢"},
+    "check.not_function": {"en": "check needs a function {signature}, got {kind}",
+                           "zh": "check 需要一个函数 {signature}，得到的是 {kind}"},
+    "check.this_function": {"en": "this function", "zh": "这个函数"},
+    "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
+                        "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
+})
 
 PACKAGE: dict[str, Callable[..., list]] = {
     "tool_result_budget": lambda m, workdir, limits: tool_result_budget(m, Path(workdir), limits)[0],
@@ -63,15 +85,14 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
     try:
         got = _call(case, fn, history, workdir)
     except NotImplementedError:
-        return Outcome(case, False, "not written yet (it raises NotImplementedError)")
+        return Outcome(case, False, say("check.not_written"))
     except Exception as error:     # a learner's bug is a result to report, not a crash
         where = traceback.extract_tb(error.__traceback__)[-1]
-        return Outcome(case, False, f"it raised {type(error).__name__}: {error} "
-                                    f"(line {where.lineno} of {where.name})")
+        return Outcome(case, False, say("check.raised", kind=type(error).__name__, error=error,
+                                        line=where.lineno, where=where.name))
     problem = difference(case.expected(given), got, given)
     if problem is None and history != given:
-        problem = ("it changed the list it was given; build and return a new list (copy a "
-                   "message or block before changing it), so a failing step loses nothing")
+        problem = say("check.mutated")
     if problem is None and case.disk is not None:
         problem = case.disk(workdir, given)
     return Outcome(case, problem is None, problem or "")
@@ -92,12 +113,12 @@ class Report:
         return [o.case.name for o in self.outcomes if not o.passed]
 
     def _lines(self) -> list[tuple[bool, str, str]]:
-        return [(o.passed, f"[{o.case.source}] {o.case.name}", o.message) for o in self.outcomes]
+        return [(o.passed, case_name(o.case), o.message) for o in self.outcomes]
 
     def headline(self) -> str:
         good = sum(o.passed for o in self.outcomes)
-        verdict = "all pass" if self.passed else f"{len(self.outcomes) - good} fail"
-        return f"{self.stage}: {good} of {len(self.outcomes)} cases pass ({verdict})"
+        verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
+        return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes), verdict=verdict)
 
     def __str__(self) -> str:
         lines = [self.headline()]
@@ -127,13 +148,13 @@ def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     function shown failing on purpose, such as the lesson's snippet)."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     if not callable(fn):
-        raise TypeError(f"check needs a function {SIGNATURES[stage]}, got {type(fn).__name__}")
+        raise TypeError(say("check.not_function", signature=SIGNATURES[stage], kind=type(fn).__name__))
     wanted = SIGNATURES[stage].split("(", 1)[1].split(")", 1)[0].split(", ")
     try:
         inspect.signature(fn).bind(*wanted)
     except TypeError:
-        raise TypeError(f"{getattr(fn, '__name__', 'this function')}{inspect.signature(fn)} cannot "
-                        f"be called as {SIGNATURES[stage]}; give it those parameters") from None
+        raise TypeError(say("check.signature", name=getattr(fn, "__name__", say("check.this_function")),
+                            actual=inspect.signature(fn), signature=SIGNATURES[stage])) from None
     except ValueError:          # a builtin without a signature: let the cases find out
         pass
     outcomes = []

@@ -14,6 +14,7 @@ labels. The layout runs again after each change that moves an Axes. Its geometry
 from __future__ import annotations
 
 import math
+import re
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, FigureBase
@@ -56,31 +57,46 @@ def _length(text: Text) -> float:          # along its reading direction, in pix
     return box.height if text.get_rotation() % 180 else box.width
 
 
-def _fill(text: Text, words: list[str], length: float) -> list[str]:
-    """Greedy lines of ``words``, each at most ``length`` pixels long when drawn as ``text``."""
+# A piece a line may break before: one CJK character (Chinese has no spaces between words) or
+# one run of other non-space characters, each with the spaces in front of it.
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+_PIECE = re.compile(f"\\s*(?:[{_CJK}]|[^\\s{_CJK}]+)")
+
+
+def _pieces(paragraph: str) -> list[str]:
+    """The paragraph's pieces, any run of spaces before one as a single space."""
+    return [(" " if piece[0].isspace() else "") + piece.lstrip() for piece in _PIECE.findall(paragraph)]
+
+
+def _fill(text: Text, pieces: list[str], length: float) -> list[str]:
+    """Greedy lines of ``pieces``, each at most ``length`` pixels long when drawn as ``text``."""
     lines: list[str] = []
-    for word in words:
-        text.set_text(f"{lines[-1]} {word}" if lines else word)
+    for piece in pieces:
+        text.set_text(lines[-1] + piece if lines else piece.lstrip())
         if not lines or _length(text) > length:
-            lines.append(word)
+            lines.append(piece.lstrip())
         else:
-            lines[-1] = f"{lines[-1]} {word}"
+            lines[-1] += piece
     return lines or [""]
 
 
 def wrapped(text: Text, length: float) -> str:
-    """The text in lines no longer than ``length`` pixels (as measured drawn). A line break
-    stays where the line before it fits; after a line that had to be wrapped, its last piece
-    flows on into the next line (a text already filled at too wide a width reflows)."""
+    """The text in lines no longer than ``length`` pixels (as measured drawn), broken between
+    words, or between two CJK characters. A line break stays where the line before it fits;
+    after a line that had to be wrapped, its last piece flows on into the next line (a text
+    already filled at too wide a width reflows)."""
     original, lines, carry = text.get_text(), [], []
     for paragraph in original.split("\n"):
-        filled = _fill(text, carry + paragraph.split(), length)
+        pieces = _pieces(paragraph)
+        if carry and pieces and not re.match(f"[{_CJK}]", pieces[0]):
+            pieces[0] = " " + pieces[0]
+        filled = _fill(text, carry + pieces, length)
         lines += filled[:-1]
-        carry = filled[-1].split() if len(filled) > 1 else []
+        carry = _pieces(filled[-1]) if len(filled) > 1 else []
         if not carry:
             lines.append(filled[-1])
     text.set_text(original)
-    return "\n".join(lines + ([" ".join(carry)] if carry else []))
+    return "\n".join(lines + (["".join(carry).lstrip()] if carry else []))
 
 
 def _room(text: Text, frame) -> float:

@@ -11,6 +11,9 @@ from matplotlib import font_manager
 
 CJK_FAMILY = "Noto Sans CJK SC"          # the simplified-Chinese face of the collection
 FAMILIES = ["DejaVu Sans", CJK_FAMILY]
+# A monospace text (a path in a picture) names both faces itself: matplotlib takes only the first
+# font of the generic "monospace" family, so a CJK character after it would draw as a box.
+MONOSPACE = ["DejaVu Sans Mono", CJK_FAMILY]
 
 
 def register_cjk() -> list[str]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 import io
-import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -32,23 +31,24 @@ from matplotlib.figure import Figure
 from ..client import banner, make_client
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from ..texts import say
 from ..trace import Trace, Turn
+from . import lab_texts  # noqa: F401  (registers the lab's texts)
 from .experiments import ExperimentResult, prompt, run_experiment
+from .figure_fit import FittingLayout
 from .plot import headline, plot_composition, plot_context
 from .runs import new_run, prune, remove, run_label_of, run_names, usage
-from .show import rows
+from .show import describe_event, rows
 
-BUTTONS = [("Experiment 1 · micro_compact", 1, True), ("Experiment 2 · tool_result_budget", 2, True),
-           ("Experiment 3 · compact_history", 3, True), ("Baseline · no compaction", 3, False)]
-SLIDERS = {   # Limits field → (min, max, step, the experiment it changes)
-    "context_limit": (10_000, 200_000, 5_000, "experiment 3: when compact_history fires"),
-    "keep_recent_results": (0, 10, 1, "experiment 1: how many newest results stay whole"),
-    "max_messages": (5, 100, 1, "snip_compact: above this many messages the middle goes"),
-    "tool_result_budget": (20_000, 400_000, 10_000,
-                           "experiment 2: results a batch may hold before the largest go to disk"),
-    "persist_threshold": (5_000, 400_000, 5_000,
-                          "experiment 2: only results longer than this are persisted"),
-    "preview_chars": (200, 10_000, 200, "experiment 2: how much of a persisted result stays"),
+BUTTONS = [("lab.button.1", 1, True), ("lab.button.2", 2, True), ("lab.button.3", 3, True),
+           ("lab.button.baseline", 3, False)]     # (its text's key, experiment, compaction)
+SLIDERS = {   # Limits field → (min, max, step); its tip (the experiment it changes): "lab.tip.<field>"
+    "context_limit": (10_000, 200_000, 5_000),
+    "keep_recent_results": (0, 10, 1),
+    "max_messages": (5, 100, 1),
+    "tool_result_budget": (20_000, 400_000, 10_000),
+    "persist_threshold": (5_000, 400_000, 5_000),
+    "preview_chars": (200, 10_000, 200),
 }
 FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
@@ -69,9 +69,9 @@ body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(18
 
 def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     """The context plot over the composition bars, sized for the lab's column."""
-    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    fig = Figure(figsize=FIGSIZE, layout=FittingLayout())     # wraps the title to the column
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
-    plot_context(result, ax=top, title=textwrap.fill(title or headline(result), 62))
+    plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)
     return fig
 
@@ -86,25 +86,20 @@ def figure_png(result: ExperimentResult, title: str | None = None) -> bytes:
 def explains(n: int, compaction: bool, limits: Limits) -> str:
     """What an experiment shows, in the numbers it runs with."""
     if not compaction:
-        return "no compaction: the context just grows until the model refuses it"
-    return {
-        1: (f"micro_compact: the {limits.keep_recent_results} newest results stay whole, older ones "
-            f"over {limits.min_compact_chars:,} chars become a placeholder"),
-        2: (f"tool_result_budget: when a batch of results passes {limits.tool_result_budget:,} chars, "
-            f"the largest over {limits.persist_threshold:,} go to disk with a "
-            f"{limits.preview_chars:,}-char preview"),
-        3: (f"compact_history: past {limits.context_limit:,} chars the history becomes one "
-            "[Compacted] message"),
-    }[n]
+        return say("lab.explains.baseline")
+    return say(f"lab.explains.{n}", keep=limits.keep_recent_results, minimum=limits.min_compact_chars,
+               budget=limits.tool_result_budget, threshold=limits.persist_threshold,
+               preview=limits.preview_chars, limit=limits.context_limit)
 
 
 def label_of(n: int, compaction: bool) -> str:
-    return f"experiment {n}" if compaction else "baseline"
+    return say("lab.label.experiment", n=n) if compaction else say("lab.label.baseline")
 
 
 def messages_html(messages: list) -> str:
     """The message list as sent, one row per content block (the notebooks' ``show`` table)."""
-    head = "<tr><th>#</th><th>role</th><th>block</th><th>chars</th><th>preview</th></tr>"
+    head = "<tr><th>#</th>" + "".join(f"<th>{say(f'show.{key}')}</th>"
+                                      for key in ("role", "block", "chars", "preview")) + "</tr>"
     body = "".join(
         f"<tr><td>{index}</td><td>{role}</td><td>{kind}</td><td>{chars:,}</td>"
         f"<td style='font-family:monospace;white-space:pre-wrap'>{html.escape(text)}</td></tr>"
@@ -114,36 +109,37 @@ def messages_html(messages: list) -> str:
 
 def events_html(result: ExperimentResult, failure: str | None = None) -> str:
     items = "".join(
-        f"<li class='stage-event' data-stage='{e.stage}'>turn {t.turn}: {html.escape(str(e))}</li>"
+        f"<li class='stage-event' data-stage='{e.stage}'>"
+        f"{html.escape(say('lab.event', turn=t.turn, event=describe_event(e)))}</li>"
         for t in result.trace.turns for e in t.events if e.fired)
     if result.error:
         items += f"<li class='stage-event' data-stage='refused'>{html.escape(result.error)}</li>"
     if failure:
         items += f"<li class='stage-event lab-error' data-stage='error'>{html.escape(failure)}</li>"
     what = explains(result.n, result.compaction, result.limits)
-    return (f"<b>Stage events</b> ({html.escape(what)}):"
-            f"<ul>{items or '<li>none fired</li>'}</ul>")
+    return (say("lab.events", what=html.escape(what))
+            + f"<ul>{items or '<li>' + say('lab.none_fired') + '</li>'}</ul>")
 
 
 def answer_html(result: ExperimentResult, failure: str | None = None) -> str:
-    answer = result.answer or ("(no answer: the run failed)" if failure
-                               else "(no answer: the request was refused)")
-    return (f"<b>Answer</b> after {len(result.trace.turns)} turns:"
-            f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
+    answer = result.answer or say("lab.no_answer_failed" if failure else "lab.no_answer_refused")
+    return (say("lab.answer", turns=len(result.trace.turns))
+            + f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
 
 
 def file_size(path: Path) -> str:
     try:
-        return f"{path.stat().st_size:,} bytes"
+        return say("lab.bytes", size=path.stat().st_size)
     except FileNotFoundError:
-        return "removed since"
+        return say("lab.removed")
 
 
 def files_html(result: ExperimentResult) -> str:
     listing = "".join(f"<li class='landed-file'>{html.escape(p.relative_to(result.workdir).as_posix())}"
                       f" ({file_size(p)})</li>" for p in result.files_written)
-    return (f"<b>Files in {TRANSCRIPT_DIR}/ and {TOOL_RESULTS_DIR}/</b> "
-            f"(in {html.escape(str(result.workdir))}):<ul>{listing or '<li>none</li>'}</ul>")
+    return (say("lab.files", transcripts=TRANSCRIPT_DIR, results=TOOL_RESULTS_DIR,
+                workdir=html.escape(str(result.workdir)))
+            + f"<ul>{listing or '<li>' + say('lab.none') + '</li>'}</ul>")
 
 
 def run_folders(root: Path) -> list[Path]:
@@ -172,56 +168,70 @@ class Lab:
         self._thread: threading.Thread | None = None
         self._ignored = 0                                 # clicks ignored during this run
         self._base = limits
-        self.sliders = {}
-        for name, (low, high, step, tip) in SLIDERS.items():
-            slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
-                                 tooltip=tip, readout_format=",d", continuous_update=False,
-                                 style={"description_width": "150px"},
-                                 layout=w.Layout(width="100%", min_width="0"))
-            slider.observe(self._sliders_moved, names="value")
-            self.sliders[name] = slider
-        self.buttons = []
-        for label, n, compaction in BUTTONS:
-            button = w.Button(description=label, tooltip=prompt(n),
-                              button_style="" if compaction else "warning",
-                              layout=w.Layout(width="100%", min_width="0"))
-            button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
-            self.buttons.append(button)
-        self.reset = w.Button(description="Lesson's numbers", icon="undo",
-                              tooltip="put every slider back to the lesson's number",
+        self.sliders = self._make_sliders(limits)
+        self.buttons = self._make_buttons()
+        self.reset = w.Button(description=say("lab.reset"), icon="undo", tooltip=say("lab.reset_tip"),
                               layout=w.Layout(width="auto", align_self="flex-end"))
         self.reset.on_click(lambda _b: self.reset_sliders())
-        self.progress = w.IntProgress(0, 0, 40, description="idle", bar_style="info",
+        self.progress = w.IntProgress(0, 0, 40, description=say("lab.idle"), bar_style="info",
                                       layout=w.Layout(width="100%", min_width="0"))
         self.status = w.HTML(self._banner())
-        self.state = w.HTML("<div class='lab-state'><i>Press a button to run an experiment.</i></div>",
+        self.state = w.HTML(f"<div class='lab-state'><i>{say('lab.press')}</i></div>",
                             layout=w.Layout(min_width="0"))
         self.started = 0                                  # runs started, numbered in the state line
         self.plot = w.Image(format="png", layout=w.Layout(min_width="0", margin="0"))
         self.plot.add_class("compact-plot")
-        self.events = w.HTML("<i>Stage events appear here after a run.</i>")
+        self._make_panes()
+        self.widget = self._arrange()
+
+    def _make_sliders(self, limits: Limits) -> dict[str, w.IntSlider]:
+        """A slider per ``SLIDERS`` field, at the lesson's number; moving one updates the state line."""
+        sliders = {}
+        for name, (low, high, step) in SLIDERS.items():
+            slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
+                                 tooltip=say(f"lab.tip.{name}"), readout_format=",d",
+                                 continuous_update=False, style={"description_width": "150px"},
+                                 layout=w.Layout(width="100%", min_width="0"))
+            slider.observe(self._sliders_moved, names="value")
+            sliders[name] = slider
+        return sliders
+
+    def _make_buttons(self) -> list[w.Button]:
+        """A button per experiment (its tooltip the lesson's prompt), the baseline in orange."""
+        buttons = []
+        for key, n, compaction in BUTTONS:
+            button = w.Button(description=say(key), tooltip=prompt(n),
+                              button_style="" if compaction else "warning",
+                              layout=w.Layout(width="100%", min_width="0"))
+            button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
+            buttons.append(button)
+        return buttons
+
+    def _make_panes(self) -> None:
+        """The tabs' contents: events, answer, files (with "Clear old runs"), the inspector."""
+        self.events = w.HTML(f"<i>{say('lab.events_empty')}</i>")
         self.answer = w.HTML()
         self.files = w.HTML()
         self.runs_kept = w.HTML()
-        self.clear = w.Button(description="Clear old runs", icon="trash",
-                              tooltip="delete this lab's run folders except the one shown, and those "
-                                      "of closed labs",
+        self.clear = w.Button(description=say("lab.clear"), icon="trash", tooltip=say("lab.clear_tip"),
                               layout=w.Layout(width="auto"))
         self.clear.on_click(lambda _b: self.clear_old_runs())
-        self.turn = w.IntSlider(1, 1, 1, description="turn", disabled=True)
+        self.turn = w.IntSlider(1, 1, 1, description=say("lab.turn"), disabled=True)
         self.turn.observe(self._show_turn, names="value")
         self.inspector = w.HTML()
         self._update_runs_kept()
-        controls = w.VBox([*self.buttons, self.progress, *self.sliders.values(), self.reset],
-                          layout=w.Layout(flex="0 1 320px", min_width="260px", max_width="420px"))
         pane = w.Layout(max_height="45vh", overflow="auto")
         self.tabs = w.Tab(children=[
             w.VBox([self.events], layout=pane), w.VBox([self.answer], layout=pane),
             w.VBox([self.files, w.HBox([self.runs_kept, self.clear])], layout=pane),
-            w.VBox([w.HTML("Inspect the message list as sent at a turn:"), self.turn,
-                    self.inspector], layout=pane)],
-            titles=["Stage events", "Answer", "Files", "Inspector"])
-        self.widget = w.VBox([
+            w.VBox([w.HTML(say("lab.inspect")), self.turn, self.inspector], layout=pane)],
+            titles=[say(f"lab.tab.{key}") for key in ("events", "answer", "files", "inspector")])
+
+    def _arrange(self) -> w.VBox:
+        """The controls in a column that wraps under the plot on a narrow window, the tabs below."""
+        controls = w.VBox([*self.buttons, self.progress, *self.sliders.values(), self.reset],
+                          layout=w.Layout(flex="0 1 320px", min_width="260px", max_width="420px"))
+        widget = w.VBox([
             w.HTML(STYLE), self.status,
             w.HBox([controls, w.VBox([self.state, self.plot],
                                      layout=w.Layout(flex="1 1 420px", min_width="0"))],
@@ -229,7 +239,8 @@ class Lab:
                                    grid_gap="8px 12px")),
             self.tabs,
         ])
-        self.widget.add_class("compact-lab")
+        widget.add_class("compact-lab")
+        return widget
 
     def _banner(self) -> str:
         return f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>"
@@ -237,7 +248,7 @@ class Lab:
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         # What a saved notebook shows once the kernel is gone, instead of a VBox(...) repr.
-        bundle["text/plain"] = "The lab's dashboard: run this cell to show it (widgets need a live kernel)."
+        bundle["text/plain"] = say("lab.saved")
         return bundle
 
     @property
@@ -259,8 +270,7 @@ class Lab:
         """A button press: start the run in the background, or ignore it (visibly) when busy."""
         if not self._lock.acquire(blocking=False):
             self._ignored += 1
-            self._say(f"<span class='lab-busy'>Still running: the click on "
-                      f"{label_of(n, compaction)} was ignored.</span>")
+            self._say(say("lab.busy_click", label=label_of(n, compaction)))
             return False
         self._ignored = 0             # counted from here: the thread may start after a 2nd click
 
@@ -272,7 +282,7 @@ class Lab:
             finally:
                 self._lock.release()
 
-        self._thread = threading.Thread(target=work, name=f"lab-{label_of(n, compaction)}",
+        self._thread = threading.Thread(target=work, name=f"lab-{run_label(n, compaction)}",
                                         daemon=True)
         self._thread.start()
         return True
@@ -312,9 +322,9 @@ class Lab:
             button.disabled = True
         self.clear.disabled = True
         self.progress.max, self.progress.value, self.progress.bar_style = 40, 0, "info"
-        self.progress.description = f"running {label}"
+        self.progress.description = say("lab.progress.running", label=label)
         self.started += 1
-        self._say(f"<i>Run {self.started} · running {label}…</i>")
+        self._say(say("lab.state.running", run=self.started, label=label))
         turns: list[Turn] = []
         folder = self._new_folder(n, compaction)
         started = time.perf_counter()
@@ -327,11 +337,11 @@ class Lab:
                                        compaction=compaction, trace=getattr(error, "trace", None)
                                        or Trace(turns=turns), messages=[])
             self.result = partial
-            self.progress.bar_style, self.progress.description = "danger", "failed"
-            self._redraw(partial, title=f"{label} failed after {len(partial.trace.turns)} turns: "
-                                        f"{type(error).__name__}")
-            self._say(f"Run {self.started} · <span class='lab-error'>{html.escape(label)} failed: "
-                      f"{html.escape(self.failure)}</span>")
+            self.progress.bar_style, self.progress.description = "danger", say("lab.progress.failed")
+            self._redraw(partial, title=say("lab.failed_title", label=label, turns=len(partial.trace.turns),
+                                            error=type(error).__name__))
+            self._say(say("lab.state.failed", run=self.started, label=html.escape(label),
+                          failure=html.escape(self.failure)))
             self.tabs.selected_index = 0
             raise
         else:
@@ -339,7 +349,7 @@ class Lab:
             self.runs.append(result)
             self.result = result
             self.progress.max = self.progress.value = max(len(result.trace.turns), 1)
-            self.progress.description = "done"
+            self.progress.description = say("lab.progress.done")
             self._redraw(result)
             self._describe_run(time.perf_counter() - started)
             return result
@@ -352,7 +362,7 @@ class Lab:
     def _tick(self, turn: Turn, turns: list[Turn]) -> None:
         turns.append(turn)
         self.progress.value = min(turn.turn, self.progress.max)
-        self.progress.description = f"turn {turn.turn}"
+        self.progress.description = say("lab.progress.turn", turn=turn.turn)
 
     def _describe_run(self, seconds: float) -> None:
         result = self.result
@@ -360,14 +370,12 @@ class Lab:
             return
         label = label_of(result.n, result.compaction)
         changed = [name for name, s in self.sliders.items() if s.value != getattr(result.limits, name)]
-        note = (f" <span class='lab-stale'>The sliders have changed since ({', '.join(changed)}): "
-                f"press a button to run with them.</span>" if changed else "")
-        timing = f" in {seconds:.1f} s" if seconds else ""
-        ignored = (f" <span class='lab-busy'>{self._ignored} click(s) during the run were "
-                   "ignored.</span>" if self._ignored else "")
-        self._say(f"Run {self.started} · <b>{html.escape(label)}</b>{timing}: "
-                  f"{html.escape(explains(result.n, result.compaction, result.limits))}."
-                  f"{note}{ignored}")
+        note = say("lab.state.stale", changed=", ".join(changed)) if changed else ""
+        timing = say("lab.state.timing", seconds=seconds) if seconds else ""
+        ignored = say("lab.state.ignored", count=self._ignored) if self._ignored else ""
+        self._say(say("lab.state.done", run=self.started, label=html.escape(label), timing=timing,
+                      what=html.escape(explains(result.n, result.compaction, result.limits)),
+                      note=note, ignored=ignored))
 
     def _say(self, text: str) -> None:
         """The line above the plot: which run the plot shows, or why there is none."""
@@ -394,25 +402,23 @@ class Lab:
             self.inspector.value = ""
             return
         turn = self.result.trace.turns[self.turn.value - 1]
-        self.inspector.value = (f"<p>Turn {turn.turn}: {len(turn.sent)} messages, "
-                                f"{turn.size_sent:,} chars sent, stages: "
-                                f"{', '.join(turn.stages) or 'none'}</p>" + messages_html(turn.sent))
+        line = say("lab.inspector", turn=turn.turn, count=len(turn.sent), chars=turn.size_sent,
+                   stages=", ".join(turn.stages) or say("lab.none"))
+        self.inspector.value = f"<p>{html.escape(line)}</p>" + messages_html(turn.sent)
 
     # ------------------------------------------------------------------ run folders
 
     def _update_runs_kept(self) -> None:
         count, size = usage(self.root)
-        self.runs_kept.value = (
-            f"<span class='runs-kept'>{count} run folder(s) kept in {html.escape(str(self.root))} "
-            f"({size / 1e6:.1f} MB): this lab keeps its newest {self.keep} of each experiment; "
-            "Clear old runs removes the rest, except the run shown and runs another open lab "
-            "uses.</span>")
+        kept = say("lab.runs_kept", count=count, root=html.escape(str(self.root)), mb=size / 1e6,
+                   keep=self.keep)
+        self.runs_kept.value = f"<span class='runs-kept'>{kept}</span>"
 
     def clear_old_runs(self) -> int:
         """Delete this lab's run folders except the one the dashboard shows, and every run
         folder of a closed lab; runs another live lab owns stay. The number removed."""
         if not self._lock.acquire(blocking=False):
-            self._say("<span class='lab-busy'>Still running: nothing was cleared.</span>")
+            self._say(say("lab.busy_clear"))
             return 0
         try:
             shown = self.result.workdir if self.result else None
@@ -433,7 +439,8 @@ class Lab:
                 result = run_experiment(n, limits=self.limits, client=self.client,
                                         workdir=self._new_folder(n, compaction), compaction=compaction)
             self.runs.append(result)
-            yield HTML(f"<h3>{html.escape(label_of(n, compaction).capitalize())}</h3>"
+            heading = say("lab.heading.experiment", n=n) if compaction else say("lab.heading.baseline")
+            yield HTML(f"<h3>{html.escape(heading)}</h3>"
                        f"<p>{html.escape(prompt(n))}</p>")
             yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
             yield HTML(events_html(result) + answer_html(result) + files_html(result))

@@ -10,7 +10,8 @@ slopes. Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-
 marker shape per stage, and a title that says what happened. Figures are built with the
 object API (no pyplot state), so a notebook shows one only when it is the cell's value.
 
-Every text a plot shows is in ``LABELS`` (one place, ready for a translated table). The figure
+Every text a plot shows is in the string table (``texts.say("plot.…")``, English and Chinese,
+looked up when the plot is drawn, so ``language("zh")`` after import works). The figure
 a plot draws into gets ``figure_fit.FittingLayout``: when it is drawn, its titles are wrapped
 to the width they have and each legend moves to where it covers no data, at any figure size.
 """
@@ -28,62 +29,90 @@ from ..anatomy import KINDS
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
+from ..texts import register, say
 from ..trace import Trace
 from .figure_fit import FittingLayout, fitted_legend, fitting
 from .show import call_text
 
-LABELS = {
-    "stage": {
-        "tool_result_budget": "tool_result_budget (persisted to disk)",
-        "snip_compact": "snip_compact (middle snipped)",
-        "micro_compact": "micro_compact (old results → placeholder)",
-        "compact_history": "compact_history (summary)",
-        "reactive_compact": "reactive_compact (after refusal)",
-        "compact_tool": "compact tool (model asked)",
-    },
-    "kind": {"user text": "user text", "assistant text": "assistant text", "tool calls": "tool calls",
-             "tool results": "tool results", "persisted previews": "persisted previews",
-             "placeholders": "placeholders", "summaries": "summaries", "markers": "markers"},
-    "turn": "turn (model call)",
-    "chars": "chars", "messages": "messages",
-    "before": "{what} before the pipeline",
-    "sent": "{what} sent to the model",
-    "cut": "cut by the pipeline",
-    "context_limit": "context_limit = {limit:,} chars",
-    "refused": "refused: prompt is too long",
-    "context_axis": "context size (chars of JSON)",
-    "tokens_axis": "≈ tokens (chars ÷ 4)",
-    "rereads": "turn that re-runs an earlier call",
-    "reread_note": {1: "1 re-read", "many": "{count} re-reads"},
-    "message_tokens": "the messages alone (chars ÷ 4)",
-    "tokens_sent": "tokens the model counted (+ system prompt and tools)",
-    "refused_tokens": "refused: {tokens:,} tokens",
-    "window": "the model's window = {window:,} tokens",
-    "tokens_per_request": "tokens per request",
-    "tokens_title": "What the model measures: tokens, against its window",
-    "batch_arrived": "newest batch as it arrived",
-    "batch_sent": "as sent (persisted → path + preview)",
-    "budget": "tool_result_budget = {budget:,} chars",
-    "persist_threshold": "persist_threshold = {threshold:,} (only longer results go to disk)",
-    "batch_axis": "chars of tool results\nin the newest batch",
-    "batch_title": "tool_result_budget's trigger: the newest batch against the budget",
-    "max_messages": "max_messages = {limit}",
-    "messages_axis": "messages in the list\n(a snip marker is one)",
-    "composition_axis": "chars in the context",
-    "composition_title": "What the context is made of, per turn",
-    "headline": {
-        "refused": "No compaction: refused at turn {turn} — {error}",
-        "micro_compact": "micro_compact: {count} old results are placeholders by turn {turn}",
-        "tool_result_budget": ("tool_result_budget persisted {files} result(s) at turn {turn} "
-                               "({before:,} → {after:,} chars)"),
-        "snip_compact": "snip_compact at turn(s) {turns} (last: {before} → {after} messages)",
-        "summary": "{stage} at turn {turn}: {before:,} → {after:,} chars, transcript saved",
-        "not_fired": "{stage}: did not fire in this run",
-        "quiet": "No compaction needed: the context stayed under the limit",
-    },
-}
-STYLE = {   # stage → (colour, marker, legend label); the plots read the label from LABELS
-    name: (colour, marker, LABELS["stage"][name]) for name, colour, marker in (
+register({   # every text a plot shows, English and Chinese (looked up when drawn)
+    "plot.stage.tool_result_budget": {"en": "tool_result_budget (persisted to disk)",
+                                      "zh": "tool_result_budget（转存到磁盘）"},
+    "plot.stage.snip_compact": {"en": "snip_compact (middle snipped)",
+                                "zh": "snip_compact（裁掉中间）"},
+    "plot.stage.micro_compact": {"en": "micro_compact (old results → placeholder)",
+                                 "zh": "micro_compact（旧结果 → 占位符）"},
+    "plot.stage.compact_history": {"en": "compact_history (summary)", "zh": "compact_history（摘要）"},
+    "plot.stage.reactive_compact": {"en": "reactive_compact (after refusal)",
+                                    "zh": "reactive_compact（被拒绝之后）"},
+    "plot.stage.compact_tool": {"en": "compact tool (model asked)", "zh": "compact 工具（模型主动调用）"},
+    "plot.kind.user text": {"en": "user text", "zh": "用户文本"},
+    "plot.kind.assistant text": {"en": "assistant text", "zh": "模型回复"},
+    "plot.kind.tool calls": {"en": "tool calls", "zh": "工具调用"},
+    "plot.kind.tool results": {"en": "tool results", "zh": "工具结果"},
+    "plot.kind.persisted previews": {"en": "persisted previews", "zh": "转存后的预览"},
+    "plot.kind.placeholders": {"en": "placeholders", "zh": "占位符"},
+    "plot.kind.summaries": {"en": "summaries", "zh": "摘要"},
+    "plot.kind.markers": {"en": "markers", "zh": "裁剪标记"},
+    "plot.turn": {"en": "turn (model call)", "zh": "轮次（模型调用）"},
+    "plot.chars": {"en": "chars", "zh": "字符数"},
+    "plot.messages": {"en": "messages", "zh": "消息数"},
+    "plot.before": {"en": "{what} before the pipeline", "zh": "压缩管线之前的{what}"},
+    "plot.sent": {"en": "{what} sent to the model", "zh": "发给模型的{what}"},
+    "plot.cut": {"en": "cut by the pipeline", "zh": "被压缩管线去掉的部分"},
+    "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
+    "plot.refused": {"en": "refused: prompt is too long", "zh": "被拒绝：提示过长"},
+    "plot.context_axis": {"en": "context size (chars of JSON)", "zh": "上下文大小（JSON 字符数）"},
+    "plot.tokens_axis": {"en": "≈ tokens (chars ÷ 4)", "zh": "≈ token 数（字符数 ÷ 4）"},
+    "plot.rereads": {"en": "turn that re-runs an earlier call", "zh": "重复了先前调用的轮次"},
+    "plot.reread_one": {"en": "1 re-read", "zh": "重读 1 次"},
+    "plot.reread_many": {"en": "{count} re-reads", "zh": "重读 {count} 次"},
+    "plot.message_tokens": {"en": "the messages alone (chars ÷ 4)", "zh": "仅消息本身（字符数 ÷ 4）"},
+    "plot.tokens_sent": {"en": "tokens the model counted (+ system prompt and tools)",
+                         "zh": "模型统计的 token 数（含系统提示和工具）"},
+    "plot.refused_tokens": {"en": "refused: {tokens:,} tokens", "zh": "被拒绝：{tokens:,} 个 token"},
+    "plot.window": {"en": "the model's window = {window:,} tokens",
+                    "zh": "模型的上下文窗口 = {window:,} 个 token"},
+    "plot.tokens_per_request": {"en": "tokens per request", "zh": "每次请求的 token 数"},
+    "plot.tokens_title": {"en": "What the model measures: tokens, against its window",
+                          "zh": "模型量的是 token：每次请求与上下文窗口的对比"},
+    "plot.batch_arrived": {"en": "newest batch as it arrived", "zh": "最新一批结果（刚返回时）"},
+    "plot.batch_sent": {"en": "as sent (persisted → path + preview)",
+                        "zh": "实际发送的（转存 → 路径 + 预览）"},
+    "plot.budget": {"en": "tool_result_budget = {budget:,} chars",
+                    "zh": "tool_result_budget = {budget:,} 字符"},
+    "plot.persist_threshold": {"en": "persist_threshold = {threshold:,} (only longer results go to disk)",
+                               "zh": "persist_threshold = {threshold:,}（只有更长的结果才转存）"},
+    "plot.batch_axis": {"en": "chars of tool results\nin the newest batch",
+                        "zh": "最新一批工具结果\n的字符数"},
+    "plot.batch_title": {"en": "tool_result_budget's trigger: the newest batch against the budget",
+                         "zh": "tool_result_budget 的触发条件：最新一批结果与预算的对比"},
+    "plot.max_messages": {"en": "max_messages = {limit}", "zh": "max_messages = {limit}"},
+    "plot.messages_axis": {"en": "messages in the list\n(a snip marker is one)",
+                           "zh": "列表中的消息数\n（裁剪标记算一条）"},
+    "plot.composition_axis": {"en": "chars in the context", "zh": "上下文中的字符数"},
+    "plot.composition_title": {"en": "What the context is made of, per turn",
+                               "zh": "每一轮的上下文由什么组成"},
+    "plot.headline.refused": {"en": "No compaction: refused at turn {turn} — {error}",
+                              "zh": "不做压缩：第 {turn} 轮被拒绝 —— {error}"},
+    "plot.headline.micro_compact": {
+        "en": "micro_compact: {count} old results are placeholders by turn {turn}",
+        "zh": "micro_compact：到第 {turn} 轮，{count} 条旧结果已是占位符"},
+    "plot.headline.tool_result_budget": {
+        "en": "tool_result_budget persisted {files} result(s) at turn {turn} ({before:,} → {after:,} chars)",
+        "zh": "tool_result_budget 在第 {turn} 轮转存了 {files} 条结果（{before:,} → {after:,} 字符）"},
+    "plot.headline.snip_compact": {
+        "en": "snip_compact at turn(s) {turns} (last: {before} → {after} messages)",
+        "zh": "snip_compact 在第 {turns} 轮触发（最后一次：消息 {before} → {after} 条）"},
+    "plot.headline.summary": {
+        "en": "{stage} at turn {turn}: {before:,} → {after:,} chars, transcript saved",
+        "zh": "{stage} 在第 {turn} 轮：{before:,} → {after:,} 字符，transcript 已保存"},
+    "plot.headline.not_fired": {"en": "{stage}: did not fire in this run",
+                                "zh": "{stage}：这次运行中没有触发"},
+    "plot.headline.quiet": {"en": "No compaction needed: the context stayed under the limit",
+                            "zh": "无需压缩：上下文一直低于上限"},
+})
+STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{stage}")
+    name: (colour, marker) for name, colour, marker in (
         ("tool_result_budget", "#E69F00", "s"), ("snip_compact", "#56B4E9", "D"),
         ("micro_compact", "#009E73", "o"), ("compact_history", "#D55E00", "*"),
         ("reactive_compact", "#CC79A7", "X"), ("compact_tool", "#0072B2", "P"))}
@@ -116,21 +145,20 @@ def rereads_by_turn(run: Any) -> dict[int, list[str]]:
 
 def _describe(stage: str, hits: list, trace: Trace) -> str:
     turn, event = hits[-1]
-    text = LABELS["headline"]
     if stage == "micro_compact":
         last = trace.turns[-1].sent
         count = sum(1 for m in last if isinstance(m.get("content"), list)
                     for b in m["content"] if b.get("type") == "tool_result"
                     and read_placeholder(str(b.get("content", ""))) is not None)
-        return text["micro_compact"].format(count=count, turn=turn)
+        return say("plot.headline.micro_compact", count=count, turn=turn)
     if stage == "tool_result_budget":
-        return text["tool_result_budget"].format(files=len(event.files_written), turn=turn,
+        return say("plot.headline.tool_result_budget", files=len(event.files_written), turn=turn,
                                                  before=event.size_before, after=event.size_after)
     if stage == "snip_compact":
         turns = sorted({t for t, _ in hits})
-        return text["snip_compact"].format(turns=", ".join(map(str, turns)),
+        return say("plot.headline.snip_compact", turns=", ".join(map(str, turns)),
                                            before=event.messages_before, after=event.messages_after)
-    return text["summary"].format(stage=stage, turn=turn, before=event.size_before,
+    return say("plot.headline.summary", stage=stage, turn=turn, before=event.size_before,
                                   after=event.size_after)
 
 
@@ -138,7 +166,7 @@ def headline(run: Any, stage: str | None = None) -> str:
     """One sentence on what happened, for the plot's title (about ``stage``, if given)."""
     trace, _, result = _parts(run)
     if stage is None and result is not None and getattr(result, "error", None):
-        return LABELS["headline"]["refused"].format(turn=len(trace.turns) + 1, error=result.error)
+        return say("plot.headline.refused", turn=len(trace.turns) + 1, error=result.error)
     fired = [(t.turn, e) for t in trace.turns for e in t.events if e.fired]
     for name in ((stage,) if stage else ("compact_history", "reactive_compact",
                                           "tool_result_budget", "micro_compact", "snip_compact")):
@@ -146,15 +174,15 @@ def headline(run: Any, stage: str | None = None) -> str:
         if hits:
             return _describe(name, hits, trace)
     if stage:
-        return LABELS["headline"]["not_fired"].format(stage=stage)
-    return LABELS["headline"]["quiet"]
+        return say("plot.headline.not_fired", stage=stage)
+    return say("plot.headline.quiet")
 
 
 def _turn_axis(ax: Axes, last_turn: int) -> None:
     """Turns 1..last on x; y from 0 with HEADROOM below and above, so a marker at 0 or at the
     top is drawn whole (the frame would cut it)."""
     last_turn = max(last_turn, 1)          # an empty run still gets a readable axis
-    ax.set_xlabel(LABELS["turn"])
+    ax.set_xlabel(say("plot.turn"))
     if last_turn <= 20:
         ax.set_xticks(range(1, last_turn + 1))
     else:
@@ -185,14 +213,14 @@ def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[i
     """Sizes are measured once per model call, so they are drawn as points and steps, never as
     a slope: hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut."""
     ax.plot(turns, before, linestyle="None", marker="o", markersize=9, markerfacecolor="white",
-            color="#777777", label=LABELS["before"].format(what=what), gid="size_before")
+            color="#777777", label=say("plot.before", what=what), gid="size_before")
     ax.plot(turns, sent, drawstyle="steps-post", color="#0072B2", linewidth=2, marker="o",
-            markersize=7, label=LABELS["sent"].format(what=what), gid="size_sent")
+            markersize=7, label=say("plot.sent", what=what), gid="size_sent")
     cuts = [(t, s, b) for t, b, s in zip(turns, before, sent, strict=True) if b > s]
     if cuts:
         xs, lows, highs = zip(*cuts, strict=True)
         ax.vlines(xs, lows, highs, color="#D55E00", linewidth=2.5, alpha=0.6,
-                  label=LABELS["cut"], gid="cut")
+                  label=say("plot.cut"), gid="cut")
 
 
 def new_axes(height: float) -> Axes:
@@ -201,8 +229,8 @@ def new_axes(height: float) -> Axes:
 
 
 def _stage_markers(ax: Axes, trace: Trace) -> None:
-    for name, (colour, marker, _) in STYLE.items():
-        label = LABELS["stage"][name]
+    for name, (colour, marker) in STYLE.items():
+        label = say(f"plot.stage.{name}")
         points = [(t.turn, t.size_sent) for t in trace.turns for e in t.events
                   if e.fired and e.stage == name]
         if name == "compact_tool":
@@ -231,9 +259,9 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         ax = ax if ax is not None else new_axes(6)
         turns = [t.turn for t in trace.turns]
         _before_and_sent(ax, turns, [t.size_before for t in trace.turns],
-                         [t.size_sent for t in trace.turns], LABELS["chars"])
+                         [t.size_sent for t in trace.turns], say("plot.chars"))
         ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
-                   label=LABELS["context_limit"].format(limit=limits.context_limit), gid="limit")
+                   label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
         _stage_markers(ax, trace)
         if mark_rereads:
             _mark_rereads(ax, trace)
@@ -241,11 +269,11 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         if result is not None and getattr(result, "refused_size", None):
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].size_sent) if trace.turns else None
-            _refusal(ax, last, (last_turn, result.refused_size), LABELS["refused"])
-        ax.set_ylabel(LABELS["context_axis"])
+            _refusal(ax, last, (last_turn, result.refused_size), say("plot.refused"))
+        ax.set_ylabel(say("plot.context_axis"))
         ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                lambda t: t * CHARS_PER_TOKEN)
-                           ).set_ylabel(LABELS["tokens_axis"])
+                           ).set_ylabel(say("plot.tokens_axis"))
         _turn_axis(ax, last_turn)
         _finish(ax, title or headline(run, stage))
     return ax
@@ -258,10 +286,10 @@ def _mark_rereads(ax: Axes, trace: Trace) -> None:
         return
     xs = sorted(found)
     ax.scatter(xs, [sizes[x] for x in xs], s=420, marker="o", facecolor="none",
-               edgecolor="#CC79A7", linewidth=3, zorder=7, label=LABELS["rereads"], gid="rereads")
+               edgecolor="#CC79A7", linewidth=3, zorder=7, label=say("plot.rereads"), gid="rereads")
     for x in xs:
-        note = LABELS["reread_note"]
-        ax.annotate(note[1] if len(found[x]) == 1 else note["many"].format(count=len(found[x])),
+        ax.annotate(say("plot.reread_one") if len(found[x]) == 1
+                    else say("plot.reread_many", count=len(found[x])),
                     (x, sizes[x]), xytext=(0, 18), textcoords="offset points", ha="center",
                     color="#CC79A7", fontweight="bold")
 
@@ -278,21 +306,21 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
         turns = [t.turn for t in trace.turns]
         ax.plot(turns, [t.size_sent / CHARS_PER_TOKEN for t in trace.turns], linestyle="None",
                 marker="s", markersize=8, markerfacecolor="white", color="#777777",
-                label=LABELS["message_tokens"], gid="message_tokens")
+                label=say("plot.message_tokens"), gid="message_tokens")
         ax.plot(turns, [t.input_tokens for t in trace.turns], drawstyle="steps-post",
                 color="#0072B2", linewidth=2, marker="o", markersize=7,
-                label=LABELS["tokens_sent"], gid="tokens_sent")
+                label=say("plot.tokens_sent"), gid="tokens_sent")
         last_turn = max(turns, default=0)
         if refused:
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].input_tokens) if trace.turns else None
-            _refusal(ax, last, (last_turn, refused[0]), LABELS["refused_tokens"].format(tokens=refused[0]))
+            _refusal(ax, last, (last_turn, refused[0]), say("plot.refused_tokens", tokens=refused[0]))
         if window:
             ax.axhline(window, color="black", linestyle="--", linewidth=2,
-                       label=LABELS["window"].format(window=window), gid="window")
-        ax.set_ylabel(LABELS["tokens_per_request"])
+                       label=say("plot.window", window=window), gid="window")
+        ax.set_ylabel(say("plot.tokens_per_request"))
         _turn_axis(ax, last_turn)
-        _finish(ax, title or LABELS["tokens_title"])
+        _finish(ax, title or say("plot.tokens_title"))
     return ax
 
 
@@ -324,19 +352,19 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
         if sizes:
             xs, arrived, sent = zip(*sizes, strict=True)
             for offset, values, colour, label, gid in (
-                    (-0.2, arrived, "#BBBBBB", LABELS["batch_arrived"], "batch_arrived"),
-                    (0.2, sent, "#E69F00", LABELS["batch_sent"], "batch_sent")):
+                    (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
+                    (0.2, sent, "#E69F00", say("plot.batch_sent"), "batch_sent")):
                 bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
                               edgecolor="black", label=label, gid=gid)
                 ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=10, padding=2)
         ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
-                   label=LABELS["budget"].format(budget=limits.tool_result_budget), gid="budget")
+                   label=say("plot.budget", budget=limits.tool_result_budget), gid="budget")
         ax.axhline(limits.persist_threshold, color="#777777", linestyle="--", linewidth=1.5,
-                   label=LABELS["persist_threshold"].format(threshold=limits.persist_threshold),
+                   label=say("plot.persist_threshold", threshold=limits.persist_threshold),
                    gid="persist_threshold")
-        ax.set_ylabel(LABELS["batch_axis"])
+        ax.set_ylabel(say("plot.batch_axis"))
         _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
-        _finish(ax, title or LABELS["batch_title"])
+        _finish(ax, title or say("plot.batch_title"))
     return ax
 
 
@@ -347,18 +375,18 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
         _before_and_sent(ax, turns, [t.messages_before for t in trace.turns],
-                         [len(t.sent) for t in trace.turns], LABELS["messages"])
+                         [len(t.sent) for t in trace.turns], say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
-                   label=LABELS["max_messages"].format(limit=limits.max_messages), gid="max_messages")
-        colour, marker, _ = STYLE["snip_compact"]
-        label = LABELS["stage"]["snip_compact"]
+                   label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
+        colour, marker = STYLE["snip_compact"]
+        label = say("plot.stage.snip_compact")
         points = [(t.turn, len(t.sent)) for t in trace.turns
                   if any(e.fired and e.stage == "snip_compact" for e in t.events)]
         if points:
             xs, ys = zip(*points, strict=True)
             ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black", zorder=5,
                        label=label, gid="stage:snip_compact")
-        ax.set_ylabel(LABELS["messages_axis"])
+        ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
         _finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
     return ax
@@ -375,11 +403,11 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
             values = [t.composition.get(kind, 0) for t in trace.turns]
             if any(values):
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind],
-                       label=LABELS["kind"][kind], edgecolor="white", gid=f"kind:{kind}")
+                       label=say(f"plot.kind.{kind}"), edgecolor="white", gid=f"kind:{kind}")
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-        ax.set_ylabel(LABELS["composition_axis"])
+        ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
-        _finish(ax, LABELS["composition_title"], {"ncols": 2})
+        _finish(ax, say("plot.composition_title"), {"ncols": 2})
     return ax
 
 

@@ -32,6 +32,21 @@ _EVENT_KEYS = {"tool_result_budget": "event.budget", "snip_compact": "event.snip
 register({
     "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
     "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
+    "show.role": {"en": "role", "zh": "角色"},
+    "show.block": {"en": "block", "zh": "块"},
+    "show.chars": {"en": "chars", "zh": "字符数"},
+    "show.preview": {"en": "preview", "zh": "预览"},
+    "show.turns.turn": {"en": "turn", "zh": "轮次"},
+    "show.turns.messages": {"en": "messages", "zh": "消息数"},
+    "show.turns.before": {"en": "chars before", "zh": "压缩前字符数"},
+    "show.turns.sent": {"en": "chars sent", "zh": "发送字符数"},
+    "show.turns.tokens": {"en": "tokens sent", "zh": "发送 token 数"},
+    "show.turns.stages": {"en": "stages fired", "zh": "触发的阶段"},
+    "show.turns.called": {"en": "then called", "zh": "随后调用"},
+    "show.json_note": {"en": "(a JSON string of {chars:,} chars, decoded here)",
+                       "zh": "（一个 {chars:,} 字符的 JSON 字符串，这里已解码）"},
+    "show.json_decoded": {"en": "a JSON string of {chars:,} chars, decoded",
+                          "zh": "一个 {chars:,} 字符的 JSON 字符串，已解码"},
     "event.nothing": {"en": "{stage}: nothing to do", "zh": "{stage}：无需处理"},
     "event.fired": {"en": "{stage}: {detail} — {mb}→{ma} messages, {sb:,}→{sa:,} chars",
                     "zh": "{stage}：{detail} —— 消息 {mb}→{ma} 条，{sb:,}→{sa:,} 字符"},
@@ -146,7 +161,7 @@ class History(Table):
     """A history as a table: one row per content block, what it holds and how big it is."""
 
     def __init__(self, messages: list, start: int = 0, preview: int = 70, title: str = "") -> None:
-        super().__init__(["#", "role", "block", "chars", "preview"],
+        super().__init__(["#", say("show.role"), say("show.block"), say("show.chars"), say("show.preview")],
                          [(i, role, kind, chars, _one_line(text, preview))
                           for i, role, kind, chars, text in rows(messages, start, preview * 3)],
                          title, monospace=[4])
@@ -193,20 +208,26 @@ class Event:
         return f"<div style='border-left:6px solid {colour};padding:2px 8px'>{html.escape(str(self))}</div>"
 
 
+def event_detail(event: StageEvent) -> str:
+    """What a stage did, without the sizes, in the chosen language (English: the stage's own
+    sentence; Chinese: built from the event's numbers; nothing for a stage that did not fire)."""
+    if language() == "en" or event.stage not in _EVENT_KEYS:
+        return event.detail
+    if not event.fired:
+        return ""
+    extra, files = event.extra, ", ".join(event.files_written)
+    tail = event.messages_after - 1 if event.stage == "reactive_compact" else 0
+    return say(_EVENT_KEYS[event.stage], count=event.placeholders, files=files,
+               head=extra.get("head_end", 0), snipped=extra.get("snipped", 0),
+               tail=event.messages_after - 1 - extra.get("head_end", 0), kept=tail,
+               summarised=event.messages_before - tail)
+
+
 def describe_event(event: StageEvent) -> str:
     """What a stage did, in the chosen language (English: the stage's own sentence)."""
     if not event.fired:
         return say("event.nothing", stage=event.stage)
-    if language() == "en" or event.stage not in _EVENT_KEYS:
-        detail = event.detail
-    else:
-        extra, files = event.extra, ", ".join(event.files_written)
-        tail = event.messages_after - 1 if event.stage == "reactive_compact" else 0
-        detail = say(_EVENT_KEYS[event.stage], count=event.placeholders, files=files,
-                     head=extra.get("head_end", 0), snipped=extra.get("snipped", 0),
-                     tail=event.messages_after - 1 - extra.get("head_end", 0), kept=tail,
-                     summarised=event.messages_before - tail)
-    return say("event.fired", stage=event.stage, detail=detail, mb=event.messages_before,
+    return say("event.fired", stage=event.stage, detail=event_detail(event), mb=event.messages_before,
                ma=event.messages_after, sb=event.size_before, sa=event.size_after)
 
 
@@ -251,7 +272,7 @@ class Compacted:
                 f"<div style='{box};border-left:6px solid #0072B2'><b>{html.escape(AUTHORITATIVE)}</b>"
                 f"<pre style='{_PRE}'>{html.escape(self.request)}</pre></div>"
                 f"<div style='{box};border-left:6px solid #E69F00'><b>{html.escape(REFERENCE)}</b> "
-                f"<i>(a JSON string of {self.stored_chars:,} chars, decoded here)</i>"
+                f"<i>{html.escape(say('show.json_note', chars=self.stored_chars))}</i>"
                 f"<pre style='{_PRE}'>{html.escape(self.summary)}</pre></div></div>")
 
     def __str__(self) -> str:
@@ -259,8 +280,8 @@ class Compacted:
             return f"┌─ {title}\n" + "\n".join(f"│ {line}" for line in body.splitlines()) + "\n└─"
         return "\n".join([self.header,
                           block(AUTHORITATIVE, self.request),
-                          block(f"{REFERENCE} — a JSON string of {self.stored_chars:,} chars, "
-                                "decoded", self.summary)])
+                          block(f"{REFERENCE} — {say('show.json_decoded', chars=self.stored_chars)}",
+                                self.summary)])
 
     __repr__ = __str__
 
@@ -268,8 +289,8 @@ class Compacted:
 def turns(run: Any, title: str = "") -> Table:
     """One row per turn of a run (an ExperimentResult or a Trace): sizes, stages, tool calls."""
     trace = getattr(run, "trace", run)
-    return Table(["turn", "messages", "chars before", "chars sent", "tokens sent", "stages fired",
-                  "then called"],
+    return Table([say(f"show.turns.{k}") for k in ("turn", "messages", "before", "sent", "tokens",
+                                                   "stages", "called")],
                  [(t.turn, f"{t.messages_before} → {len(t.sent)}", t.size_before, t.size_sent,
                    t.input_tokens, ", ".join(t.stages) or "—", calls_text(t.tool_calls))
                   for t in trace.turns], title, monospace=[6])

@@ -29,6 +29,7 @@ from ..pipeline.formats import (
 )
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR, read_transcript
 from ..pipeline.tool_result_budget import persisted_text
+from ..texts import register, say
 from .histories import tool_turn
 
 SIGNATURES = {
@@ -99,15 +100,29 @@ def two_sections(header: str, request: str, summary: str) -> dict:
     return user(f"{header}\n\n{AUTHORITATIVE}\n{request}\n\n{REFERENCE}\n{reference}")
 
 
+register({   # what the disk checks report
+    "cases.missing": {"en": "expected the full result saved at {path}; no such file",
+                      "zh": "应把完整结果保存到 {path}；但没有这个文件"},
+    "cases.differs": {"en": "{path} does not hold the result byte for byte",
+                      "zh": "{path} 的内容与结果不是逐字节一致"},
+    "cases.written": {"en": "expected nothing written to disk, found {path}",
+                      "zh": "不应向磁盘写任何东西，却发现了 {path}"},
+    "cases.transcripts": {"en": "expected one transcript in {folder}/, found {count}",
+                          "zh": "{folder}/ 中应有一份 transcript，实际有 {count} 份"},
+    "cases.transcript": {"en": "{name} does not reload to the whole history (one JSON message a line)",
+                         "zh": "{name} 重新读入后不是完整的历史（应每行一条 JSON 消息）"},
+})
+
+
 def files_hold(expected: dict[str, str]) -> Callable[[Path, list], str | None]:
     """Disk check: each path (relative to the workdir) holds exactly this text."""
     def check(workdir: Path, _history: list) -> str | None:
         for rel, text in expected.items():
             path = workdir / rel
             if not path.is_file():
-                return f"expected the full result saved at {rel}; no such file"
+                return say("cases.missing", path=rel)
             if path.read_text(encoding="utf-8") != text:
-                return f"{rel} does not hold the result byte for byte"
+                return say("cases.differs", path=rel)
         return None
     return check
 
@@ -116,16 +131,16 @@ def nothing_on_disk(workdir: Path, _history: list) -> str | None:
     written = [p for folder in (TOOL_RESULTS_DIR, TRANSCRIPT_DIR)
                for p in (workdir / folder).glob("*") if p.is_file()]
     if written:
-        return f"expected nothing written to disk, found {written[0].relative_to(workdir)}"
+        return say("cases.written", path=written[0].relative_to(workdir))
     return None
 
 
 def transcript_holds_history(workdir: Path, history: list) -> str | None:
     saved = sorted((workdir / TRANSCRIPT_DIR).glob("*.jsonl"))
     if len(saved) != 1:
-        return f"expected one transcript in {TRANSCRIPT_DIR}/, found {len(saved)}"
+        return say("cases.transcripts", folder=TRANSCRIPT_DIR, count=len(saved))
     if read_transcript(saved[0]) != history:
-        return f"{saved[0].name} does not reload to the whole history (one JSON message a line)"
+        return say("cases.transcript", name=saved[0].name)
     return None
 
 

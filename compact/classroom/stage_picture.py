@@ -8,7 +8,8 @@ bar says how many characters a width is). Bands join what was kept to where it i
 a block that became a placeholder is hatched; an arrow leads from what went to disk to the
 file it went to (``event.files_written``); snipped messages lead into their marker, a
 summarised history into its one summary box. ``show_stage(compactor, stage, messages)`` runs
-the stage and draws it. Every text the picture shows is in ``LABELS``.
+the stage and draws it. Every text the picture shows is in the string table
+(``texts.say("picture.…")``), looked up when it is drawn.
 """
 
 from __future__ import annotations
@@ -29,23 +30,39 @@ from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
+from ..texts import register, say
 from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
+from .fonts import MONOSPACE
 from .plot import KIND_COLOURS, RC
+from .show import event_detail
 
-LABELS = {
-    "title": "{stage}: {before:,} → {after:,} chars ({count_before} → {count_after} messages)",
-    "not_fired": "{stage}: nothing to do ({before:,} chars, {count_before} messages)",
-    "before": {1: "before\n1 message", "many": "before\n{count} messages"},
-    "after": {1: "after\n1 message", "many": "after\n{count} messages"},
-    "kind": {"user text": "user text", "assistant text": "assistant text", "tool calls": "tool call",
-             "tool results": "tool result", "persisted previews": "persisted preview",
-             "placeholders": "placeholder", "markers": "snip marker", "summaries": "compacted summary"},
-    "placeholder": "became a placeholder",
-    "kept": "{count} kept", "snipped": "{count} snipped → one marker",
-    "summarised": "{count} summarised → one message",
-    "disk": "to disk:", "more_files": "… and {count} more",
-    "scale": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: chars of a block",
-}
+register({   # every text a stage picture shows (looked up when drawn)
+    "picture.title": {"en": "{stage}: {before:,} → {after:,} chars ({count_before} → {count_after} messages)",
+                      "zh": "{stage}：{before:,} → {after:,} 字符（消息 {count_before} → {count_after} 条）"},
+    "picture.not_fired": {"en": "{stage}: nothing to do ({before:,} chars, {count_before} messages)",
+                          "zh": "{stage}：无需处理（{before:,} 字符，{count_before} 条消息）"},
+    "picture.before_one": {"en": "before\n1 message", "zh": "之前\n1 条消息"},
+    "picture.before_many": {"en": "before\n{count} messages", "zh": "之前\n{count} 条消息"},
+    "picture.after_one": {"en": "after\n1 message", "zh": "之后\n1 条消息"},
+    "picture.after_many": {"en": "after\n{count} messages", "zh": "之后\n{count} 条消息"},
+    "picture.kind.user text": {"en": "user text", "zh": "用户文本"},
+    "picture.kind.assistant text": {"en": "assistant text", "zh": "模型回复"},
+    "picture.kind.tool calls": {"en": "tool call", "zh": "工具调用"},
+    "picture.kind.tool results": {"en": "tool result", "zh": "工具结果"},
+    "picture.kind.persisted previews": {"en": "persisted preview", "zh": "转存后的预览"},
+    "picture.kind.placeholders": {"en": "placeholder", "zh": "占位符"},
+    "picture.kind.markers": {"en": "snip marker", "zh": "裁剪标记"},
+    "picture.kind.summaries": {"en": "compacted summary", "zh": "压缩摘要"},
+    "picture.placeholder": {"en": "became a placeholder", "zh": "变成了占位符"},
+    "picture.kept": {"en": "{count} kept", "zh": "保留 {count} 条"},
+    "picture.snipped": {"en": "{count} snipped → one marker", "zh": "裁掉 {count} 条 → 一个标记"},
+    "picture.summarised": {"en": "{count} summarised → one message", "zh": "{count} 条总结为 → 一条消息"},
+    "picture.disk": {"en": "to disk:", "zh": "写入磁盘："},
+    "picture.more_files": {"en": "… and {count} more", "zh": "…… 另有 {count} 个"},
+    "picture.scale": {"en": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: "
+                            "chars of a block",
+                      "zh": "{chars:,} 字符 · 宽度 ∝ 字符数（至少 {minimum:,}）· 数字：每个块的字符数"},
+})
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
 GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
 ROWS = {"after": (0.0, 0.55), "before": (1.25, 0.55)}     # row → (bottom, height)
@@ -212,7 +229,7 @@ def _draw_bands(ax: Axes, found: list[Band], old: list, new: list, width: float)
         a0, a1 = new[band.a0][0], new[band.a1 - 1][1]
         if changed and (band.how != "kept" or b1 - b0 > 0.25 * width):
             middle = min(max((b0 + b1 + a0 + a1) / 4, 0.12 * width), 0.88 * width)
-            ax.text(middle, (top + low) / 2, LABELS[band.how].format(count=band.b1 - band.b0),
+            ax.text(middle, (top + low) / 2, say(f"picture.{band.how}", count=band.b1 - band.b0),
                     ha="center", va="center", fontsize=12,
                     bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none"})
 
@@ -233,13 +250,13 @@ def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], 
         return top
     paths = list(event.files_written[:3])
     if len(event.files_written) > 3:
-        paths.append(LABELS["more_files"].format(count=len(event.files_written) - 3))
+        paths.append(say("picture.more_files", count=len(event.files_written) - 3))
     middle = sum(a + b for a, b in sources) / (2 * len(sources))
     left = middle < width / 2
     x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
     y, rim = top + 0.5, top + 0.1
-    ax.text(x, y, "\n".join([LABELS["disk"], *paths]), ha="left" if left else "right", va="bottom",
-            multialignment="left", fontsize=12, family="monospace", gid=f"{INSIDE}:disk",
+    ax.text(x, y, "\n".join([say("picture.disk"), *paths]), ha="left" if left else "right", va="bottom",
+            multialignment="left", fontsize=12, family=MONOSPACE, gid=f"{INSIDE}:disk",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
     for start, end in sources:
         ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
@@ -255,27 +272,29 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     chars = max(step * power for step in (1, 2, 5) if step * power <= max(target, 1))
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
-    note = LABELS["scale"].format(chars=int(chars), minimum=int(math.ceil(minimum)))
+    note = say("picture.scale", chars=int(chars), minimum=int(math.ceil(minimum)))
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, gid=f"{WRAP}:scale")
 
 
 def _count(row: str, count: int) -> str:
-    return LABELS[row][1] if count == 1 else LABELS[row]["many"].format(count=count)
+    return say(f"picture.{row}_one") if count == 1 else say(f"picture.{row}_many", count=count)
 
 
 def _title(event: StageEvent) -> str:
-    key = "title" if event.fired else "not_fired"
-    text = LABELS[key].format(stage=event.stage, before=event.size_before, after=event.size_after,
+    key = "picture.title" if event.fired else "picture.not_fired"
+    text = say(key, stage=event.stage, before=event.size_before, after=event.size_after,
                               count_before=event.messages_before, count_after=event.messages_after)
-    return f"{text}\n{event.detail}" if event.detail else text
+    detail = event_detail(event)
+    return f"{text}\n{detail}" if detail else text
 
 
 def _legend(ax: Axes, boxes: list[Box]) -> None:
     kinds = [k for k in KIND_COLOURS if any(b.kind == k for b in boxes)]
-    handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="white", label=LABELS["kind"][k]) for k in kinds]
+    handles = [Patch(facecolor=KIND_COLOURS[k], edgecolor="white", label=say(f"picture.kind.{k}"))
+               for k in kinds]
     if any(b.placeholder for b in boxes):
         handles.append(Patch(facecolor="white", edgecolor="#222222", hatch="///",
-                             label=LABELS["placeholder"]))
+                             label=say("picture.placeholder")))
     fitted_legend(ax, BELOW, handles=handles, frameon=False, fontsize=RC["legend.fontsize"] + 1)
 
 

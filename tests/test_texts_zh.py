@@ -1,0 +1,198 @@
+"""The string table (compact/texts.py) in both languages: every key has English and Chinese with
+the same fields, and in Chinese the lab, every plot and stage picture, show() of a run, the
+checker's report and the REPL's banner show no English learner-facing text, and draw with no
+missing-glyph warning.
+
+"English learner-facing text" is a run of two or more plain ASCII words (letters only, one
+space apart). What the table keeps on purpose is taken out first: identifiers, paths, numbers
+and units (a token with ``_ / . = ( ) [ ] { } :`` or a digit: stage names, ``Limits`` fields,
+``read_file(path=...)``, ``.transcripts/``), and the few English phrases the messages
+themselves carry, which the lesson quotes as they are (``KEPT``)."""
+
+from __future__ import annotations
+
+import io
+import re
+import string
+import sys
+import warnings
+
+import pytest
+from bs4 import BeautifulSoup
+from matplotlib.text import Text
+
+from compact import __main__ as repl
+from compact import texts as text_table
+from compact.classroom import check, run_experiment
+from compact.classroom.figures import stage_examples
+from compact.classroom.lab import Lab, lab_figure
+from compact.classroom.plot import headline, plot_run
+from compact.classroom.show import turns
+from compact.classroom.stage_cases import cases
+from compact.classroom.stage_picture import plot_stage
+from compact.pipeline.formats import AUTHORITATIVE, REFERENCE
+
+KEPT = [   # English the messages themselves carry (the API's error, the formats' own headers)
+    re.compile(r"prompt is too long[^\n]*"),     # the API's refusal, verbatim
+    re.compile(re.escape(AUTHORITATIVE)), re.compile(re.escape(REFERENCE)),
+    re.compile(r"\[snipped \d+ messages\]"), re.compile(r"\[Reactive compact\]"),
+]
+TECHNICAL = re.compile(r"\S*[_/.=()\[\]{}:\d]\S*")    # identifiers, paths, numbers, calls
+ENGLISH = re.compile(r"\b[A-Za-z]+(?: [A-Za-z]+)+\b")
+
+
+def english_in(text: str) -> list[str]:
+    """The runs of two or more English words left in ``text`` once what is kept is removed."""
+    for kept in KEPT:
+        text = kept.sub(" ", text)
+    text = TECHNICAL.sub(" ", text)
+    return ENGLISH.findall(text)
+
+
+def test_the_detector_finds_english_and_leaves_what_is_kept():
+    assert english_in("第 3 轮：nothing to do") == ["nothing to do"]
+    assert english_in("micro_compact：把 1 条 tool_result 替换 · read_file(path=\"a b.txt\")") == []
+    assert english_in("被拒绝：prompt is too long: 212,000 tokens > 200,000 maximum") == []
+    assert english_in("[离线] 模型 offline-compact-1：不是 Claude；设置 ANTHROPIC_API_KEY") == []
+
+
+@pytest.fixture
+def chinese(monkeypatch):
+    """language("zh") for one test; the language chosen before comes back afterwards."""
+    monkeypatch.setattr(text_table, "_chosen", [])
+    text_table.language("zh")
+    yield
+    assert text_table.language() == "zh"
+
+
+def fields(text: str) -> list[str]:
+    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+
+
+def test_every_key_has_both_languages_with_the_same_fields():
+    table = text_table.texts()
+    assert len(table) > 200
+    for key, entry in table.items():
+        assert set(entry) == set(text_table.LANGUAGES), key
+        assert entry["en"].strip() and entry["zh"].strip(), key
+        assert fields(entry["en"]) == fields(entry["zh"]), key
+
+
+def test_the_chinese_texts_are_chinese():
+    for key, entry in text_table.texts().items():
+        assert english_in(entry["zh"]) == [], (key, entry["zh"])
+        if re.search("[A-Za-z]{3}", entry["en"]) and entry["en"] != entry["zh"]:
+            assert re.search("[\u4e00-\u9fff]", entry["zh"]), key
+
+
+def test_every_checker_case_has_a_chinese_name():
+    keys = text_table.texts()
+    for stage in ("tool_result_budget", "snip_compact", "micro_compact", "compact_history",
+                  "reactive_compact"):
+        for case in cases(stage):
+            assert f"case.{case.name}" in keys, case.name
+
+
+def test_the_language_is_looked_up_when_shown(chinese, tmp_path):
+    """The plot module was imported in English; what it shows follows the language now."""
+    result = run_experiment(3, workdir=tmp_path / "run")
+    assert "compact_history 在第 3 轮" in headline(result)
+    text_table.language("en")
+    assert headline(result).startswith("compact_history at turn 3")
+    text_table.language("zh")
+
+
+def figure_texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def drawn(fig) -> list[str]:
+    """Draw ``fig`` as a PNG; the warnings raised while drawing."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(io.BytesIO(), format="png")
+    return [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("n, compaction", [(1, True), (2, True), (3, True), (3, False)],
+                         ids=["experiment 1", "experiment 2", "experiment 3", "baseline"])
+def test_every_plot_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n, compaction):
+    result = run_experiment(n, compaction=compaction, workdir=tmp_path / "run")
+    figures = [plot_run(result, panels=("context", "tokens", "batch", "messages", "composition")),
+               lab_figure(result)]
+    for fig in figures:
+        assert drawn(fig) == []
+        shown = figure_texts(fig)
+        assert len(shown) > 15 and any(re.search("[\u4e00-\u9fff]", t) for t in shown)
+        assert [e for t in shown for e in english_in(t)] == []
+
+
+def test_every_stage_picture_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path):
+    for stage, (before, after, event) in stage_examples(tmp_path).items():
+        fig = plot_stage(before, after, event)
+        assert drawn(fig) == [], stage
+        shown = figure_texts(fig)
+        assert [e for t in shown for e in english_in(t)] == [], stage
+        assert any("条消息" in t for t in shown), stage
+
+
+def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
+    soup = BeautifulSoup(markup, "html.parser")
+    for tag in soup.select(", ".join(drop)) if drop else []:
+        tag.decompose()
+    return soup.get_text(" ")
+
+
+def test_show_of_a_run_in_chinese(chinese, tmp_path):
+    table = turns(run_experiment(3, workdir=tmp_path / "run"))
+    assert table.headers[0] == "轮次"
+    assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
+
+
+def test_the_checker_report_on_a_wrong_stage_in_chinese(chinese):
+    def keeps_everything(messages, limits):
+        return messages
+
+    def raises(messages, limits):
+        raise NotImplementedError
+
+    for report in (check("snip_compact", keeps_everything), check("micro_compact", raises)):
+        assert not report.passed
+        assert "个用例中通过" in str(report) and "✗ [课程]" in str(report)
+        assert english_in(str(report)) == [], str(report)
+        assert english_in(html_text(report._repr_html_())) == []
+
+
+def lab_texts(lab: Lab) -> list[str]:
+    """Everything the dashboard shows in words, the model's own answer and the messages'
+    previews left out (they are the run's content, not the table's)."""
+    shown = [b.description for b in [*lab.buttons, lab.reset, lab.clear]]
+    shown += [b.tooltip for b in [*lab.buttons, lab.reset, lab.clear]]
+    shown += [s.tooltip for s in lab.sliders.values()]
+    shown += [lab.progress.description, lab.turn.description, *lab.tabs.titles]
+    shown += [html_text(h.value, ("pre", "table")) for h in
+              (lab.status, lab.state, lab.events, lab.answer, lab.files, lab.runs_kept, lab.inspector)]
+    shown += [html_text(child.value, ("pre", "table")) for box in lab.tabs.children for child in box.children
+              if hasattr(child, "value") and isinstance(child.value, str)]
+    shown.append(lab._repr_mimebundle_()["text/plain"])
+    return shown
+
+
+def test_the_lab_in_chinese(chinese, tmp_path):
+    lab = Lab(root=tmp_path / "runs")
+    assert [e for t in lab_texts(lab) for e in english_in(t)] == []
+    for n, compaction in ((1, True), (3, False)):
+        lab.run(n, compaction=compaction)
+        lab.sliders["max_messages"].value += 1          # the "sliders have changed" note
+        shown = lab_texts(lab)
+        assert any("第 1 轮" in t or "阶段事件" in t for t in shown)
+        assert [e for t in shown for e in english_in(t)] == [], shown
+
+
+def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(text_table, "_chosen", [])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert repl.main(["--workdir", str(tmp_path), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
+    assert english_in(out) == [], out
