@@ -2,8 +2,9 @@
 again), are committed without outputs, open with a title, and follow the suite's conventions.
 
 Every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb`` is picked up automatically (sorted), so a
-new notebook or translation is tested as soon as it is added. The executed notebooks run with the worked solutions in place (the
-"write it yourself" cells swap them in until a learner deletes that line).
+new notebook or translation is tested as soon as it is added. The executed notebooks run with the
+worked solutions in place (the "write it yourself" cells swap them in until a learner deletes that
+line).
 """
 
 import ast
