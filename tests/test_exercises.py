@@ -145,3 +145,11 @@ def test_returning_the_packages_pair_instead_of_a_list_is_explained():
     report = check("snip_compact", snip_compact)          # returns (list, StageEvent)
     assert not report.passed
     assert "it returned tuple" in str(report) and "not a list of messages" in str(report)
+
+
+def test_a_report_on_the_worked_solution_says_it_is_not_yours():
+    assert "worked solution, not yours" in str(check("micro_compact", solutions.micro_compact))
+
+    def mine(messages, limits):
+        return solutions.micro_compact(messages, limits)
+    assert "not yours" not in str(check("micro_compact", mine))

@@ -29,10 +29,16 @@ from .feedback import difference
 from .reveal import CHECK_CLAIMS
 from .stage_cases import SIGNATURES, Case, cases
 
+SOLUTIONS = "compact.classroom.solutions"     # the worked solutions' module (a notebook imports them)
+
 register({   # the checker's report
     "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
                        "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
     "check.all_pass": {"en": "all pass", "zh": "全部通过"},
+    "check.solution": {"en": "this checked the package's worked solution, not yours: delete the line "
+                             "marked '← delete this line' to check your own",
+                       "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着“←”的那一行导入，"
+                             "再检查你自己的函数"},
     "check.fail": {"en": "{count} fail", "zh": "{count} 个未通过"},
     "check.not_written": {"en": "not written yet (it raises NotImplementedError)",
                           "zh": "还没有写（它抛出 NotImplementedError）"},
@@ -102,6 +108,7 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
 class Report:
     stage: str
     outcomes: tuple[Outcome, ...]
+    solution: bool = False        # the function checked is the package's worked solution
 
     @property
     def passed(self) -> bool:
@@ -121,7 +128,7 @@ class Report:
         return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes), verdict=verdict)
 
     def __str__(self) -> str:
-        lines = [self.headline()]
+        lines = [self.headline()] + ([say("check.solution")] if self.solution else [])
         for ok, name, message in self._lines():
             lines.append(f"  {'✓' if ok else '✗'} {name}")
             if not ok:
@@ -137,7 +144,8 @@ class Report:
             f"<li style='color:{'#117733' if ok else '#AA3377'}'>{'✓' if ok else '✗'} "
             f"{html.escape(name)}" + ("" if ok else f"<pre style='{pre}'>→ {html.escape(message)}</pre>")
             + "</li>" for ok, name, message in self._lines())
-        return (f"<div class='exercise-report'><b>{html.escape(self.headline())}</b>"
+        note = f"<br><i>{html.escape(say('check.solution'))}</i>" if self.solution else ""
+        return (f"<div class='exercise-report'><b>{html.escape(self.headline())}</b>{note}"
                 f"<ul style='list-style:none;padding-left:1em'>{items}</ul></div>")
 
 
@@ -161,7 +169,7 @@ def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
-    report = Report(stage, tuple(outcomes))
+    report = Report(stage, tuple(outcomes), getattr(fn, "__module__", None) == SOLUTIONS)
     if strict and os.environ.get(CHECK_CLAIMS) and not report.passed:   # notebooks under test
         raise AssertionError(str(report))
     return report
