@@ -1,0 +1,182 @@
+"""Every phrase the offline model writes, in each language it answers in, keyed by name.
+
+The model answers in the language of the request it is sent (``request_text.language``:
+Chinese for a Chinese request), never in a language chosen elsewhere. ``phrase(name, lang,
+**values)`` writes one; readers of the model's own earlier text (its notes, its summaries)
+use ``forms(name)``, every language's form, so a note written in either language is read back.
+"""
+
+from __future__ import annotations
+
+import re
+
+LANGUAGES = ("en", "zh")
+
+PHRASES: dict[str, dict[str, str]] = {
+    # how the model labels itself and its own lines (read back by view / summarizer)
+    "prefix": {"en": "(offline model) ", "zh": "（离线模型）"},
+    "note": {"en": "Note [{key}]: {fact}", "zh": "笔记 [{key}]：{fact}"},
+    "next": {"en": "Next: {step}", "zh": "下一步：{step}"},
+    "sep": {"en": "; ", "zh": "；"},
+    "period": {"en": ".", "zh": "。"},
+    "none": {"en": "none", "zh": "无"},
+    # next steps
+    "next_read": {"en": "read {path}.", "zh": "读取 {path}。"},
+    "next_list_readmes": {"en": "list the chapters' README files.",
+                          "zh": "列出各章节的 README 文件。"},
+    "next_list_docs": {"en": "list the documentation beside the programs.",
+                       "zh": "列出程序旁边的说明文档。"},
+    "next_list_folder": {"en": "list {folder}/ to find its program.",
+                         "zh": "列出 {folder}/，找出其中的程序。"},
+    "next_run": {"en": "run {command}.", "zh": "运行 {command}。"},
+    "rereading": {"en": "Re-reading {n} file(s) whose results were compacted away.",
+                  "zh": "重新读取 {n} 个结果已被压缩的文件。"},
+    "reading": {"en": "Reading {n} file(s).", "zh": "读取 {n} 个文件。"},
+    # Markdown notes
+    "h1": {"en": "H1 {title}", "zh": "一级标题 {title}"},
+    "no_h1": {"en": "no H1", "zh": "没有一级标题"},
+    "in_text_seen": {"en": " in the text seen", "zh": "（在所见文本中）"},
+    "starts": {"en": "starts {first}", "zh": "开头是 {first}"},
+    "front_matter": {"en": "front matter", "zh": "前置元数据"},
+    "sections": {"en": "sections:", "zh": "二级标题："},
+    "in_all": {"en": ", … ({n} in all)", "zh": ", …（共 {n} 个）"},
+    "code_names": {"en": "code names it explains:", "zh": "讲解的代码名："},
+    # what was seen of a result
+    "preview_seen": {"en": "only the preview's first {n:,}{total} chars were seen",
+                     "zh": "只看到了预览的前 {n:,}{total} 个字符"},
+    "of_total": {"en": " of {n:,}", "zh": "（共 {n:,}）"},
+    "excerpt": {"en": "an excerpt: {seen:,} of {total:,} chars, the middle not seen",
+                "zh": "节选：{total:,} 个字符中的 {seen:,} 个，中间部分未看到"},
+    "persisted_fact": {"en": "full output{size} persisted at {path}, facts taken from its preview",
+                       "zh": "完整输出{size}已保存到 {path}，事实取自其预览"},
+    "size_chars": {"en": " ({n} chars)", "zh": "（{n} 个字符）"},
+    "error_fact": {"en": "error: {text}", "zh": "错误：{text}"},
+    "text_fact": {"en": "{n} chars; first line {line}", "zh": "{n} 个字符；第一行 {line}"},
+    # code notes
+    "lines": {"en": "{language}, {n:,} lines", "zh": "{language}，{n:,} 行"},
+    "parsed_whole": {"en": " (parsed whole)", "zh": "（完整解析）"},
+    "partial_paren": {"en": " ({how})", "zh": "（{how}）"},
+    "line_by_line": {"en": "partial text: read line by line", "zh": "部分文本：逐行读取"},
+    "at_least": {"en": "at least ", "zh": "至少 "},
+    "docstring": {"en": 'docstring "{text}"', "zh": '文档字符串 "{text}"'},
+    "no_docstring": {"en": "no module docstring", "zh": "没有模块文档字符串"},
+    "in_part_seen": {"en": "in the part seen, ", "zh": "所见部分中，"},
+    "classes": {"en": "{least}{n} class{s}: {names}", "zh": "{least}{n} 个类：{names}"},
+    "methods": {"en": "{name} (methods: {names})", "zh": "{name}（方法：{names}）"},
+    "functions": {"en": "{least}{n} top-level function{s}: {names}",
+                  "zh": "{least}{n} 个顶层函数：{names}"},
+    "no_definitions": {"en": "no function or class definitions",
+                       "zh": "没有函数或类的定义"},
+    "no_definitions_seen": {"en": "no function or class definitions in the part seen",
+                            "zh": "所见部分中没有函数或类的定义"},
+    "constants": {"en": "constants:", "zh": "常量："},
+    "paths_named": {"en": "files and folders it names:", "zh": "提到的文件和文件夹："},
+    # what a program does (read_effects)
+    "entry": {"en": "entry point:", "zh": "入口："},
+    "writes": {"en": "writes:", "zh": "写入："},
+    "model_request": {"en": "model request:", "zh": "模型请求："},
+    "errors": {"en": "errors:", "zh": "错误处理："},
+    "given_path": {"en": "a path it is given", "zh": "传入的路径"},
+    "system_from": {"en": "system from {names}", "zh": "system 来自 {names}"},
+    "messages_from": {"en": "messages from {names}", "zh": "messages 来自 {names}"},
+    "content_texts": {"en": "texts it puts in a content: {texts}", "zh": "放进 content 的文本：{texts}"},
+    "the_text": {"en": "the text “{text}”", "zh": "文本“{text}”"},
+    "catches": {"en": "catches {items}", "zh": "捕获 {items}"},
+    "raises": {"en": "raises {items}", "zh": "抛出 {items}"},
+    # JSON notes
+    "json_unreadable": {"en": "not JSON that can be read (it does not start with a JSON value)",
+                        "zh": "无法读取的 JSON（开头不是 JSON 值）"},
+    "json_seen": {"en": "only its first {n:,} chars were seen{total}",
+                  "zh": "只看到了前 {n:,} 个字符{total}"},
+    "json_object": {"en": "JSON object{seen}; top-level keys{keys_seen}: {keys}",
+                    "zh": "JSON 对象{seen}；顶层键{keys_seen}：{keys}"},
+    "keys_seen": {"en": " seen", "zh": "（所见）"},
+    "json_array": {"en": "JSON array{seen}{items}", "zh": "JSON 数组{seen}{items}"},
+    "of_items": {"en": " of {n} items", "zh": "，共 {n} 项"},
+    "json_single": {"en": "a single JSON {kind}: {value}", "zh": "单个 JSON {kind}：{value}"},
+    "no_records": {"en": "no list or map of records in the text seen",
+                   "zh": "所见文本中没有记录的列表或映射"},
+    "nesting": {"en": "nesting seen: {spine}", "zh": "所见的嵌套：{spine}"},
+    "holds": {"en": "{where} holds {count}", "zh": "{where} 包含 {count}"},
+    "records_n": {"en": "{n} record{s}", "zh": "{n} 条记录"},
+    "keyed": {"en": ", keyed by id ({keys})", "zh": "，以 id 为键（{keys}）"},
+    "holds_partial": {"en": "{where} holds the records: {visible}; the total number of records "
+                            "is not visible in the text seen",
+                      "zh": "{where} 包含这些记录：{visible}；所见文本中看不到记录总数"},
+    "complete_visible": {"en": "{n} complete record{s} visible", "zh": "可见 {n} 条完整记录"},
+    "nth_cut": {"en": ", the {nth} cut off where the text seen ends",
+                "zh": "，第 {n} 条在所见文本结尾处被截断"},
+    "fields": {"en": "a record's fields: {fields}", "zh": "一条记录的字段：{fields}"},
+    "only_in_cut": {"en": "seen only in the cut-off record: {names}",
+                    "zh": "只在被截断的记录中见到：{names}"},
+    "fields_from_cut": {"en": "these come from a record the text seen cuts off: more fields "
+                              "may follow",
+                        "zh": "这些字段来自一条被截断的记录：后面可能还有更多字段"},
+    "top_level": {"en": "the top level", "zh": "顶层"},
+    "top_level_array": {"en": "the top-level array", "zh": "顶层数组"},
+    "cut_off": {"en": " (cut off)", "zh": "（被截断）"},
+    "cut_off_field": {"en": ", cut off", "zh": "，被截断"},
+    "not_visible": {"en": "value not visible", "zh": "值不可见"},
+    "field": {"en": "{name} ({label})", "zh": "{name}（{label}）"},
+    "boolean": {"en": "boolean", "zh": "布尔值"},
+    "number": {"en": "number", "zh": "数字"},
+    "string": {"en": "string", "zh": "字符串"},
+    "array": {"en": "array", "zh": "数组"},
+    "array_of": {"en": "array of {kinds}", "zh": "{kinds} 数组"},
+    "object": {"en": "object", "zh": "对象"},
+    # command output and listings
+    "output_lines": {"en": "{n} lines; first: {first}", "zh": "{n} 行；第一行：{first}"},
+    "notable": {"en": "; notable: {lines}", "zh": "；值得注意：{lines}"},
+    "output_persisted": {"en": "; full output persisted at {path} (facts from its preview)",
+                         "zh": "；完整输出已保存到 {path}（事实取自其预览）"},
+    "files": {"en": "files: ", "zh": "文件："},
+    # summaries (read back by view and summarizer)
+    "summary_label": {"en": "(offline extractive summary by offline-compact-1, not Claude)",
+                      "zh": "（offline-compact-1 离线抽取式摘要，并非 Claude）"},
+    "goal": {"en": "Goal: {goal}", "zh": "目标：{goal}"},
+    "not_stated": {"en": "not stated", "zh": "未说明"},
+    "goal_cut": {"en": "… ({n:,} chars; the full request is kept beside this summary)",
+                 "zh": "…（共 {n:,} 个字符；完整请求保存在本摘要旁边）"},
+    "earlier": {"en": "Earlier requests: {requests}", "zh": "更早的请求：{requests}"},
+    "findings": {"en": "Findings:", "zh": "发现："},
+    "none_recorded": {"en": "(none recorded)", "zh": "（没有记录）"},
+    "said": {"en": "Said by the agent: {text}", "zh": "智能体说过：{text}"},
+    "files_heading": {"en": "Files:", "zh": "文件："},
+    "no_files": {"en": "- none", "zh": "- 无"},
+    "remaining": {"en": "Remaining work: {work}", "zh": "剩余工作：{work}"},
+    "not_recorded": {"en": "not recorded", "zh": "没有记录"},
+    "remaining_done": {"en": "{step} (done: the result of {calls} arrived and is noted above); "
+                             "then finish the goal",
+                       "zh": "{step}（已完成：{calls} 的结果已返回并记在上面）；然后完成目标"},
+    "constraints": {"en": "User constraints: {constraints}", "zh": "用户约束：{constraints}"},
+    "none_stated": {"en": "none stated", "zh": "未提出"},
+    "source": {"en": "source: {how}", "zh": "来源：{how}"},
+    "from_excerpt": {"en": "from an excerpt cut by the summary request's size cap",
+                     "zh": "来自被摘要请求的长度上限截断的节选"},
+    "by_summariser": {"en": "noted by the summariser, not yet by the agent",
+                      "zh": "由摘要器记下，智能体尚未记下"},
+    "no_matches": {"en": "(no matches)", "zh": "（没有匹配）"},
+}
+
+_PLACE = re.compile(r"\{(\w+)[^}]*\}")
+
+
+def phrase(key: str, lang: str, /, **values: object) -> str:
+    """The phrase ``key`` in ``lang`` (English for a language it has no form in)."""
+    forms_of = PHRASES[key]
+    return forms_of.get(lang, forms_of["en"]).format(**values)
+
+
+def forms(name: str) -> tuple[str, ...]:
+    """Every language's form of a phrase without values (a label), for readers."""
+    return tuple(dict.fromkeys(PHRASES[name][lang] for lang in LANGUAGES))
+
+
+def pattern(name: str) -> str:
+    """A regex alternation of every language's fixed form (placeholders excluded)."""
+    return "(?:" + "|".join(re.escape(f) for f in forms(name)) + ")"
+
+
+def split_parts(fact: str) -> list[str]:
+    """A note's parts, split at either language's separator."""
+    return [p for p in re.split(r"; |；", fact) if p]
