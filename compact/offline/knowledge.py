@@ -19,7 +19,7 @@ from .view import Call, View, is_placeholder
 PREFIX = phrase("prefix", "en")
 
 
-def prefix(lang: str) -> str:
+def offline_label(lang: str) -> str:
     """How the model labels an answer it writes: as the offline model, in ``lang``."""
     return phrase("prefix", lang)
 

@@ -39,6 +39,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "starts": {"en": "starts {first}", "zh": "开头是 {first}"},
     "front_matter": {"en": "front matter", "zh": "前置元数据"},
     "sections": {"en": "sections:", "zh": "二级标题："},
+    "lines_word": {"en": "lines", "zh": "行"},
     "in_all": {"en": ", … ({n} in all)", "zh": ", …（共 {n} 个）"},
     "code_names": {"en": "code names it explains:", "zh": "讲解的代码名："},
     # what was seen of a result
@@ -124,6 +125,17 @@ PHRASES: dict[str, dict[str, str]] = {
     "array": {"en": "array", "zh": "数组"},
     "array_of": {"en": "array of {kinds}", "zh": "{kinds} 数组"},
     "object": {"en": "object", "zh": "对象"},
+    # titles
+    "title_line": {"en": "{i}. {folder}: {title}", "zh": "{i}. {folder}：“{title}”"},
+    # comparisons
+    "says_it_is": {"en": "what it says it is: {text}", "zh": "自述：{text}"},
+    "structure": {"en": "structure: {text}", "zh": "结构：{text}"},
+    "explained_in": {"en": "explained in {path}: {text}", "zh": "说明文档 {path}：{text}"},
+    "paths_it_names": {"en": "the paths it names: {paths}", "zh": "代码中出现的路径：{paths}"},
+    "readme_names": {"en": "its README names: {names}", "zh": "README 提到：{names}"},
+    "no_write_seen": {"en": "no write seen in the part read", "zh": "所见部分中没有写入"},
+    "none_seen": {"en": "none in the part seen", "zh": "所见部分中没有"},
+    "nothing_noted": {"en": "nothing noted", "zh": "没有笔记"},
     # command output and listings
     "output_lines": {"en": "{n} lines; first: {first}", "zh": "{n} 行；第一行：{first}"},
     "notable": {"en": "; notable: {lines}", "zh": "；值得注意：{lines}"},
@@ -175,6 +187,18 @@ def forms(name: str) -> tuple[str, ...]:
 def pattern(name: str) -> str:
     """A regex alternation of every language's fixed form (placeholders excluded)."""
     return "(?:" + "|".join(re.escape(f) for f in forms(name)) + ")"
+
+
+def labelled(key: str, lang: str, text: str) -> str:
+    """``label text``: a note part others read back by its label (no space after a full-width colon)."""
+    label = phrase(key, lang)
+    return f"{label}{text}" if label.endswith("：") else f"{label} {text}"
+
+
+def after_label(part: str, key: str) -> str | None:
+    """What follows ``key``'s label (either language) at the start of ``part``, else None."""
+    found = next((f for f in forms(key) if part.startswith(f)), None)
+    return part[len(found):].strip() if found is not None else None
 
 
 def split_parts(fact: str) -> list[str]:

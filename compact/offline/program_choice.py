@@ -11,14 +11,14 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .knowledge import Step, facts, fetch, listing, say
-from .read_effects import ENTRY_LABEL
+from .knowledge import Step, facts, fetch, listing, next_step, say
+from .phrases import forms
 from .request_text import CODE_EXTENSIONS, code_paths, folders
 from .view import View
 
 MAX_CANDIDATES = 6          # code files read in one folder to choose its program
 _CHAPTER_CODE = re.compile(r"^[A-Za-z]*[-_]?\d+[-_.]?")
-_LINES = re.compile(r"(\d[\d,]*) lines")
+_LINES = re.compile(r"(\d[\d,]*) (?:lines|行)")
 
 
 def named_after(path: str, folder: str) -> bool:
@@ -37,7 +37,7 @@ def _lines(fact: str) -> int:
 def _rank(view: View, candidates: list[str], folder: str, lang: str) -> tuple[str, str]:
     """The program among several code files, and why, from what each was read to be."""
     known = {c: facts(view, c) or "" for c in candidates}
-    runnable = [c for c in candidates if ENTRY_LABEL in known[c]]
+    runnable = [c for c in candidates if any(label in known[c] for label in forms("entry"))]
     pool, why = runnable or candidates, []
     if len(runnable) == 1:
         return runnable[0], say(lang, "the only one of them with an entry point",
@@ -62,7 +62,7 @@ def choose_programs(view: View, lang: str) -> tuple[list[str], dict[str, str], S
     for folder in folders(view.request):
         files = listing(view, f"{folder}/*")
         if files is None:
-            return [], {}, Step(f"Next: list {folder}/ to find its program.",
+            return [], {}, Step(next_step(lang, "next_list_folder", folder=folder),
                                 [("glob", {"pattern": f"{folder}/*"})])
         code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
         if not code:

@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .phrases import phrase
+from .phrases import labelled, phrase
 from .read_effects import Effects, effect_parts, read_effects
 from .read_effects_lines import read_effects_lines
 
@@ -274,9 +274,8 @@ def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en"
     if not facts.classes and not facts.functions:
         parts.append(phrase("no_definitions_seen" if least else "no_definitions", lang))
     if facts.constants:
-        parts.append(f"{phrase('constants', lang)} "
-                     + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
-                     + (", …" if len(facts.constants) > 12 else ""))
+        parts.append(labelled("constants", lang, ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
+                              + (", …" if len(facts.constants) > 12 else "")))
     if facts.paths:
-        parts.append(f"{phrase('paths_named', lang)} {_names(facts.paths, 14)}")
+        parts.append(labelled("paths_named", lang, _names(facts.paths, 14)))
     return phrase("sep", lang).join(parts)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .phrases import phrase
+from .phrases import labelled, phrase
 
 ENTRY_LABEL = "entry point:"
 WRITES_LABEL = "writes:"
@@ -249,9 +249,9 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     """The note's parts for ``effects``; ``seen`` says they come only from part of the text."""
     parts = []
     if effects.entry_point:
-        parts.append(f"{phrase('entry', lang)} {effects.entry_point}")
+        parts.append(labelled("entry", lang, effects.entry_point))
     if effects.writes:
-        parts.append(f"{phrase('writes', lang)} {seen}{_grouped(_given(effects.writes, lang), 6)}")
+        parts.append(labelled("writes", lang, seen + _grouped(_given(effects.writes, lang), 6)))
     if effects.model_call or effects.texts:
         said = [phrase("system_from", lang, names=_listed(effects.system, 3)) if effects.system
                 else "",
@@ -259,12 +259,12 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
                 if effects.messages else "",
                 phrase("content_texts", lang, texts=_listed([f"“{t}”" for t in effects.texts], 4))
                 if effects.texts else ""]
-        parts.append(f"{phrase('model_request', lang)} {seen}" + " / ".join(s for s in said if s))
+        parts.append(labelled("model_request", lang, seen + " / ".join(s for s in said if s)))
     errors = ([phrase("catches", lang, items=_grouped(effects.catches, 5))] if effects.catches
               else []) + \
         ([phrase("raises", lang, items=_grouped(effects.raises, 4))] if effects.raises else [])
     if errors:
-        parts.append(f"{phrase('errors', lang)} {seen}" + " / ".join(errors))
+        parts.append(labelled("errors", lang, seen + " / ".join(errors)))
     return parts
 
 

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .phrases import phrase
+from .phrases import labelled, phrase
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -129,9 +129,10 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     sections = [h for level, h in facts.headings if level == 2]
     if sections:
         more = phrase("in_all", lang, n=len(sections)) if len(sections) > 10 else ""
-        parts.append(f"{phrase('sections', lang)} {'; '.join(s[:60] for s in sections[:10])}{more}")
+        shown = [s[:60] if lang == "en" else title_token(s[:60]) for s in sections[:10]]
+        parts.append(labelled("sections", lang, ("; " if lang == "en" else ", ").join(shown) + more))
     if facts.code_names:
         names = facts.code_names[:16]
-        parts.append(f"{phrase('code_names', lang)} {', '.join(names)}"
-                     + (", …" if len(facts.code_names) > 16 else ""))
+        parts.append(labelled("code_names", lang, ", ".join(names)
+                              + (", …" if len(facts.code_names) > 16 else "")))
     return phrase("sep", lang).join(parts)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PREFIX, Step, facts, fetch, listing, say
+from .knowledge import Step, facts, fetch, listing, next_step, offline_label, say
+from .phrases import phrase
 from .read_markdown import title_from_note
 from .request_text import chapter_number, chapter_range, language, readme_name
 from .title_pattern import find_pattern
@@ -37,13 +38,12 @@ def titles(view: View) -> Step:
         covered = {_folder_number(p, prefix) for p in read}
         files = read if wanted and wanted <= covered else None
     if files is None:
-        return Step("Next: list the chapters' README files.",
-                    [("glob", {"pattern": pattern})])
+        return Step(next_step(lang, "next_list_readmes"), [("glob", {"pattern": pattern})])
     targets = sorted((p for p in files if p.endswith("/" + readme) and (
                           not chapters or _folder_number(p, prefix) in wanted)),
                      key=lambda p: (_folder_number(p, prefix) or 0, p))
     if not targets:
-        return Step(PREFIX + say(lang, f"No {readme} matched {pattern} for the chapters asked "
+        return Step(offline_label(lang) + say(lang, f"No {readme} matched {pattern} for the chapters asked "
                                        f"for; the listing had: {', '.join(files) or 'nothing'}.",
                                  f"没有找到所要求章节的 {readme}（{pattern}）；列出的文件："
                                  f"{', '.join(files) or '无'}。"))
@@ -56,7 +56,8 @@ def titles(view: View) -> Step:
 def answer(view: View, targets: list[str], prefix: str, lang: str) -> Step:
     heads = {p: title_from_note(facts(view, p) or "") for p in targets}
     with_title = [p for p in targets if heads[p]]
-    lines = [f"{i}. {p.split('/')[0]}: {heads[p]}" for i, p in enumerate(with_title, 1)]
+    lines = [phrase("title_line", lang, i=i, folder=p.split("/")[0], title=heads[p])
+             for i, p in enumerate(with_title, 1)]
     missing = [p for p in targets if not heads[p]]
     titles_seen = [heads[p] for p in with_title]
     numbers = [_folder_number(p, prefix) for p in with_title]
@@ -80,5 +81,5 @@ def answer(view: View, targets: list[str], prefix: str, lang: str) -> Step:
                     f"；{path} 没有一级标题（{facts(view, path)}）")
     head = say(lang, f"The {len(with_title)} H1 titles:", f"{len(with_title)} 个一级标题：")
     label = say(lang, "Naming pattern: ", "命名规律：")
-    return Step(PREFIX + head + "\n" + "\n".join(lines) + f"\n\n{label}{rule}"
+    return Step(offline_label(lang) + head + "\n" + "\n".join(lines) + f"\n\n{label}{rule}"
                 + say(lang, ".", "。"))
