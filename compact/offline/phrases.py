@@ -71,6 +71,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "no_definitions_seen": {"en": "no function or class definitions in the part seen",
                             "zh": "所见部分中没有函数或类的定义"},
     "constants": {"en": "constants:", "zh": "常量："},
+    "constant": {"en": "{name} = {value}", "zh": "`{name} = {value}`"},   # zh: code, as code
     "paths_named": {"en": "files and folders it names:", "zh": "提到的文件和文件夹："},
     # what a program does (read_effects)
     "entry": {"en": "entry point:", "zh": "入口："},
