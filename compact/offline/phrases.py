@@ -126,6 +126,29 @@ PHRASES: dict[str, dict[str, str]] = {
     "array": {"en": "array", "zh": "数组"},
     "array_of": {"en": "array of {kinds}", "zh": "{kinds} 数组"},
     "object": {"en": "object", "zh": "对象"},
+    # small tasks (chores)
+    "writing": {"en": "Writing {path}.", "zh": "写入 {path}。"},
+    "writing_compact": {"en": "Writing {path}, then asking for compaction.",
+                        "zh": "写入 {path}，然后请求压缩。"},
+    "written": {"en": "Done: {path} is written.", "zh": "完成：{path} 已写入。"},
+    "written_compacted": {"en": "Done: {path} is written (once) and the finished turn was compacted.",
+                          "zh": "完成：{path} 已写入（只写一次），完成的这一轮已被压缩。"},
+    "noted": {"en": "Noted: {text}", "zh": "已记下：{text}"},
+    "plain": {"en": "I am the offline teaching model. I can list, read, compare and summarise "
+                    "files in the workspace; I received: {request}",
+              "zh": "我是离线教学模型，可以列出、读取、比较和总结工作区中的文件；我收到的是：{request}"},
+    "no_title": {"en": "{path} has no H1 title; {facts}", "zh": "{path} 没有一级标题；{facts}"},
+    "title_of": {"en": "The title of {path} is {title}.", "zh": "{path} 的标题是 {title}。"},
+    "needs_tool": {"en": "I need a tool to {needed} for this, and the request offers none that "
+                         "can (tools offered: {offered}).",
+                   "zh": "这件事需要一个能{needed}的工具，而请求中没有提供（提供的工具：{offered}）。"},
+    "no_tools": {"en": "none", "zh": "无"},
+    "can_read_file": {"en": "read a file", "zh": "读取文件"},
+    "can_glob": {"en": "list files by pattern", "zh": "按模式列出文件"},
+    "can_bash": {"en": "run a command", "zh": "运行命令"},
+    "can_write_file": {"en": "write a file", "zh": "写文件"},
+    "can_edit_file": {"en": "edit a file", "zh": "编辑文件"},
+    "can_compact": {"en": "compact", "zh": "压缩"},
     # titles
     "title_line": {"en": "{i}. {folder}: {title}", "zh": "{i}. {folder}：“{title}”"},
     # comparisons

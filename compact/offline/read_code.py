@@ -274,7 +274,8 @@ def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en"
     if not facts.classes and not facts.functions:
         parts.append(phrase("no_definitions_seen" if least else "no_definitions", lang))
     if facts.constants:
-        parts.append(labelled("constants", lang, ", ".join(phrase("constant", lang, name=n, value=v) for n, v in facts.constants[:12])
+        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants[:12]]
+        parts.append(labelled("constants", lang, ", ".join(shown)
                               + (", …" if len(facts.constants) > 12 else "")))
     if facts.paths:
         parts.append(labelled("paths_named", lang, _names(facts.paths, 14)))
