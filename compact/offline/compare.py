@@ -14,7 +14,7 @@ import posixpath
 import re
 
 from .compare_facets import FACETS, facet_line, facets_for
-from .knowledge import Step, facts, fetch, listing, next_step, offline_label, say
+from .knowledge import Step, facts, fetch, listing, next_step, offline_label
 from .phrases import after_label, forms, phrase, split_parts
 from .program_choice import choose_programs
 from .question_words import Word, carries, question_words
@@ -67,8 +67,7 @@ def compare(view: View) -> Step:
     if step:
         return step
     if len(programs) < 2:
-        return Step(offline_label(lang) + say(lang, "I found fewer than two programs to compare in what the "
-                                       "request names.", "请求中能找到的程序不足两个，无法比较。"))
+        return Step(offline_label(lang) + phrase("too_few_programs", lang))
     step = fetch(view, programs, lang)
     if step:
         return step
@@ -172,12 +171,9 @@ def _program_block(view: View, program: str, doc_path: str | None, has_docs: boo
         explained = sep.join(_shortened(p) for p in split_parts(doc) if p.startswith(_EXPLAINED))
         lines.append("- " + phrase("explained_in", lang, path=doc_path, text=explained))
     elif has_docs:
-        lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
-                                "旁边没有 README，以其文档字符串为说明"))
+        lines.append("- " + phrase("no_readme_beside", lang))
     elif not view.can("glob"):
-        lines.append("- " + say(lang, "no tool to list files was offered, so no README was "
-                                      "looked for; its docstring is the explanation",
-                                "没有可列出文件的工具，未查找 README；以其文档字符串为说明"))
+        lines.append("- " + phrase("no_listing_tool", lang))
     return lines
 
 
@@ -192,39 +188,35 @@ def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> li
                 found.append(f"{word.text} — {', '.join(hits[:SHOWN_NAMES])}"
                              + (", …" if len(hits) > SHOWN_NAMES else ""))
                 unmatched = [u for u in unmatched if u != word.text]
-        lines.append(f"- {program}: " + ("; ".join(found) or say(lang, "none", "没有")))
+        lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
-    head = say(lang, "Names that carry the question's words "
-                     f"({', '.join(w.text for w in words)}):",
-               f"带有问题中词语（{'、'.join(w.text for w in words)}）的名字：")
-    tail = [say(lang, f"No name in either carries: {', '.join(unmatched)}.",
-                f"两者都没有带这些词的名字：{'、'.join(unmatched)}。")] if unmatched else []
+    listed = phrase("list_sep", lang)
+    head = phrase("names_head", lang, words=listed.join(w.text for w in words))
+    tail = [phrase("names_unmatched", lang, words=listed.join(unmatched))] if unmatched else []
     return [head, *lines, *tail]
 
 
 def answer(view: View, programs: list[str], why: dict[str, str], docs: dict[str, str | None],
            lang: str) -> Step:
-    source = say(lang, " (from the summary's notes)", "（根据摘要中的笔记）") \
-        if view.compacted_before else ""
+    source = phrase("from_summary", lang) if view.compacted_before else ""
     chosen = ", ".join(f"{p} ({why[p]})" for p in programs if p in why)
-    lines = [say(lang, f"Comparison{source}:", f"比较{source}："),
-             say(lang, f"Programs: {chosen}.", f"比较的程序：{chosen}。")]
+    lines = [phrase("comparison", lang, source=source), phrase("programs", lang, chosen=chosen)]
     notes = {p: facts(view, p) or "" for p in programs}
     readmes = {p: (facts(view, docs[p]) or "") if docs.get(p) else "" for p in programs}
     for program in programs:
         lines += _program_block(view, program, docs.get(program), bool(docs), lang)
     question = question_of(view.request, programs)
     words = question_words(question)
-    lines.append("\n" + say(lang, f"The question: “{question}”.", f"问题：“{question}”。"))
+    lines.append("\n" + phrase("the_question", lang, question=question))
     for facet in facets_for(words, notes):
-        lines.append(say(lang, facet.heading_en + ":", facet.heading_zh + "："))
+        lines.append(phrase(f"facet_{facet.label}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
     names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
              for p in programs}
     lines += _word_lines(names, words, lang)
     first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)
-    lines.append(say(lang, f"\nShared by both: {', '.join(shared[:16]) or 'no name'}.",
-                     f"\n两者共有：{', '.join(shared[:16]) or '没有相同的名字'}。"))
+    lines.append("\n" + phrase("shared", lang, names=", ".join(shared[:16])
+                                or phrase("no_shared", lang)))
     return Step(offline_label(lang) + "\n".join(lines))

@@ -20,29 +20,17 @@ from .question_words import Word, stem, stems_match
 class Facet:
     label: str                  # the phrase key of the note part it reads
     words: tuple[str, ...]      # question words that ask for it
-    heading_en: str
-    heading_zh: str
-    none_en: str                # what a whole program without such a part does
-    none_zh: str
+    # its heading and what a program without such a part does: phrases facet_<label>(_none)
 
 
 FACETS = (
     Facet("writes", ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
                          "memory", "remember", "database", "data", "archive", "record", "folder",
-                         "directory", "path", "transcript"),
-          "What each stores, and where (the files it writes)",
-          "各自保存什么、存在哪里（写入的文件）",
-          "writes no file", "不写任何文件"),
+                         "directory", "path", "transcript")),
     Facet("model_request", ("context", "prompt", "message", "window", "history", "token", "system",
-                        "model", "send", "conversation"),
-          "What each keeps in the prompt (what it sends the model)",
-          "各自在提示中保留什么（发给模型的内容）",
-          "sends no model request", "不向模型发送请求"),
+                        "model", "send", "conversation")),
     Facet("errors", ("error", "exception", "fail", "failure", "retry", "crash", "fault",
-                         "wrong", "broken", "recover", "raise", "catch"),
-          "How each handles errors (what it catches and raises)",
-          "各自如何处理错误（捕获和抛出的异常）",
-          "catches and raises nothing", "不捕获也不抛出异常"),
+                         "wrong", "broken", "recover", "raise", "catch")),
 )
 _STEMS = {facet.label: [stem(w) for w in facet.words] for facet in FACETS}
 
@@ -90,4 +78,4 @@ def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
                          *said])
     if not note:
         return phrase("nothing_noted", lang)
-    return sep.join([facet.none_en if lang == "en" else facet.none_zh, *said])
+    return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])

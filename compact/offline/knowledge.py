@@ -30,10 +30,6 @@ class Step:
     calls: list[tuple[str, dict]] = field(default_factory=list)   # (role, planned input)
 
 
-def say(lang: str, en: str, zh: str) -> str:
-    return zh if lang == "zh" else en
-
-
 def note_key(call: Call) -> str | None:
     if call.name == "read_file":
         return call.input.get("path")

@@ -129,8 +129,8 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     sections = [h for level, h in facts.headings if level == 2]
     if sections:
         more = phrase("in_all", lang, n=len(sections)) if len(sections) > 10 else ""
-        shown = [s[:60] if lang == "en" else title_token(s[:60]) for s in sections[:10]]
-        parts.append(labelled("sections", lang, ("; " if lang == "en" else ", ").join(shown) + more))
+        shown = [phrase("section", lang, name=s[:60], quoted=title_token(s[:60])) for s in sections[:10]]
+        parts.append(labelled("sections", lang, phrase("section_sep", lang).join(shown) + more))
     if facts.code_names:
         names = facts.code_names[:16]
         parts.append(labelled("code_names", lang, ", ".join(names)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .knowledge import Step, facts, fetch, offline_label, say
-from .phrases import split_parts
+from .knowledge import Step, facts, fetch, offline_label
+from .phrases import phrase, split_parts
 from .request_text import language, paths
 from .view import View
 
@@ -15,5 +15,5 @@ def json_structure(view: View) -> Step:
     if step:
         return step
     parts = [p.strip() for p in split_parts(facts(view, path) or "") if p.strip()]
-    head = say(lang, f"Structure of {path}:", f"{path} 的数据结构：")
+    head = phrase("structure_of", lang, path=path)
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
