@@ -45,8 +45,8 @@ PHRASES: dict[str, dict[str, str]] = {
     "code_names": {"en": "code names it explains:", "zh": "讲解的代码名："},
     # what was seen of a result
     "preview_seen": {"en": "only the preview's first {n:,}{total} chars were seen",
-                     "zh": "只看到了预览的前 {n:,}{total} 个字符"},
-    "of_total": {"en": " of {n:,}", "zh": "（共 {n:,}）"},
+                     "zh": "只看到了预览的前 {n:,} 个字符{total}"},
+    "of_total": {"en": " of {n:,}", "zh": "，总共 {n:,} 个"},
     "excerpt": {"en": "an excerpt: {seen:,} of {total:,} chars, the middle not seen",
                 "zh": "节选：{total:,} 个字符中的 {seen:,} 个，中间部分未看到"},
     "persisted_fact": {"en": "full output{size} persisted at {path}, facts taken from its preview",
