@@ -14,11 +14,13 @@ import pytest
 
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
 from compact.demo import expected_titles
+from compact.offline import MODEL_NAME, OfflineModel
 from compact.offline.conversation import Entry
 from compact.offline.phrases import LANGUAGES, PHRASES, forms, phrase
 from compact.offline.summarizer import offline_summary
 from compact.offline.view import notes_in, read_view
 from compact.pipeline.formats import COMPACTED, compacted_message, parse_compacted
+from compact.pipeline.summary import SUMMARY_SYSTEM, render_history
 from compact.texts import language
 
 _TAKEN_OUT = re.compile(
@@ -159,3 +161,33 @@ def test_every_phrase_has_both_languages_with_the_same_values():
         values = {v: 1 for lang in LANGUAGES for v in re.findall(r"\{(\w+)", by_language[lang])}
         assert all(phrase(key, lang, **values) for lang in LANGUAGES), key
     assert forms("note") == ("Note [{key}]: {fact}", "笔记 [{key}]：{fact}")
+
+
+def _chinese_history() -> list[dict]:
+    code = '"""压缩：让历史保持短小。"""\n\nLIMIT = 50_000\n\ndef write_transcript(messages):\n    pass\n'
+    return [{"role": "user", "content": "请读取 s08/code.py，并说明它怎样保存记录。不要修改文件。"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
+                                               "input": {"path": "s08/code.py"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                          "content": code}]}]
+
+
+def _send(payload: dict, beta: str | None = None) -> str:
+    status, reply = OfflineModel(window_tokens=200_000).respond(
+        "POST", "/v1/messages", json.dumps({"model": MODEL_NAME, "max_tokens": 2_000,
+                                            **payload}).encode(),
+        {"anthropic-beta": beta} if beta else None)
+    assert status == 200, reply
+    return "".join(b.get("text") or b.get("content") or "" for b in reply["content"])
+
+
+def test_summaries_asked_every_way_of_a_chinese_conversation_are_chinese():
+    rendered = render_history(_chinese_history())
+    ours = _send({"system": SUMMARY_SYSTEM, "messages": [{"role": "user", "content":
+                  f"Summarise this conversation.\n\n<conversation>\n{rendered}\n</conversation>"}]})
+    server = _send({"messages": _chinese_history(), "compaction": {"type": "summarize"}},
+                   beta="compact-2026-09-04")
+    for summary in (ours, server):
+        assert summary.startswith(phrase("summary_label", "zh")), summary
+        assert "笔记 [s08/code.py]：Python，7 行（完整解析）" in summary
+        assert "用户约束：不要修改文件。" in summary and not english_sentences(summary)
