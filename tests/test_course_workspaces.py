@@ -86,7 +86,7 @@ def test_experiment_1_titles_and_their_pattern(run, course, lang):
     for chapter in five:
         title = result.course.titles[chapter]
         assert title in (result.root / chapter / "README.md").read_text(encoding="utf-8")
-        assert f"{chapter}: {title}" in result.answer
+        assert (f"{chapter}: {title}" if lang == "en" else f"{chapter}：“{title}”") in result.answer
     expected = {("workshop", "en"): "`Chapter N · <English name> | <Chinese name>`",
                 ("workshop", "zh"): "`Chapter N · <英文名称> | <中文名称>`",
                 ("bootcamp", "en"): "`第N课：<Chinese name> / <English name>`",
@@ -128,11 +128,19 @@ def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
         entries = data["search"]["entries"]
         record, start, where = next(iter(entries.values())), r'"e\d{4}": (?=\{)', '"search.entries"'
     for field in record:
-        assert f"{field} (" in result.answer, f"field {field!r} not named"
+        named = f"{field} (" if lang == "en" else f"{field}（"
+        assert named in result.answer, f"field {field!r} not named"
     seen = _complete_records_in(block.preview, start)
-    assert f"{where} holds the records: {seen} complete record" in result.answer
-    assert "the total number of records is not visible" in result.answer
-    assert f"persisted at {saved.relative_to(result.root).as_posix()}" in result.answer
+    saved_at = saved.relative_to(result.root).as_posix()
+    if lang == "en":
+        assert f"{where} holds the records: {seen} complete record" in result.answer
+        assert "the total number of records is not visible" in result.answer
+        assert f"persisted at {saved_at}" in result.answer
+    else:                                       # asked in Chinese: the same facts in Chinese
+        where = {"the top-level array": "顶层数组"}.get(where, where)
+        assert f"{where} 包含这些记录：可见 {seen} 条完整记录" in result.answer
+        assert "所见文本中看不到记录总数" in result.answer
+        assert f"已保存到 {saved_at}" in result.answer
 
 
 def _definitions(path: Path) -> tuple[list[str], list[str]]:
@@ -175,15 +183,18 @@ def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
         block = answer.split(f"\n{program.path}\n", 1)[1].split("\n\n", 1)[0]
         structure = next(line for line in block.splitlines() if line.startswith("- ")
                          and ("structure" in line or "结构" in line))
-        for part in structure.split("; "):
-            if re.search(r"\b(functions?|class|classes): ", part):
-                for name in re.findall(r"[A-Za-z_]\w{2,}", part.split(":", 1)[-1]):
+        for part in re.split(r"; |；", structure):
+            if re.search(r"\b(functions?|class|classes): |个类：|个顶层函数：", part):
+                for name in re.findall(r"[A-Za-z_]\w{2,}", re.split(r"[:：]", part, maxsplit=1)[-1]):
                     if name not in ("methods", "class", "classes"):
                         assert re.search(rf"\b(def|class) {name}\b", text), name
         if "(an excerpt" in structure:              # honest about what it did not see
             assert "the middle not seen" in structure
             assert "no function or class definitions in the part seen" in structure \
                 or "at least" in structure
+        if "（节选" in structure:
+            assert "中间部分未看到" in structure
+            assert "所见部分中没有函数或类的定义" in structure or "至少" in structure
 
 
 def _section(answer: str, heading: str) -> list[str]:
@@ -236,7 +247,7 @@ def test_experiment_3_answers_the_question_it_was_asked(run, course, lang):
     named = set(re.findall(r"([\w.]+) \(", errors[0].split(": ", 1)[1]))
     assert named == _caught_and_raised(result.root / first.path)
     # The one the summariser saw in part: what it names is there, and it says it saw a part.
-    assert "in the part seen" in errors[1]
+    assert ("in the part seen" if lang == "en" else "所见部分中") in errors[1]
     assert set(re.findall(r"([\w.]+) \(", errors[1])) <= _caught_and_raised(result.root / second.path)
     if "stores" in ASKED[course]:
         stores = _section(answer, HEADINGS["stores"][lang])

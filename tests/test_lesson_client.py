@@ -278,6 +278,13 @@ def run_session(server_url: str, course_name: str, lang: str, root: Path) -> tup
     return json.loads(done.stdout.splitlines()[-1]), workspace
 
 
+# A summary's label and headings, in the language of the session's requests.
+SUMMARY_WORDS = {"en": ("(offline extractive summary by offline-compact-1, not Claude)", "Goal: ",
+                        "Findings:\n", "Files:\n"),
+                 "zh": ("（offline-compact-1 离线抽取式摘要，并非 Claude）", "目标：", "发现：\n",
+                        "文件：\n")}
+
+
 @pytest.mark.parametrize(("course_name", "lang"), [("workshop", "en"), ("bootcamp", "zh")])
 def test_the_lesson_style_client_runs_all_three_prompts_in_one_session(server, tmp_path,
                                                                       course_name, lang):
@@ -287,14 +294,15 @@ def test_the_lesson_style_client_runs_all_three_prompts_in_one_session(server, t
     assert report["reads"]
     for path in report["reads"]:
         assert not Path(path).is_absolute() and (workspace / path).is_file(), path
-    assert len(report["answers"]) == 3 and all("(offline model) " in a
-                                               for a in report["answers"])
+    label = "(offline model) " if lang == "en" else "（离线模型）"     # the request's language
+    assert len(report["answers"]) == 3 and all(label in a for a in report["answers"])
     # Prompt 1 and 2 answered from the files.
     for chapter in course.chapters[:5]:
         assert course.titles[chapter] in report["answers"][0]
     data = json.loads((workspace / course.data_path).read_text(encoding="utf-8"))
     record = data[0] if isinstance(data, list) else next(iter(data["search"]["entries"].values()))
-    assert all(f"{field} (" in report["answers"][1] for field in record)
+    opener = " (" if lang == "en" else "（"
+    assert all(f"{field}{opener}" in report["answers"][1] for field in record)
     assert "persisted" in report["events"]
     # Prompt 3: the session went over the limit, and each summary is a real extractive one.
     assert "compact_history" in report["events"] and report["summaries"]
@@ -302,10 +310,10 @@ def test_the_lesson_style_client_runs_all_three_prompts_in_one_session(server, t
     tree = ast.parse((workspace / first.path).read_text(encoding="utf-8"))
     defined = [n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))]
     for summary in report["summaries"]:
-        assert summary.startswith("(offline extractive summary by offline-compact-1, not Claude)")
-        assert "\nGoal: " in summary and "\nFindings:\n" in summary and "\nFiles:\n" in summary
-        assert "I need" not in summary
-        goal = summary.split("\nGoal: ", 1)[1].split("\n", 1)[0]
+        words = SUMMARY_WORDS[lang]
+        assert summary.startswith(words[0])
+        assert all(f"\n{word}" in summary for word in words[1:]) and "I need" not in summary
+        goal = summary.split(f"\n{words[1]}", 1)[1].split("\n", 1)[0]
         assert len(goal) <= 240 and goal[:20] in prompts(course, lang)[3]
         assert any(course.titles[c] in summary for c in course.chapters[:5])   # prompt 1's facts
         assert course.data_path in summary                                     # prompt 2's file

@@ -165,9 +165,10 @@ def test_a_persisted_result_with_an_absolute_path_is_answered_from_its_preview()
     reply = send({"tools": TOOLS, "messages": messages})
     answer = text_of(reply)
     assert not calls_of(reply)
-    assert "version (string), locale (string), title (string), content (string, cut off)" in answer
-    assert "0 complete records visible" in answer
-    assert "persisted at /home/u/course/.task_outputs/tool-results/t1.txt" in answer
+    # asked in Chinese, answered in Chinese: the same facts
+    assert "version（字符串）, locale（字符串）, title（字符串）, content（字符串，被截断）" in answer
+    assert "可见 0 条完整记录" in answer
+    assert "已保存到 /home/u/course/.task_outputs/tool-results/t1.txt" in answer
 
 
 def test_tool_names_and_arguments_come_from_the_request():

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PREFIX, Step, describe, describe_output, facts, fetch, knows, reads
+from .knowledge import Step, describe, describe_output, facts, fetch, knows, next_step, offline_label, reads
 from .notes import note_line, one_line
+from .phrases import phrase
 from .read_markdown import read_markdown, title_from_note, title_token
 from .request_text import TITLES, folders, paths
 from .view import View
@@ -28,13 +29,13 @@ def write_file(view: View) -> Step:
         c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(
         f"write_file {path}" in ref for ref in view.reference)
     wants_compact = bool(re.search(r"\bcompact", view.request.replace(path, ""), re.I))
+    lang = view.lang
     if not written:
         calls = [("write_file", {"path": path, "content": text})]
-        return Step(f"Writing {path}" + (", then asking for compaction." if wants_compact else "."),
+        return Step(phrase("writing_compact" if wants_compact else "writing", lang, path=path),
                     calls + ([("compact", {})] if wants_compact else []))
-    if wants_compact:
-        return Step(PREFIX + f"Done: {path} is written (once) and the finished turn was compacted.")
-    return Step(PREFIX + f"Done: {path} is written.")
+    return Step(offline_label(lang) + phrase("written_compacted" if wants_compact else "written",
+                                             lang, path=path))
 
 
 def run_command(view: View) -> Step:
@@ -45,16 +46,19 @@ def run_command(view: View) -> Step:
     if not known:
         result = view.latest("bash", "command", command, current=True)
         if result is None:
-            return Step(f"Next: run {command}.", [("bash", {"command": command})])
-        known = [describe_output(result)]
-    return Step(PREFIX + f"`{command}`: {known[-1]}")
+            return Step(next_step(view.lang, "next_run", command=command),
+                        [("bash", {"command": command})])
+        known = [describe_output(result, view.lang)]
+    return Step(offline_label(view.lang) + f"`{command}`: {known[-1]}")
 
 
 def remember(view: View) -> Step:
     """A constraint or fact the user states: acknowledge it and keep it as a note."""
     text = one_line(re.sub(r"^(constraint|remember( that)?)\s*:?\s*", "", view.request,
                            flags=re.I), 300)
-    return Step(note_line("constraint", text) + "\n" + PREFIX + f"Noted: {text}")
+    lang = view.lang
+    return Step(note_line("constraint", text, lang) + "\n" + offline_label(lang)
+                + phrase("noted", lang, text=text))
 
 
 def read_files(view: View) -> Step:
@@ -65,16 +69,16 @@ def read_files(view: View) -> Step:
         if view.fresh_note(path):
             return view.fresh_note(path)[-1]
         raw = view.latest("read_file", "path", path, current=True)
-        return describe(path, raw) if raw is not None else None
+        return describe(path, raw, view.lang) if raw is not None else None
     missing = [p for p in wanted if not knows(view, p, current=True)]
     if missing:
-        return Step(f"Reading {len(missing)} file(s).", reads(missing))
-    return Step(PREFIX + "\n".join(f"- {p}: {known(p)}" for p in wanted))
+        return Step(phrase("reading", view.lang, n=len(missing)), reads(missing))
+    return Step(offline_label(view.lang) + "\n".join(f"- {p}: {known(p)}" for p in wanted))
 
 
 def plain(view: View) -> Step:
-    return Step(PREFIX + "I am the offline teaching model. I can list, read, compare and "
-                "summarise files in the workspace; I received: " + one_line(view.request, 200))
+    return Step(offline_label(view.lang) + phrase("plain", view.lang,
+                                                  request=one_line(view.request, 200)))
 
 
 def wants_one_title(request: str) -> bool:
@@ -88,12 +92,14 @@ def wants_one_title(request: str) -> bool:
 def file_title(view: View) -> Step:
     """The H1 title of the one file the request names (read it first if it is unknown)."""
     path = paths(view.request, ("md",))[0]
-    step = fetch(view, [path])
+    step = fetch(view, [path], view.lang)
     if step:
         return step
     raw = view.read_result(path)
     noted = view.note(path)
     title = read_markdown(raw).title if raw is not None else title_from_note(noted[-1]) if noted else None
     if not title:
-        return Step(PREFIX + f"{path} has no H1 title; {facts(view, path)}")
-    return Step(PREFIX + f"The title of {path} is {title_token(title)}.")
+        return Step(offline_label(view.lang) + phrase("no_title", view.lang, path=path,
+                                                      facts=facts(view, path)))
+    return Step(offline_label(view.lang) + phrase("title_of", view.lang, path=path,
+                                                  title=title_token(title)))

@@ -14,17 +14,17 @@ import posixpath
 import re
 
 from .compare_facets import FACETS, facet_line, facets_for
-from .knowledge import PREFIX, Step, facts, fetch, listing, say
+from .knowledge import Step, facts, fetch, listing, next_step, offline_label
+from .phrases import after_label, forms, phrase, split_parts
 from .program_choice import choose_programs
 from .question_words import Word, carries, question_words
-from .read_code import CONSTANTS_LABEL, PATHS_LABEL
-from .read_markdown import CODE_NAMES_LABEL
 from .request_text import code_paths, folders, language
 from .view import View
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
-_LABELS = ("class", "top-level function", CONSTANTS_LABEL, CODE_NAMES_LABEL)
-_EFFECTS = tuple(f.label for f in FACETS)      # shown in the answer's own parts
+_LABELS = ("class", "top-level function", "个类", "个顶层函数", *forms("constants"),
+           *forms("code_names"))
+_EFFECTS = tuple(form for f in FACETS for form in forms(f.label))   # shown in the answer's own parts
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                  "zh": ("README.zh.md", "README.zh-CN.md", "README.zh-cn.md", "README.md",
                         "README_zh.md")}
@@ -67,8 +67,7 @@ def compare(view: View) -> Step:
     if step:
         return step
     if len(programs) < 2:
-        return Step(PREFIX + say(lang, "I found fewer than two programs to compare in what the "
-                                       "request names.", "请求中能找到的程序不足两个，无法比较。"))
+        return Step(offline_label(lang) + phrase("too_few_programs", lang))
     step = fetch(view, programs, lang)
     if step:
         return step
@@ -76,8 +75,7 @@ def compare(view: View) -> Step:
     for pattern in doc_patterns(programs) if view.can("glob") else []:   # else: docstrings
         files = listing(view, pattern)
         if files is None:
-            return Step("Next: list the documentation beside the programs.",
-                        [("glob", {"pattern": pattern})])
+            return Step(next_step(lang, "next_list_docs"), [("glob", {"pattern": pattern})])
         for program in programs:
             docs.setdefault(program, pick_doc(files, program, lang))
     step = fetch(view, [d for d in docs.values() if d], lang)
@@ -86,29 +84,35 @@ def compare(view: View) -> Step:
     return answer(view, programs, why, docs, lang)
 
 
-def _part(fact: str, label: str) -> str:
-    return next((p for p in fact.split("; ") if label in p), "")
+def _part(fact: str, key: str) -> str:
+    """The part of a note under ``key``'s label, in either language."""
+    return next((p for p in split_parts(fact) if any(f in p for f in forms(key))), "")
+
+
+def _body(part: str) -> str:
+    """What follows a part's label (its first colon, either width)."""
+    return re.split(r"[:：]", part, maxsplit=1)[1] if re.search(r"[:：]", part) else part
 
 
 def names_in(fact: str) -> list[str]:
     """Identifiers a note lists as defined or explained (classes, functions, constants)."""
     names: list[str] = []
-    for part in fact.split("; "):
+    for part in split_parts(fact):
         if not any(label in part for label in _LABELS):
             continue
-        body = part.split(":", 1)[1] if ":" in part else part
-        if part.startswith(CODE_NAMES_LABEL):
+        body = _body(part)
+        if after_label(part, "code_names") is not None:
             names += [n.strip() for n in body.split(", ") if n.strip() not in ("", "…")]
             continue
-        if part.startswith(CONSTANTS_LABEL):
+        if after_label(part, "constants") is not None:
             body = " ".join(item.split("=")[0] for item in body.split(", "))
         names += [n for n in _IDENTIFIER.findall(body) if n not in ("methods", "class", "classes")]
     return list(dict.fromkeys(names))
 
 
 def paths_in(fact: str) -> list[str]:
-    part = _part(fact, PATHS_LABEL)
-    return [p.strip() for p in part.split(":", 1)[1].split(", ") if p.strip() not in ("", "…")] \
+    part = _part(fact, "paths_named")
+    return [p.strip() for p in _body(part).split(", ") if p.strip() not in ("", "…")] \
         if part else []
 
 
@@ -131,20 +135,24 @@ def question_of(request: str, programs: list[str]) -> str:
 
 def _shortened(part: str, limit: int = SHOWN_ITEMS) -> str:
     """A note's list cut to its first ``limit`` items (commas inside brackets kept)."""
-    head, colon, body = part.partition(": ")
+    colon = next((c for c in (": ", "：") if c in part), ": ")
+    head, colon, body = part.partition(colon)
     items, depth, start = [], 0, 0
     for index, char in enumerate(body):
-        depth += char in "([" and 1 or (char in ")]" and -1 or 0)
+        depth += char in "([（" and 1 or (char in ")]）" and -1 or 0)
         if depth == 0 and body.startswith(", ", index):
             items.append(body[start:index])
             start = index + 2
     items.append(body[start:])
     if not colon or len(items) <= limit:
         return part
-    return f"{head}: {', '.join(items[:limit])}, …"
+    return f"{head}{colon}{', '.join(items[:limit])}, …"
 
 
-_LEFT_OUT = (CONSTANTS_LABEL, PATHS_LABEL, "sections:", "source:")   # said elsewhere, or long
+_LEFT_OUT = tuple(f for key in ("constants", "paths_named", "sections") for f in forms(key)) \
+    + ("source:", "来源：")                                     # said elsewhere, or long
+_EXPLAINED = tuple(f for key in ("no_h1", "front_matter", "code_names") for f in forms(key)) \
+    + ("H1", "一级标题")
 
 
 def _program_block(view: View, program: str, doc_path: str | None, has_docs: bool,
@@ -152,23 +160,20 @@ def _program_block(view: View, program: str, doc_path: str | None, has_docs: boo
     code = facts(view, program) or ""
     doc = facts(view, doc_path) if doc_path else None
     lines = [f"\n{program}"]
-    doc_note = _part(code, "docstring")
+    sep = phrase("sep", lang)
+    doc_note = next((p for p in split_parts(code) if p.startswith(("docstring", "文档字符串"))), "")
     if doc_note:
-        lines.append(f"- {say(lang, 'what it says it is', '自述')}: {doc_note}")
-    structure = [_shortened(p) for p in code.split("; ") if p and not p.startswith("docstring")
-                 and not p.startswith(_EFFECTS + _LEFT_OUT)]
-    lines.append(f"- {say(lang, 'structure', '结构')}: {'; '.join(structure)}")
+        lines.append("- " + phrase("says_it_is", lang, text=doc_note))
+    structure = [_shortened(p) for p in split_parts(code) if p
+                 and not p.startswith(("docstring", "文档字符串") + _EFFECTS + _LEFT_OUT)]
+    lines.append("- " + phrase("structure", lang, text=sep.join(structure)))
     if doc_path and doc:
-        explained = "; ".join(_shortened(p) for p in doc.split("; ")
-                              if p.startswith(("H1", "no H1", "front matter", CODE_NAMES_LABEL)))
-        lines.append(f"- {say(lang, 'explained in', '说明文档')} {doc_path}: {explained}")
+        explained = sep.join(_shortened(p) for p in split_parts(doc) if p.startswith(_EXPLAINED))
+        lines.append("- " + phrase("explained_in", lang, path=doc_path, text=explained))
     elif has_docs:
-        lines.append("- " + say(lang, "no README beside it; its docstring is the explanation",
-                                "旁边没有 README，以其文档字符串为说明"))
+        lines.append("- " + phrase("no_readme_beside", lang))
     elif not view.can("glob"):
-        lines.append("- " + say(lang, "no tool to list files was offered, so no README was "
-                                      "looked for; its docstring is the explanation",
-                                "没有可列出文件的工具，未查找 README；以其文档字符串为说明"))
+        lines.append("- " + phrase("no_listing_tool", lang))
     return lines
 
 
@@ -183,39 +188,35 @@ def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> li
                 found.append(f"{word.text} — {', '.join(hits[:SHOWN_NAMES])}"
                              + (", …" if len(hits) > SHOWN_NAMES else ""))
                 unmatched = [u for u in unmatched if u != word.text]
-        lines.append(f"- {program}: " + ("; ".join(found) or say(lang, "none", "没有")))
+        lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
-    head = say(lang, "Names that carry the question's words "
-                     f"({', '.join(w.text for w in words)}):",
-               f"带有问题中词语（{'、'.join(w.text for w in words)}）的名字：")
-    tail = [say(lang, f"No name in either carries: {', '.join(unmatched)}.",
-                f"两者都没有带这些词的名字：{'、'.join(unmatched)}。")] if unmatched else []
+    listed = phrase("list_sep", lang)
+    head = phrase("names_head", lang, words=listed.join(w.text for w in words))
+    tail = [phrase("names_unmatched", lang, words=listed.join(unmatched))] if unmatched else []
     return [head, *lines, *tail]
 
 
 def answer(view: View, programs: list[str], why: dict[str, str], docs: dict[str, str | None],
            lang: str) -> Step:
-    source = say(lang, " (from the summary's notes)", "（根据摘要中的笔记）") \
-        if view.compacted_before else ""
+    source = phrase("from_summary", lang) if view.compacted_before else ""
     chosen = ", ".join(f"{p} ({why[p]})" for p in programs if p in why)
-    lines = [say(lang, f"Comparison{source}:", f"比较{source}："),
-             say(lang, f"Programs: {chosen}.", f"比较的程序：{chosen}。")]
+    lines = [phrase("comparison", lang, source=source), phrase("programs", lang, chosen=chosen)]
     notes = {p: facts(view, p) or "" for p in programs}
     readmes = {p: (facts(view, docs[p]) or "") if docs.get(p) else "" for p in programs}
     for program in programs:
         lines += _program_block(view, program, docs.get(program), bool(docs), lang)
     question = question_of(view.request, programs)
     words = question_words(question)
-    lines.append("\n" + say(lang, f"The question: “{question}”.", f"问题：“{question}”。"))
+    lines.append("\n" + phrase("the_question", lang, question=question))
     for facet in facets_for(words, notes):
-        lines.append(say(lang, facet.heading_en + ":", facet.heading_zh + "："))
+        lines.append(phrase(f"facet_{facet.label}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
     names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
              for p in programs}
     lines += _word_lines(names, words, lang)
     first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)
-    lines.append(say(lang, f"\nShared by both: {', '.join(shared[:16]) or 'no name'}.",
-                     f"\n两者共有：{', '.join(shared[:16]) or '没有相同的名字'}。"))
-    return Step(PREFIX + "\n".join(lines))
+    lines.append("\n" + phrase("shared", lang, names=", ".join(shared[:16])
+                                or phrase("no_shared", lang)))
+    return Step(offline_label(lang) + "\n".join(lines))

@@ -12,39 +12,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .phrases import after_label, phrase, split_parts
 from .question_words import Word, stem, stems_match
-from .read_code import PATHS_LABEL
-from .read_effects import ERRORS_LABEL, MODEL_LABEL, WRITES_LABEL
-from .read_markdown import CODE_NAMES_LABEL
 
 
 @dataclass(frozen=True)
 class Facet:
-    label: str                  # the note part it reads
+    label: str                  # the phrase key of the note part it reads
     words: tuple[str, ...]      # question words that ask for it
-    heading_en: str
-    heading_zh: str
-    none_en: str                # what a whole program without such a part does
-    none_zh: str
+    # its heading and what a program without such a part does: phrases facet_<label>(_none)
 
 
 FACETS = (
-    Facet(WRITES_LABEL, ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
+    Facet("writes", ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
                          "memory", "remember", "database", "data", "archive", "record", "folder",
-                         "directory", "path", "transcript"),
-          "What each stores, and where (the files it writes)",
-          "各自保存什么、存在哪里（写入的文件）",
-          "writes no file", "不写任何文件"),
-    Facet(MODEL_LABEL, ("context", "prompt", "message", "window", "history", "token", "system",
-                        "model", "send", "conversation"),
-          "What each keeps in the prompt (what it sends the model)",
-          "各自在提示中保留什么（发给模型的内容）",
-          "sends no model request", "不向模型发送请求"),
-    Facet(ERRORS_LABEL, ("error", "exception", "fail", "failure", "retry", "crash", "fault",
-                         "wrong", "broken", "recover", "raise", "catch"),
-          "How each handles errors (what it catches and raises)",
-          "各自如何处理错误（捕获和抛出的异常）",
-          "catches and raises nothing", "不捕获也不抛出异常"),
+                         "directory", "path", "transcript")),
+    Facet("model_request", ("context", "prompt", "message", "window", "history", "token", "system",
+                        "model", "send", "conversation")),
+    Facet("errors", ("error", "exception", "fail", "failure", "retry", "crash", "fault",
+                         "wrong", "broken", "recover", "raise", "catch")),
 )
 _STEMS = {facet.label: [stem(w) for w in facet.words] for facet in FACETS}
 
@@ -53,8 +39,9 @@ def asks_for(facet: Facet, words: list[Word]) -> bool:
     return any(stems_match(word.stem, s) for word in words for s in _STEMS[facet.label])
 
 
-def _part(fact: str, label: str) -> str:
-    return next((p for p in fact.split("; ") if p.startswith(label)), "")
+def _part(fact: str, key: str) -> str:
+    """What follows ``key``'s label in the note part that starts with it (either language)."""
+    return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
 
 
 def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
@@ -67,28 +54,28 @@ def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
 
 
 def _partial(note: str) -> bool:
-    return "at least" in note or "the middle not seen" in note or "only the preview" in note
+    return any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
+                                         "至少", "中间部分未看到", "只看到了预览"))
 
 
 def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
     """What one program's note (and README) says for ``facet``."""
     part = _part(note, facet.label)
     if part:
-        return part[len(facet.label):].strip()
+        return part
     said = []
-    if facet.label == WRITES_LABEL:
-        paths = _part(note, PATHS_LABEL)[len(PATHS_LABEL):].strip()
-        named = [n.strip() for n in _part(readme, CODE_NAMES_LABEL)[len(CODE_NAMES_LABEL):]
-                 .split(", ") if "/" in n or "." in n.strip(" .")]
+    if facet.label == "writes":
+        paths = _part(note, "paths_named")
+        named = [n.strip() for n in _part(readme, "code_names").split(", ")
+                 if "/" in n or "." in n.strip(" .")]
         if paths:
-            said.append(("the paths it names: " if lang == "en" else "代码中出现的路径：") + paths)
+            said.append(phrase("paths_it_names", lang, paths=paths))
         if named:
-            said.append(("its README names: " if lang == "en" else "README 提到：") + ", ".join(named))
+            said.append(phrase("readme_names", lang, names=", ".join(named)))
+    sep = phrase("sep", lang)
     if _partial(note):
-        seen = ("no write seen in the part read" if facet.label == WRITES_LABEL else
-                "none in the part seen") if lang == "en" else "所见部分中没有"
-        return ("; " if lang == "en" else "；").join([seen, *said])
+        return sep.join([phrase("no_write_seen" if facet.label == "writes" else "none_seen", lang),
+                         *said])
     if not note:
-        return "nothing noted" if lang == "en" else "没有笔记"
-    return ("; " if lang == "en" else "；").join([facet.none_en if lang == "en" else facet.none_zh,
-                                                  *said])
+        return phrase("nothing_noted", lang)
+    return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])

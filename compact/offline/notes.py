@@ -9,6 +9,7 @@ and say so when only part of it was seen (a persisted preview, an excerpt).
 from __future__ import annotations
 
 from .markers import CLIPPED, read_persisted
+from .phrases import phrase
 from .read_code import describe_code
 from .read_json import describe_json
 from .read_markdown import describe_markdown
@@ -33,42 +34,46 @@ def _kind(path: str, body: str) -> str:
     return "text"
 
 
-def describe(path: str, text: str) -> str:
+def describe(path: str, text: str, lang: str = "en") -> str:
     """The facts the model keeps about one read of ``path`` (a persisted preview or a clipped
-    excerpt included: then the facts say how much was seen)."""
+    excerpt included: then the facts say how much was seen), written in ``lang``."""
     if text.startswith("Error"):
-        return f"error: {one_line(text, 200)}"
+        return phrase("error_fact", lang, text=one_line(text, 200))
     persisted = read_persisted(text)
     body = persisted.preview if persisted else text
     clipped = CLIPPED.search(body)   # the marker pipeline.summary.clip leaves in a result
     omitted = int(clipped.group(1)) if clipped else 0
     partial = ""
     if persisted:
-        total = f" of {persisted.total_chars:,}" if persisted.total_chars else ""
-        partial = f"only the preview's first {len(body):,}{total} chars were seen"
+        total = phrase("of_total", lang, n=persisted.total_chars) if persisted.total_chars else ""
+        partial = phrase("preview_seen", lang, n=len(body), total=total)
     elif clipped:
-        partial = (f"an excerpt: {len(body) - len(clipped.group(0)):,} of "
-                   f"{len(body) - len(clipped.group(0)) + omitted:,} chars, the middle not seen")
-    kind = _kind(path, body)
-    if kind == "markdown":
-        fact = describe_markdown(body, cut=bool(partial))
-        if partial:
-            fact += f" ({partial})"
-    elif kind == "code":
-        fact = describe_code(body, path, partial)
-    elif kind == "json":
-        head = body[:clipped.start()] if clipped else body
-        fact = describe_json(head, persisted.total_chars if persisted else None,
-                             preview=bool(persisted or clipped))
-    else:
-        lines = body.splitlines()
-        fact = (f"{len(body)} chars; first line {one_line(lines[0] if lines else '', 160)!r}"
-                + (f" ({partial})" if partial else ""))
+        seen = len(body) - len(clipped.group(0))
+        partial = phrase("excerpt", lang, seen=seen, total=seen + omitted)
+    fact = _facts(path, body, (partial, clipped, persisted.total_chars if persisted else None), lang)
     if persisted:
-        size = f" ({persisted.total_chars} chars)" if persisted.total_chars else ""
-        fact += f"; full output{size} persisted at {persisted.path}, facts taken from its preview"
+        size = phrase("size_chars", lang, n=persisted.total_chars) if persisted.total_chars else ""
+        fact += phrase("sep", lang) + phrase("persisted_fact", lang, size=size, path=persisted.path)
     return fact
 
 
-def note_line(key: str, fact: str) -> str:
-    return f"Note [{key}]: {one_line(fact, NOTE_LIMIT)}"
+def _facts(path: str, body: str, cut: tuple, lang: str) -> str:
+    """The facts of one text by its kind; ``cut``: (how it was partial, the clip marker, the
+    persisted output's size)."""
+    partial, clipped, _ = cut
+    how = phrase("partial_paren", lang, how=partial) if partial else ""
+    kind = _kind(path, body)
+    if kind == "markdown":
+        return describe_markdown(body, cut=bool(partial), lang=lang) + how
+    if kind == "code":
+        return describe_code(body, path, partial, lang)
+    if kind == "json":
+        head = body[:clipped.start()] if clipped else body
+        return describe_json(head, cut[2], preview=bool(partial), lang=lang)
+    lines = body.splitlines()
+    return phrase("text_fact", lang, n=len(body),
+                  line=repr(one_line(lines[0] if lines else "", 160))) + how
+
+
+def note_line(key: str, fact: str, lang: str = "en") -> str:
+    return phrase("note", lang, key=key, fact=one_line(fact, NOTE_LIMIT))

@@ -11,14 +11,14 @@ from __future__ import annotations
 import posixpath
 import re
 
-from .knowledge import Step, facts, fetch, listing, say
-from .read_effects import ENTRY_LABEL
+from .knowledge import Step, facts, fetch, listing, next_step
+from .phrases import forms, phrase
 from .request_text import CODE_EXTENSIONS, code_paths, folders
 from .view import View
 
 MAX_CANDIDATES = 6          # code files read in one folder to choose its program
 _CHAPTER_CODE = re.compile(r"^[A-Za-z]*[-_]?\d+[-_.]?")
-_LINES = re.compile(r"(\d[\d,]*) lines")
+_LINES = re.compile(r"(\d[\d,]*) (?:lines|行)")
 
 
 def named_after(path: str, folder: str) -> bool:
@@ -37,39 +37,37 @@ def _lines(fact: str) -> int:
 def _rank(view: View, candidates: list[str], folder: str, lang: str) -> tuple[str, str]:
     """The program among several code files, and why, from what each was read to be."""
     known = {c: facts(view, c) or "" for c in candidates}
-    runnable = [c for c in candidates if ENTRY_LABEL in known[c]]
+    runnable = [c for c in candidates if any(label in known[c] for label in forms("entry"))]
     pool, why = runnable or candidates, []
     if len(runnable) == 1:
-        return runnable[0], say(lang, "the only one of them with an entry point",
-                                "其中唯一有入口的程序")
+        return runnable[0], phrase("only_entry", lang)
     if runnable:
-        why.append(say(lang, "it has an entry point", "有入口"))
+        why.append(phrase("has_entry", lang))
     after = [c for c in pool if named_after(c, folder)]
     if len(after) == 1:
-        return after[0], ", ".join(why + [say(lang, "named after its folder", "以所在文件夹命名")])
+        return after[0], ", ".join(why + [phrase("named_after_folder", lang)])
     pool = after or pool
     chosen = max(pool, key=lambda c: (_lines(known[c]), c))
-    return chosen, ", ".join(why + [say(lang, f"the longest ({_lines(known[chosen]):,} lines)",
-                                        f"最长（{_lines(known[chosen]):,} 行）")])
+    return chosen, ", ".join(why + [phrase("longest", lang, n=_lines(known[chosen]))])
 
 
 def choose_programs(view: View, lang: str) -> tuple[list[str], dict[str, str], Step | None]:
     """(programs, why each, None), or a step that lists or reads what the choice needs."""
     named = code_paths(view.request)
     if len(named) >= 2:
-        return named, {p: say(lang, "named in the request", "请求中点名") for p in named}, None
+        return named, {p: phrase("named_in_request", lang) for p in named}, None
     programs, why = [], {}
     for folder in folders(view.request):
         files = listing(view, f"{folder}/*")
         if files is None:
-            return [], {}, Step(f"Next: list {folder}/ to find its program.",
+            return [], {}, Step(next_step(lang, "next_list_folder", folder=folder),
                                 [("glob", {"pattern": f"{folder}/*"})])
         code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
         if not code:
             continue
         if len(code) == 1:
             programs.append(code[0])
-            why[code[0]] = say(lang, f"the only program in {folder}/", f"{folder}/ 中唯一的程序")
+            why[code[0]] = phrase("only_program", lang, folder=folder)
             continue
         candidates = code[:MAX_CANDIDATES]
         step = fetch(view, candidates, lang)
@@ -78,5 +76,5 @@ def choose_programs(view: View, lang: str) -> tuple[list[str], dict[str, str], S
         chosen, reason = _rank(view, candidates, folder, lang)
         others = ", ".join(posixpath.basename(c) for c in code if c != chosen)
         programs.append(chosen)
-        why[chosen] = reason + say(lang, f"; beside it: {others}", f"；同目录还有：{others}")
+        why[chosen] = reason + phrase("beside_it", lang, others=others)
     return programs, why, None

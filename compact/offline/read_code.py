@@ -11,6 +11,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .phrases import labelled, phrase
 from .read_effects import Effects, effect_parts, read_effects
 from .read_effects_lines import read_effects_lines
 
@@ -251,31 +252,31 @@ def _names(names: list[str], limit: int) -> str:
     return ", ".join(names[:limit]) + (", …" if len(names) > limit else "")
 
 
-def describe_code(text: str, path: str = "", partial: str = "") -> str:
+def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:
     """One line of facts. ``partial`` says how the text was cut (then counts are minimums)."""
     facts = read_code(text, path)
-    least = "at least " if not facts.whole or partial else ""
-    parts = [f"{facts.language}, {facts.lines:,} lines"
-             + (" (parsed whole)" if facts.whole and not partial
-                else f" ({partial or 'partial text: read line by line'})")]
-    parts.append(f'docstring "{facts.docstring[:200]}"' if facts.docstring
-                 else "no module docstring" + (" in the text seen" if least else ""))
-    parts += effect_parts(facts.effects, "in the part seen, " if least else "")
+    least = phrase("at_least", lang) if not facts.whole or partial else ""
+    parts = [phrase("lines", lang, language=facts.language, n=facts.lines)
+             + (phrase("parsed_whole", lang) if facts.whole and not partial
+                else phrase("partial_paren", lang, how=partial or phrase("line_by_line", lang)))]
+    parts.append(phrase("docstring", lang, text=facts.docstring[:200]) if facts.docstring
+                 else phrase("no_docstring", lang) + (phrase("in_text_seen", lang) if least else ""))
+    parts += effect_parts(facts.effects, phrase("in_part_seen", lang) if least else "", lang)
     if facts.classes:
-        shown = [f"{name} (methods: {_names(methods, 24)})" if methods else name
+        shown = [phrase("methods", lang, name=name, names=_names(methods, 24)) if methods else name
                  for name, methods in facts.classes[:6]]
-        parts.append(f"{least}{len(facts.classes)} "
-                     f"class{'es' if len(facts.classes) != 1 else ''}: {'; '.join(shown)}")
+        parts.append(phrase("classes", lang, least=least, n=len(facts.classes),
+                            s="es" if len(facts.classes) != 1 else "", names="; ".join(shown)))
     if facts.functions:
-        parts.append(f"{least}{len(facts.functions)} top-level "
-                     f"function{'s' if len(facts.functions) != 1 else ''}: "
-                     f"{_names(facts.functions, 24)}")
+        parts.append(phrase("functions", lang, least=least, n=len(facts.functions),
+                            s="s" if len(facts.functions) != 1 else "",
+                            names=_names(facts.functions, 24)))
     if not facts.classes and not facts.functions:
-        parts.append("no function or class definitions in the part seen" if least
-                     else "no function or class definitions")
+        parts.append(phrase("no_definitions_seen" if least else "no_definitions", lang))
     if facts.constants:
-        parts.append(f"{CONSTANTS_LABEL} " + ", ".join(f"{n} = {v}" for n, v in facts.constants[:12])
-                     + (", …" if len(facts.constants) > 12 else ""))
+        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants[:12]]
+        parts.append(labelled("constants", lang, ", ".join(shown)
+                              + (", …" if len(facts.constants) > 12 else "")))
     if facts.paths:
-        parts.append(f"{PATHS_LABEL} {_names(facts.paths, 14)}")
-    return "; ".join(parts)
+        parts.append(labelled("paths_named", lang, _names(facts.paths, 14)))
+    return phrase("sep", lang).join(parts)

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .phrases import labelled, phrase
+
 ENTRY_LABEL = "entry point:"
 WRITES_LABEL = "writes:"
 MODEL_LABEL = "model request:"
@@ -243,21 +245,30 @@ def _listed(items: list[str], limit: int) -> str:
     return ", ".join(unique[:limit]) + (", …" if len(unique) > limit else "")
 
 
-def effect_parts(effects: Effects, seen: str = "") -> list[str]:
+def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str]:
     """The note's parts for ``effects``; ``seen`` says they come only from part of the text."""
     parts = []
     if effects.entry_point:
-        parts.append(f"{ENTRY_LABEL} {effects.entry_point}")
+        parts.append(labelled("entry", lang, effects.entry_point))
     if effects.writes:
-        parts.append(f"{WRITES_LABEL} {seen}{_grouped(effects.writes, 6)}")
+        parts.append(labelled("writes", lang, seen + _grouped(_given(effects.writes, lang), 6)))
     if effects.model_call or effects.texts:
-        said = [f"system from {_listed(effects.system, 3)}" if effects.system else "",
-                f"messages from {_listed(effects.messages, 6)}" if effects.messages else "",
-                "texts it puts in a content: " + _listed([f"“{t}”" for t in effects.texts], 4)
+        said = [phrase("system_from", lang, names=_listed(effects.system, 3)) if effects.system
+                else "",
+                phrase("messages_from", lang, names=_listed(effects.messages, 6))
+                if effects.messages else "",
+                phrase("content_texts", lang, texts=_listed([f"“{t}”" for t in effects.texts], 4))
                 if effects.texts else ""]
-        parts.append(f"{MODEL_LABEL} {seen}" + " / ".join(s for s in said if s))
-    errors = ([f"catches {_grouped(effects.catches, 5)}"] if effects.catches else []) + \
-        ([f"raises {_grouped(effects.raises, 4)}"] if effects.raises else [])
+        parts.append(labelled("model_request", lang, seen + " / ".join(s for s in said if s)))
+    errors = ([phrase("catches", lang, items=_grouped(effects.catches, 5))] if effects.catches
+              else []) + \
+        ([phrase("raises", lang, items=_grouped(effects.raises, 4))] if effects.raises else [])
     if errors:
-        parts.append(f"{ERRORS_LABEL} {seen}" + " / ".join(errors))
+        parts.append(labelled("errors", lang, seen + " / ".join(errors)))
     return parts
+
+
+def _given(writes: list[tuple[str, str]], lang: str) -> list[tuple[str, str]]:
+    """The writes, "a path it is given" in ``lang``."""
+    given = phrase("given_path", lang)
+    return [(given if item == GIVEN_PATH else item, where) for item, where in writes]

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .phrases import phrase
+
 
 class CutList(list):
     """A JSON array the text ended inside."""
@@ -219,35 +221,37 @@ def best_records(value: Any) -> Records | None:
     return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
 
 
-def kind(value: Any, inner: bool = True) -> str:
+def kind(value: Any, inner: bool = True, lang: str = "en") -> str:
     if isinstance(value, bool):
-        return "boolean"
+        return phrase("boolean", lang)
     if isinstance(value, (int, float)):
-        return "number"
+        return phrase("number", lang)
     if isinstance(value, str):
-        return "string"
+        return phrase("string", lang)
     if value is None:
         return "null"
     if isinstance(value, list):
-        kinds = sorted({kind(v, inner=False) for v in value}) if inner else []
-        return f"array of {'/'.join(kinds)}" if kinds else "array"
+        kinds = sorted({kind(v, False, lang) for v in value}) if inner else []
+        return phrase("array_of", lang, kinds="/".join(kinds)) if kinds else phrase("array", lang)
     if isinstance(value, dict):
-        return "object"
+        return phrase("object", lang)
     return type(value).__name__
 
 
-def _field(name: str, values: list[Any]) -> str:
-    kinds = list(dict.fromkeys(kind(v) for v in values if v is not CUT_VALUE))
-    if any(k.startswith("array of") for k in kinds):
-        kinds = [k for k in kinds if k != "array"]      # an empty list says nothing more
-    label = "/".join(kinds) if kinds else "value not visible"
+def _field(name: str, values: list[Any], lang: str = "en") -> str:
+    kinds = list(dict.fromkeys(kind(v, lang=lang) for v in values if v is not CUT_VALUE))
+    array = phrase("array", lang)
+    if any(k != array and k.startswith(array.split(" ")[0]) or k.endswith(" " + array)
+           for k in kinds):
+        kinds = [k for k in kinds if k != array]      # an empty list says nothing more
+    label = "/".join(kinds) if kinds else phrase("not_visible", lang)
     objects = [v for v in values if isinstance(v, dict) and v]
     if objects:
         inner = list(dict.fromkeys(k for o in objects for k in o))
         label += f": {', '.join(inner[:8])}{', …' if len(inner) > 8 else ''}"
     if kinds and values and all(is_cut(v) for v in values):
-        label += ", cut off"
-    return f"{name} ({label})"
+        label += phrase("cut_off_field", lang)
+    return phrase("field", lang, name=name, label=label)
 
 
 def record_fields(records: Records) -> list[tuple[str, list[Any]]]:
@@ -270,69 +274,83 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def describe_json(text: str, total_chars: int | None = None, preview: bool = False) -> str:
+def _where(where: str, lang: str) -> str:
+    fixed = {"the top level": "top_level", "the top-level array": "top_level_array"}
+    return phrase(fixed[where], lang) if where in fixed else where
+
+
+def _keys(value: dict, lang: str) -> list[str]:
+    return [f"{k}{phrase('cut_off', lang) if is_cut(v) else ''}" for k, v in value.items()]
+
+
+def describe_json(text: str, total_chars: int | None = None, preview: bool = False,
+                  lang: str = "en") -> str:
     """What the structure of ``text`` shows, and what it cannot show when it was cut off.
 
     ``preview``: ``text`` is the head of a longer output of ``total_chars`` characters.
     """
     value, whole = parse_prefix(text)
     if value is None and not whole:
-        return "not JSON that can be read (it does not start with a JSON value)"
-    seen = f"only its first {len(text):,} chars were seen" + (
-        f" of {total_chars:,}" if total_chars else "")
+        return phrase("json_unreadable", lang)
+    seen = phrase("json_seen", lang, n=len(text),
+                  total=phrase("of_total", lang, n=total_chars) if total_chars else "")
+    seen = "" if whole else phrase("partial_paren", lang, how=seen)
     parts = []
     if isinstance(value, dict):
-        keys = [f"{k}{' (cut off)' if is_cut(v) else ''}" for k, v in value.items()]
-        parts.append(f"JSON object{f' ({seen})' if not whole else ''}; top-level keys"
-                     f"{' seen' if not whole else ''}: {', '.join(keys) or 'none'}")
+        parts.append(phrase("json_object", lang, seen=seen, keys=", ".join(_keys(value, lang))
+                            or phrase("none", lang), keys_seen="" if whole else phrase("keys_seen", lang)))
     elif isinstance(value, list):
-        parts.append(f"JSON array{f' ({seen})' if not whole else ''}"
-                     + (f" of {len(value)} items" if whole else ""))
+        parts.append(phrase("json_array", lang, seen=seen,
+                            items=phrase("of_items", lang, n=len(value)) if whole else ""))
     else:
-        return f"a single JSON {kind(value)}: {str(value)[:80]!r}"
+        return phrase("json_single", lang, kind=kind(value, lang=lang), value=repr(str(value)[:80]))
     records = best_records(value)
     if records is None:
-        parts.append("no list or map of records in the text seen")
-        spine = _spine(value)
+        parts.append(phrase("no_records", lang))
+        spine = _spine(value, lang=lang)
         if spine:
-            parts.append(f"nesting seen: {spine}")
-        return "; ".join(parts)
+            parts.append(phrase("nesting", lang, spine=spine))
+        return phrase("sep", lang).join(parts)
+    return phrase("sep", lang).join(parts + _record_parts(records, whole, lang))
+
+
+def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     complete = len(records.complete)
     cut_items = len(records.items) - complete
-    noun = "record" if complete == 1 else "records"
+    s = "" if complete == 1 else "s"
+    where = _where(records.where, lang)
+    parts = []
     if whole or not (records.cut or cut_items):
-        count = f"{complete} {noun}"
+        count = phrase("records_n", lang, n=complete, s=s)
         if records.keyed:
             shown = ", ".join(records.keys[:6]) + (", …" if len(records.keys) > 6 else "")
-            count += f", keyed by id ({shown})"
-        parts.append(f"{records.where} holds {count}")
+            count += phrase("keyed", lang, keys=shown)
+        parts.append(phrase("holds", lang, where=where, count=count))
     else:
-        visible = f"{complete} complete {noun} visible"
+        visible = phrase("complete_visible", lang, n=complete, s=s)
         if cut_items:
-            visible += f", the {_ordinal(complete + 1)} cut off where the text seen ends"
-        parts.append(f"{records.where} holds the records: {visible}; the total number of "
-                     "records is not visible in the text seen")
+            visible += phrase("nth_cut", lang, nth=_ordinal(complete + 1), n=complete + 1)
+        parts.append(phrase("holds_partial", lang, where=where, visible=visible))
     fields = record_fields(records)
     only_cut = {name for name, values in fields
                 if all(isinstance(item, CutDict) for item in records.items if name in item)}
-    listed = ", ".join(_field(name, values) for name, values in fields)
-    parts.append(f"a record's fields: {listed}")
+    listed = ", ".join(_field(name, values, lang) for name, values in fields)
+    parts.append(phrase("fields", lang, fields=listed))
     if only_cut and complete:
-        parts.append(f"seen only in the cut-off record: {', '.join(sorted(only_cut))}")
+        parts.append(phrase("only_in_cut", lang, names=", ".join(sorted(only_cut))))
     if not complete and cut_items:
-        parts.append("these come from a record the text seen cuts off: more fields may follow")
-    return "; ".join(parts)
+        parts.append(phrase("fields_from_cut", lang))
+    return parts
 
 
-def _spine(value: Any, limit: int = 6) -> str:
+def _spine(value: Any, limit: int = 6, lang: str = "en") -> str:
     """The path into the last value seen, and the keys where it ends: how the data nests."""
     steps: list[str] = []
     while len(steps) < limit:
         if isinstance(value, dict) and value:
             last = list(value)[-1]
             if not isinstance(value[last], (dict, list)) or not value[last]:
-                keys = [f"{k}{' (cut off)' if is_cut(v) else ''}" for k, v in value.items()]
-                steps.append("{" + ", ".join(keys[:8]) + "}")
+                steps.append("{" + ", ".join(_keys(value, lang)[:8]) + "}")
                 break
             steps.append(last)
             value = value[last]

@@ -12,13 +12,15 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .phrases import labelled, phrase
+
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+|[\w.-]+/)`")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
-CODE_NAMES_LABEL = "code names it explains:"     # read back by ``compare``
+CODE_NAMES_LABEL = "code names it explains:"     # read back by ``compare`` (phrase code_names)
 
 
 @dataclass
@@ -104,7 +106,7 @@ def title_token(title: str) -> str:
     return json.dumps(title, ensure_ascii=False)
 
 
-_TITLE_IN_NOTE = re.compile(r'H1 ("(?:[^"\\]|\\.)*")')
+_TITLE_IN_NOTE = re.compile(r'(?:H1|一级标题) ("(?:[^"\\]|\\.)*")')
 
 
 def title_from_note(note: str) -> str | None:
@@ -112,23 +114,25 @@ def title_from_note(note: str) -> str | None:
     return json.loads(match.group(1)) if match else None
 
 
-def describe_markdown(text: str, cut: bool = False) -> str:
+def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     facts = read_markdown(text)
     parts = []
     if facts.title and facts.title_style != "front matter":
-        parts.append(f"H1 {title_token(facts.title)}")
+        parts.append(phrase("h1", lang, title=title_token(facts.title)))
     else:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        parts.append(f"no H1{' in the text seen' if cut else ''}; starts {first[:80]!r}")
+        parts.append(phrase("no_h1", lang) + (phrase("in_text_seen", lang) if cut else "")
+                     + phrase("sep", lang) + phrase("starts", lang, first=repr(first[:80])))
     if facts.front_matter:
         shown = ", ".join(f"{k}: {v[:40]}" for k, v in list(facts.front_matter.items())[:5])
-        parts.append(f"front matter ({shown})")
+        parts.append(phrase("front_matter", lang) + phrase("partial_paren", lang, how=shown))
     sections = [h for level, h in facts.headings if level == 2]
     if sections:
-        more = f", … ({len(sections)} in all)" if len(sections) > 10 else ""
-        parts.append(f"sections: {'; '.join(s[:60] for s in sections[:10])}{more}")
+        more = phrase("in_all", lang, n=len(sections)) if len(sections) > 10 else ""
+        shown = [phrase("section", lang, name=s[:60], quoted=title_token(s[:60])) for s in sections[:10]]
+        parts.append(labelled("sections", lang, phrase("section_sep", lang).join(shown) + more))
     if facts.code_names:
         names = facts.code_names[:16]
-        parts.append(f"{CODE_NAMES_LABEL} {', '.join(names)}"
-                     + (", …" if len(facts.code_names) > 16 else ""))
-    return "; ".join(parts)
+        parts.append(labelled("code_names", lang, ", ".join(names)
+                              + (", …" if len(facts.code_names) > 16 else "")))
+    return phrase("sep", lang).join(parts)

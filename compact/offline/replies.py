@@ -18,6 +18,8 @@ from ..pipeline.messages import wire_json
 from .context_management import Prepared
 from .conversation import summary_conversation
 from .identity import MODEL_NAME
+from .knowledge import offline_label
+from .phrases import PHRASES, phrase
 from .server_compaction import iteration, summary_block, visible_messages
 from .skills import decide
 from .summarizer import offline_summary
@@ -88,16 +90,18 @@ class Replier:
     def _agent_turn(self, messages: list) -> list:
         """The next step of the task, its tool calls in the client's own tool names."""
         toolbox = Toolbox.from_request(self.payload.get("tools"))
-        step = decide(read_view(messages, frozenset(toolbox.tools), toolbox.roles_by_name),
-                      take_notes=self.take_notes)
+        view = read_view(messages, frozenset(toolbox.tools), toolbox.roles_by_name)
+        step = decide(view, take_notes=self.take_notes)
         planned = [(role, i) for role, i in step.calls if toolbox.has(role)]
         calls = [toolbox.call(role, i) for role, i in planned]
         content = [{"type": "text", "text": step.text}] if step.text else []
         content += [{"type": "tool_use", "id": f"toolu_off_{self.digest}{k:02d}", "name": name,
                      "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
         if not calls and step.calls:
-            needed = ", ".join(WHAT[r] for r in toolbox.missing([r for r, _ in step.calls]))
-            offered = ", ".join(toolbox.offered) or "none"
-            content = [{"type": "text", "text": f"(offline model) I need a tool to {needed} for "
-                        f"this, and the request offers none that can (tools offered: {offered})."}]
+            lang = view.lang
+            needed = ", ".join(phrase(f"can_{r}", lang) if f"can_{r}" in PHRASES else WHAT[r]
+                               for r in toolbox.missing([r for r, _ in step.calls]))
+            offered = ", ".join(toolbox.offered) or phrase("no_tools", lang)
+            content = [{"type": "text", "text": offline_label(lang) + phrase(
+                "needs_tool", lang, needed=needed, offered=offered)}]
         return content

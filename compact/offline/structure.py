@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .knowledge import PREFIX, Step, facts, fetch, say
+from .knowledge import Step, facts, fetch, offline_label
+from .phrases import phrase, split_parts
 from .request_text import language, paths
 from .view import View
 
@@ -13,6 +14,6 @@ def json_structure(view: View) -> Step:
     step = fetch(view, [path], lang)
     if step:
         return step
-    parts = [p.strip() for p in (facts(view, path) or "").split("; ") if p.strip()]
-    head = say(lang, f"Structure of {path}:", f"{path} 的数据结构：")
-    return Step(PREFIX + head + "\n" + "\n".join(f"- {p}" for p in parts))
+    parts = [p.strip() for p in split_parts(facts(view, path) or "") if p.strip()]
+    head = phrase("structure_of", lang, path=path)
+    return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))

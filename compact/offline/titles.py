@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .knowledge import PREFIX, Step, facts, fetch, listing, say
+from .knowledge import Step, facts, fetch, listing, next_step, offline_label
+from .phrases import phrase
 from .read_markdown import title_from_note
 from .request_text import chapter_number, chapter_range, language, readme_name
 from .title_pattern import find_pattern
@@ -37,16 +38,13 @@ def titles(view: View) -> Step:
         covered = {_folder_number(p, prefix) for p in read}
         files = read if wanted and wanted <= covered else None
     if files is None:
-        return Step("Next: list the chapters' README files.",
-                    [("glob", {"pattern": pattern})])
+        return Step(next_step(lang, "next_list_readmes"), [("glob", {"pattern": pattern})])
     targets = sorted((p for p in files if p.endswith("/" + readme) and (
                           not chapters or _folder_number(p, prefix) in wanted)),
                      key=lambda p: (_folder_number(p, prefix) or 0, p))
     if not targets:
-        return Step(PREFIX + say(lang, f"No {readme} matched {pattern} for the chapters asked "
-                                       f"for; the listing had: {', '.join(files) or 'nothing'}.",
-                                 f"没有找到所要求章节的 {readme}（{pattern}）；列出的文件："
-                                 f"{', '.join(files) or '无'}。"))
+        return Step(offline_label(lang) + phrase("no_readme", lang, readme=readme, pattern=pattern,
+                                                 files=", ".join(files) or phrase("nothing", lang)))
     step = fetch(view, targets, lang)
     if step:
         return step
@@ -56,29 +54,24 @@ def titles(view: View) -> Step:
 def answer(view: View, targets: list[str], prefix: str, lang: str) -> Step:
     heads = {p: title_from_note(facts(view, p) or "") for p in targets}
     with_title = [p for p in targets if heads[p]]
-    lines = [f"{i}. {p.split('/')[0]}: {heads[p]}" for i, p in enumerate(with_title, 1)]
+    lines = [phrase("title_line", lang, i=i, folder=p.split("/")[0], title=heads[p])
+             for i, p in enumerate(with_title, 1)]
     missing = [p for p in targets if not heads[p]]
     titles_seen = [heads[p] for p in with_title]
     numbers = [_folder_number(p, prefix) for p in with_title]
     found, others = find_pattern(titles_seen, numbers, lang)
     if found is None:
-        rule = say(lang, "the titles share no single pattern (their separators differ)",
-                   "这些标题没有统一的命名规律（分隔符各不相同）")
+        rule = phrase("no_pattern", lang)
     else:
         whole = not others and not missing
-        rule = (say(lang, f"every title is `{found.template}`: {found.words}",
-                    f"每个标题都是 `{found.template}`：{found.words}") if whole else
-                say(lang, f"{len(found.members)} of {len(targets)} titles are `{found.template}`: "
-                          f"{found.words}",
-                    f"{len(targets)} 个标题中有 {len(found.members)} 个是 `{found.template}`："
-                    f"{found.words}"))
+        rule = (phrase("every_title", lang, template=found.template, words=found.words) if whole
+                else phrase("some_titles", lang, n=len(found.members), of=len(targets),
+                            template=found.template, words=found.words))
         for i in others:
-            rule += say(lang, f"; {with_title[i].split('/')[0]}'s is not: “{titles_seen[i]}”",
-                        f"；{with_title[i].split('/')[0]} 的不同：“{titles_seen[i]}”")
+            rule += phrase("title_differs", lang, folder=with_title[i].split("/")[0],
+                           title=titles_seen[i])
     for path in missing:
-        rule += say(lang, f"; {path} has no H1 ({facts(view, path)})",
-                    f"；{path} 没有一级标题（{facts(view, path)}）")
-    head = say(lang, f"The {len(with_title)} H1 titles:", f"{len(with_title)} 个一级标题：")
-    label = say(lang, "Naming pattern: ", "命名规律：")
-    return Step(PREFIX + head + "\n" + "\n".join(lines) + f"\n\n{label}{rule}"
-                + say(lang, ".", "。"))
+        rule += phrase("title_missing", lang, path=path, facts=facts(view, path))
+    head = phrase("titles_head", lang, n=len(with_title))
+    return Step(offline_label(lang) + head + "\n" + "\n".join(lines) + "\n\n"
+                + phrase("naming_pattern", lang, rule=rule))

@@ -14,12 +14,19 @@ from dataclasses import dataclass, field
 from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
 from .context_editing import CLEARED
 from .markers import CompactedText, read_compacted, read_placeholder, read_snip
+from .request_text import language
 from .tooling import planned_call
 
-NOTE = re.compile(r"^Note \[([^\]\n]+)\]: (.+)$", re.MULTILINE)
+# The model's notes, in either language it writes them (``phrases``: note).
+NOTE = re.compile(r"^(?:Note \[([^\]\n]+)\]: |笔记 \[([^\]\n]+)\]：)(.+)$", re.MULTILINE)
 # Where another framework puts its kept summary (LangChain's SummarizationMiddleware).
 SUMMARY_MARKERS = ("Here is a summary of the conversation to date:",)
-_GOAL = re.compile(r"^Goal: (.+)$", re.MULTILINE)
+_GOAL = re.compile(r"^(?:Goal: |目标：)(.+)$", re.MULTILINE)
+
+
+def notes_in(text: str) -> list[tuple[str, str]]:
+    """(key, fact) of every note in ``text``, whichever language it was written in."""
+    return [(m.group(1) or m.group(2), m.group(3)) for m in NOTE.finditer(text)]
 
 
 @dataclass
@@ -58,6 +65,11 @@ class View:
     request_from: int = 0                           # index of the first call for this request
     tools: frozenset[str] | None = None             # the roles the request offers (None: any)
 
+    @property
+    def lang(self) -> str:
+        """The language the model answers in: the request's own."""
+        return language(self.request)
+
     def can(self, role: str) -> bool:
         return self.tools is None or role in self.tools
 
@@ -90,7 +102,7 @@ class View:
 
 
 def _add_notes(view: View, text: str) -> None:
-    for key, fact in NOTE.findall(text):
+    for key, fact in notes_in(text):
         for book in (view.notes, view.fresh):
             facts = book.setdefault(key, [])
             if fact not in facts:
