@@ -5,6 +5,8 @@ it stays meaningful when other jobs share the cores; the load average is printed
 Runs happen in a temporary folder, so ``runs/`` never lands in the repository.
 
     python benchmarks/bench_notebooks.py [substring ...]     # e.g. 00 03 to time two notebooks
+
+The English notebooks, then their Chinese translations (``notebooks/zh/``), each with its total.
 """
 
 from __future__ import annotations
@@ -27,24 +29,30 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def main(wanted: list[str]) -> None:
-    os.environ.pop("ANTHROPIC_API_KEY", None)          # the suite's figures are the offline ones
-    paths = [p for p in sorted(NOTEBOOKS.glob("*.ipynb")) if not wanted or any(w in p.name for w in wanted)]
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print(f"{'notebook':<40} {'wall s':>7} {'cpu s':>7}")
+def run(paths: list[Path], folder: str) -> None:
+    """Execute each notebook in turn, printing its wall and CPU seconds, then the total."""
     start_wall, start_cpu = time.perf_counter(), cpu_seconds()
-    with tempfile.TemporaryDirectory(prefix="bench-notebooks-") as folder:
-        for path in paths:
-            nb = nbformat.read(path, as_version=4)
-            wall, cpu = time.perf_counter(), cpu_seconds()
-            NotebookClient(nb, timeout=600, kernel_name="python3",
-                           resources={"metadata": {"path": folder}}).execute()
-            print(f"{path.name:<40} {time.perf_counter() - wall:>7.1f} {cpu_seconds() - cpu:>7.1f}",
-                  flush=True)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": folder}}).execute()
+        name = path.relative_to(NOTEBOOKS).as_posix()
+        print(f"{name:<40} {time.perf_counter() - wall:>7.1f} {cpu_seconds() - cpu:>7.1f}", flush=True)
     print(f"{'all ' + str(len(paths)) + ' notebooks':<40} {time.perf_counter() - start_wall:>7.1f} "
           f"{cpu_seconds() - start_cpu:>7.1f}")
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
+
+def main(wanted: list[str]) -> None:
+    os.environ.pop("ANTHROPIC_API_KEY", None)          # the suite's figures are the offline ones
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"{'notebook':<40} {'wall s':>7} {'cpu s':>7}")
+    with tempfile.TemporaryDirectory(prefix="bench-notebooks-") as folder:
+        for language in (NOTEBOOKS, NOTEBOOKS / "zh"):
+            paths = [p for p in sorted(language.glob("*.ipynb"))
+                     if not wanted or any(w in p.name for w in wanted)]
+            run(paths, folder)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 if __name__ == "__main__":
     main(sys.argv[1:])
