@@ -8,23 +8,23 @@ from __future__ import annotations
 from ..texts import register
 
 register({
-    "lab.button.1": {"en": "Experiment 1 · micro_compact", "zh": "实验 1 · micro_compact"},
-    "lab.button.2": {"en": "Experiment 2 · tool_result_budget", "zh": "实验 2 · tool_result_budget"},
-    "lab.button.3": {"en": "Experiment 3 · compact_history", "zh": "实验 3 · compact_history"},
+    "lab.button.1": {"en": "Experiment 1 · micro_compact", "zh": "实验一 · micro_compact"},
+    "lab.button.2": {"en": "Experiment 2 · tool_result_budget", "zh": "实验二 · tool_result_budget"},
+    "lab.button.3": {"en": "Experiment 3 · compact_history", "zh": "实验三 · compact_history"},
     "lab.button.baseline": {"en": "Baseline · no compaction", "zh": "对照组 · 不做压缩"},
     "lab.tip.context_limit": {"en": "experiment 3: when compact_history fires",
-                              "zh": "实验 3：compact_history 何时触发"},
+                              "zh": "实验三：compact_history 何时触发"},
     "lab.tip.keep_recent_results": {"en": "experiment 1: how many newest results stay whole",
-                                    "zh": "实验 1：最新的几条结果保持完整"},
+                                    "zh": "实验一：最新的几条结果保持完整"},
     "lab.tip.max_messages": {"en": "snip_compact: above this many messages the middle goes",
                              "zh": "snip_compact：消息超过这个条数时裁掉中间部分"},
     "lab.tip.tool_result_budget": {
         "en": "experiment 2: results a batch may hold before the largest go to disk",
-        "zh": "实验 2：一批工具结果的总字符预算，超出后最大的结果转存到磁盘"},
+        "zh": "实验二：一批工具结果的总字符预算，超出后最大的结果转存到磁盘"},
     "lab.tip.persist_threshold": {"en": "experiment 2: only results longer than this are persisted",
-                                  "zh": "实验 2：只有比这更长的结果才会转存"},
+                                  "zh": "实验二：只有比这更长的结果才会转存"},
     "lab.tip.preview_chars": {"en": "experiment 2: how much of a persisted result stays",
-                              "zh": "实验 2：转存后的结果在上下文中保留多少字符的预览"},
+                              "zh": "实验二：转存后的结果在上下文中保留多少字符的预览"},
     "lab.explains.baseline": {"en": "no compaction: the context just grows until the model refuses it",
                               "zh": "不做压缩：上下文一直增长，直到模型拒绝请求"},
     "lab.explains.1": {"en": "micro_compact: the {keep} newest results stay whole, older ones over "
