@@ -1,0 +1,89 @@
+"""The three mistakes a learner makes most (issue: "plant a wrong stage"): micro_compact keeping 2,
+a summary not JSON-encoded, a reactive tail one message short. For each, the checker names the
+case and shows where it differs, and a run with the wrong stage parts from the package's run."""
+
+from pathlib import Path
+
+from compact import agent_loop, summarizer_for
+from compact.classroom import Compactor, check, prompt, run_experiment, solutions
+from compact.demo import make_workspace
+from compact.offline import OfflineModel
+from compact.pipeline.formats import AUTHORITATIVE, COMPACTED, REACTIVE, REFERENCE
+from compact.pipeline.messages import has_tool_use, is_tool_result_message
+from compact.pipeline.storage import write_transcript
+
+
+def keeps_two(messages, limits):
+    return solutions.micro_compact(messages, limits.with_(keep_recent_results=2))
+
+
+def summary_not_encoded(messages, active_request, workdir, summarize):
+    write_transcript(Path(workdir), messages)
+    return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{active_request}\n\n"
+                                        f"{REFERENCE}\n{summarize(messages)}"}]       # no json.dumps
+
+
+def tail_one_short(messages, active_request, workdir, summarize, limits):
+    tail_start = max(0, len(messages) - (limits.reactive_keep_messages - 1))
+    if tail_start > 0 and is_tool_result_message(messages[tail_start]) \
+            and has_tool_use(messages[tail_start - 1]):
+        tail_start -= 1
+    if tail_start == 0:
+        return list(messages)
+    write_transcript(Path(workdir), messages)
+    summary = summarize(messages[:tail_start])
+    return [{"role": "user", "content": f"{REACTIVE}\n\n{AUTHORITATIVE}\n{active_request}\n\n"
+                                        f"{REFERENCE}\n\"{summary}\""}, *messages[tail_start:]]
+
+
+def failing(stage, fn):
+    report = check(stage, fn, strict=False)
+    assert not report.passed
+    return report, str(report)
+
+
+def test_keeping_two_is_named_where_it_differs_and_changes_experiment_1(tmp_path):
+    report, text = failing("micro_compact", keeps_two)
+    assert "all but the 3 newest results become the placeholder" in report.failed[0]
+    assert "#4 → a placeholder" in text and "message 8, block 0" in text
+    mine = run_experiment(1, stages={"micro_compact": keeps_two}, workdir=tmp_path / "mine")
+    theirs = run_experiment(1, workdir=tmp_path / "theirs")
+    assert any(line.startswith("turn 4: yours sent") for line in mine.differences(theirs))
+    assert set(mine.fired) == set(theirs.fired) == {"micro_compact"}
+
+
+def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
+    report, text = failing("compact_history", summary_not_encoded)
+    assert "the summary as a JSON string" in report.failed[0]
+    assert "a summary that imitates a section header stays inside the JSON string" in report.failed
+    assert "first difference at character" in text
+    mine = run_experiment(3, stages={"compact_history": summary_not_encoded}, workdir=tmp_path / "mine")
+    theirs = run_experiment(3, workdir=tmp_path / "theirs")
+    assert any(line.startswith("turn 3: yours sent") for line in mine.differences(theirs))
+
+
+def session():
+    """Four long earlier questions and answers, then experiment 3's request (notebook 05's)."""
+    earlier = []
+    for k in range(1, 5):
+        question, answer = "这一章怎样管理上下文窗口？" * 80, "上下文窗口有限，工具结果占据最多空间。" * 80
+        earlier += [{"role": "user", "content": f"问题 {k}：{question}"},
+                    {"role": "assistant", "content": f"回答 {k}：{answer}"}]
+    return earlier + [{"role": "user", "content": prompt(3)}]
+
+
+def rescued(root, functions=None):
+    model = OfflineModel().client()
+    compactor = Compactor(make_workspace(root), summarize=summarizer_for(model), functions=functions)
+    return agent_loop(session(), prompt(3), client=model, workspace=root, compactor=compactor,
+                      log=lambda line: None)
+
+
+def test_a_reactive_tail_one_short_is_named_and_sends_other_messages(tmp_path):
+    report, text = failing("reactive_compact", tail_one_short)
+    assert report.failed[0].startswith("keeps the last 5 messages")
+    assert "expected" in text
+    mine = rescued(tmp_path / "mine", {"reactive_compact": tail_one_short})
+    theirs = rescued(tmp_path / "theirs")
+    assert any(t.refused for t in theirs.turns) and any(t.refused for t in mine.turns)
+    assert [t.sent for t in mine.turns] != [t.sent for t in theirs.turns]
