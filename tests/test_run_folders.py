@@ -71,7 +71,9 @@ while time.monotonic() < deadline or not done:
         done += 1
     else:
         done += 1 + lab.clear_old_runs()
-print(done)
+print(done, flush=True)
+if sys.argv[2] == "run":
+    sys.stdin.readline()              # stays open, its runs live, until told to close
 """
 
 
@@ -79,14 +81,20 @@ def test_a_lab_clearing_while_another_runs_breaks_neither(tmp_path):
     """One lab runs experiment 3 again and again while another presses "Clear old runs" as fast
     as it can, on one folder: no FileNotFoundError in a run, no "Directory not empty" in a clear."""
     root = tmp_path / "runs" / "lab"
-    labs = [subprocess.Popen([sys.executable, "-c", RUN_OR_CLEAR, str(root), mode, "4"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for mode in ("run", "clear")]
-    for lab in labs:
-        out, err = lab.communicate(timeout=120)
-        assert lab.returncode == 0, err[-3000:]
-        assert int(out) > 0
-    assert 0 < len(run_folders(root)) <= KEEP_RUNS + 1   # the runner kept its newest few
+    runner, clearer = [subprocess.Popen([sys.executable, "-c", RUN_OR_CLEAR, str(root), mode, "4"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+                       for mode in ("run", "clear")]
+    out, err = clearer.communicate(timeout=120)
+    assert clearer.returncode == 0, err[-3000:]
+    assert int(out) > 0
+    line = runner.stdout.readline()                     # the runner is done and still open
+    assert line.strip(), runner.communicate(timeout=30)[1][-3000:]
+    assert int(line) > 0
+    # While the runner lives its runs stay: it kept its newest few (a closed lab's runs may go).
+    assert 0 < len(run_folders(root)) <= KEEP_RUNS + 1
+    _, err = runner.communicate("\n", timeout=60)
+    assert runner.returncode == 0, err[-3000:]
 
 
 MAKE_RUNS = """
