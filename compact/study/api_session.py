@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import summarizer_for
+from ..extensions import SizeCache
 from ..loop import agent_loop
 from ..offline import SERVE_WINDOW_TOKENS, OfflineModel, count_tokens
 from ..offline.context_management import prepare
@@ -136,7 +137,8 @@ def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Pa
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="api-session-"))
     workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
     api = ApiClient(client or OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).client(), strategy)
-    compactor = Compactor(workspace.root, summarize=summarizer_for(api), stages=strategy.stages)
+    compactor = Compactor(workspace.root, summarize=summarizer_for(api), stages=strategy.stages,
+                          measure=SizeCache().measure)
     history: list = []
     cumulative, costs, rereads = [], [], 0
     for request in turns or session_turns():

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import summarizer_for
-from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, micro_compact_above
+from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, SizeCache, micro_compact_above
 from ..loop import agent_loop
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits
@@ -73,7 +73,7 @@ class Strategy:
 
     def build(self, workdir: Path, client: Any) -> Compactor:
         return self.kind(workdir, self.limits, summarize=summarizer_for(client), stages=self.stages,
-                         **self.options)
+                         measure=SizeCache().measure, **self.options)
 
 
 STRATEGIES = [
