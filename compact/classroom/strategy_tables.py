@@ -4,6 +4,7 @@ terminal (``str``), from the same rows.
     cost_table(reports)          what each strategy sent and paid, and where the probes went
     strategy_table(strategies)   the strategies compared: name, what it is, stages, variant
     probe_table()                the planted facts: the turn, the request that plants it, the text
+    api_table(reports)           notebook 08's four runs: sent, paid, compactions, largest seen
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from .show import Table
 COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved (cache-aware)",
                 "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads",
                 "probes: " + " / ".join(PLACES)]
+
+
+API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "compactions", "largest seen (chars)",
+               "probes: " + " / ".join(PLACES)]
 
 
 def pricing_note(pricing: Pricing = PRICES) -> str:
@@ -54,6 +59,15 @@ def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
     """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
     return Table(COST_COLUMNS, cost_rows(reports, pricing), title=_title(pricing),
                  numeric=range(1, len(COST_COLUMNS) - 1))
+
+
+def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
+    """Notebook 08's runs by name: what each sent and paid, its compactions, the most the model
+    was shown in one request (after the server's edits), and where the probes went."""
+    rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
+             f"{r.peak_size:,}", " / ".join(str(n) for n in r.places().values())]
+            for name, r in reports.items()]
+    return Table(API_COLUMNS, rows, title=_title(pricing), numeric=range(1, 5))
 
 
 def table(reports: list, pricing: Pricing = PRICES) -> str:
