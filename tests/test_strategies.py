@@ -191,7 +191,10 @@ def test_the_html_tables_hold_every_strategy_and_probe(reports):
     costs = cost_table(list(reports.values()))
     page = costs._repr_html_()
     assert [row[0] for row in costs.rows] == list(reports)
-    assert page.count("<tr>") == len(reports) + 1 and "text-align:right" in page
+    brief, full = page.split("<details>")            # five columns first, all twelve folded below
+    assert brief.count("<tr>") == full.count("<tr>") == len(reports) + 1 and "text-align:right" in brief
+    assert brief.count("<th") == 5 and full.count("<th") == len(costs.headers) == 12
+    assert "cache-aware cost" in brief and "floor" not in brief and "÷ floor" in full
     assert costs.rows[0][2] == "0.0%" and costs.rows[0][-1] == f"{len(PROBES)} / 0 / 0 / 0"
     assert table(list(reports.values())).splitlines()[:-1] == str(costs).splitlines()
     named = strategy_table(STRATEGIES)

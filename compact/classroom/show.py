@@ -32,6 +32,7 @@ _EVENT_KEYS = {"tool_result_budget": "event.budget", "snip_compact": "event.snip
 register({
     "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
     "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
+    "show.all_columns": {"en": "all {count} columns", "zh": "全部 {count} 列"},
     "show.role": {"en": "role", "zh": "角色"},
     "show.block": {"en": "block", "zh": "块"},
     "show.chars": {"en": "chars", "zh": "字符数"},
@@ -94,12 +95,21 @@ class Table:
     """Headers and rows; HTML in a notebook, aligned text in a terminal."""
 
     def __init__(self, headers: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "",
-                 monospace: Iterable[int] = (), numeric: Iterable[int] = ()) -> None:
+                 monospace: Iterable[int] = (), numeric: Iterable[int] = (),
+                 brief: Sequence[int] = ()) -> None:
         self.headers = list(headers)
         self.rows = [list(row) for row in rows]
         self.title = title
         self.monospace = set(monospace)      # column numbers shown as code
         self.numeric = set(numeric)          # column numbers aligned right, as numbers are
+        self.brief = list(brief)             # columns shown first (HTML); all of them folded below
+
+    def columns(self, wanted: Sequence[int]) -> Table:
+        """The same table with only the ``wanted`` columns, in that order."""
+        keep = {old: new for new, old in enumerate(wanted)}
+        return Table([self.headers[k] for k in wanted], [[row[k] for k in wanted] for row in self.rows],
+                     self.title, [keep[k] for k in self.monospace if k in keep],
+                     [keep[k] for k in self.numeric if k in keep])
 
     def _style(self, column: int) -> str:
         return (_CELL + (";font-family:monospace" if column in self.monospace else "")
@@ -110,6 +120,11 @@ class Table:
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
     def _repr_html_(self) -> str:
+        if self.brief:                       # a projector-wide table first, every column a click away
+            full = Table(self.headers, self.rows, "", self.monospace, self.numeric)
+            more = html.escape(say("show.all_columns", count=len(self.headers)))
+            return (self.columns(self.brief)._repr_html_()
+                    + f"<details><summary>{more}</summary>{full._repr_html_()}</details>")
         head = "".join(f"<th style='{self._style(k)}'>{html.escape(h)}</th>"
                        for k, h in enumerate(self.headers))
         body = "".join(

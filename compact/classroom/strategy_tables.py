@@ -25,6 +25,9 @@ COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved 
                 "probes: " + " / ".join(PLACES)]
 
 
+# What a projector shows first: the two costs, the summary calls and where the probes went.
+BRIEF_COLUMNS = [COST_COLUMNS.index(c) for c in ("strategy", "input tokens", "cache-aware cost",
+                                                 "summary calls", COST_COLUMNS[-1])]
 API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "compactions", "largest seen (chars)",
                "probes: " + " / ".join(PLACES)]
 
@@ -58,7 +61,7 @@ def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
 def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
     """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
     return Table(COST_COLUMNS, cost_rows(reports, pricing), title=_title(pricing),
-                 numeric=range(1, len(COST_COLUMNS) - 1))
+                 numeric=range(1, len(COST_COLUMNS) - 1), brief=BRIEF_COLUMNS)
 
 
 def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
