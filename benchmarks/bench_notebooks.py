@@ -5,17 +5,22 @@ it stays meaningful when other jobs share the cores; the load average is printed
 Runs happen in a temporary folder, so ``runs/`` never lands in the repository.
 
     python benchmarks/bench_notebooks.py [substring ...]     # e.g. 00 03 to time two notebooks
+    python benchmarks/bench_notebooks.py --jobs 2            # two kernels at a time, one per core
 
 The English notebooks, then their Chinese translations (``notebooks/zh/``), each with its total.
+With ``--jobs N``, N notebooks run at once (the study notebooks first, as they take longest):
+each line is its wall time, the total is the suite's wall time on this machine's cores.
 """
 
 from __future__ import annotations
 
+import argparse
+import multiprocessing
 import os
 import resource
-import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import nbformat
@@ -43,7 +48,27 @@ def run(paths: list[Path], folder: str) -> None:
           f"{cpu_seconds() - start_cpu:>7.1f}")
 
 
-def main(wanted: list[str]) -> None:
+def execute(path: Path, folder: str) -> float:
+    """Run one notebook in a kernel of its own; its wall seconds."""
+    nb = nbformat.read(path, as_version=4)
+    wall = time.perf_counter()
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}}).execute()
+    return time.perf_counter() - wall
+
+
+def run_at_once(paths: list[Path], folder: str, jobs: int) -> None:
+    """``jobs`` notebooks at a time, longest (the last, the study notebooks) first."""
+    start_wall, start_cpu = time.perf_counter(), cpu_seconds()
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running = {pool.submit(execute, p, folder): p for p in reversed(paths)}
+        for done in as_completed(running):
+            name = running[done].relative_to(NOTEBOOKS).as_posix()
+            print(f"{name:<40} {done.result():>7.1f}       ·", flush=True)
+    print(f"{'all ' + str(len(paths)) + f' notebooks, {jobs} at a time':<40} "
+          f"{time.perf_counter() - start_wall:>7.1f} {cpu_seconds() - start_cpu:>7.1f}")
+
+
+def main(wanted: list[str], jobs: int = 1) -> None:
     os.environ.pop("ANTHROPIC_API_KEY", None)          # the suite's figures are the offline ones
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"{'notebook':<40} {'wall s':>7} {'cpu s':>7}")
@@ -51,8 +76,16 @@ def main(wanted: list[str]) -> None:
         for language in (NOTEBOOKS, NOTEBOOKS / "zh"):
             paths = [p for p in sorted(language.glob("*.ipynb"))
                      if not wanted or any(w in p.name for w in wanted)]
-            run(paths, folder)
+            if jobs > 1:
+                run_at_once(paths, folder, jobs)
+            else:
+                run(paths, folder)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("wanted", nargs="*", help="substrings of the notebooks to time (all if none)")
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    arguments = parser.parse_args()
+    main(arguments.wanted, arguments.jobs)
