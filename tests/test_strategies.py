@@ -5,7 +5,14 @@ from functools import partial
 import pytest
 
 from compact import Compactor
-from compact.classroom.strategy_plot import plot_costs, plot_retention, plot_strategies
+from compact.classroom.figure_check import figure_problems
+from compact.classroom.strategy_plot import (
+    CUT_OFF,
+    plot_costs,
+    plot_retention,
+    plot_strategies,
+    plot_summaries,
+)
 from compact.classroom.strategy_tables import cost_table, probe_table, strategy_table, table
 from compact.extensions import micro_compact_above
 from compact.offline import OfflineModel
@@ -176,6 +183,24 @@ def test_the_bounded_summary_does_not_grow(reports):
     lesson = reports["pipeline"].summaries                  # re-summarised, it grows until the
     assert len(lesson[-1]) > len(lesson[0])                 # summary call's max_tokens cuts it
     assert max(map(len, lesson)) > CACHE_FRIENDLY["summary_max_chars"]
+
+
+def test_the_summary_plot_puts_each_summary_at_its_user_turn(reports):
+    chosen = [reports["pipeline"], reports["cache-friendly"]]
+    for report in chosen:                                   # one turn per summary, in order
+        assert len(report.summary_turns) == len(report.summaries)
+        assert report.summary_turns == sorted(report.summary_turns) and 1 <= report.summary_turns[0]
+        assert report.summary_turns[-1] <= len(report.cumulative_tokens)
+    assert reports["none"].summary_turns == [] and len(reports["summary only"].summary_turns) == 1
+    ax = plot_summaries(chosen, cap=CACHE_FRIENDLY["summary_max_chars"])
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    pipeline = lines["summaries:pipeline"]
+    assert list(pipeline.get_xdata()) == reports["pipeline"].summary_turns
+    assert list(pipeline.get_ydata()) == [len(s) for s in reports["pipeline"].summaries]
+    cut = [t for t, s in zip(reports["pipeline"].summary_turns, reports["pipeline"].summaries, strict=True)
+           if CUT_OFF in s]
+    assert cut and list(lines["cut:pipeline"].get_xdata()) == cut and "cut:cache-friendly" not in lines
+    assert figure_problems(ax.figure, dpi=100) == []
 
 
 def test_table_shows_both_costs_the_floor_and_every_strategy(reports):

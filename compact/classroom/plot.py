@@ -62,11 +62,13 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
     "plot.refused": {"en": "refused: prompt is too long", "zh": "被拒绝：提示过长"},
     "plot.context_axis": {"en": "context size (chars of JSON)", "zh": "上下文大小（JSON 字符数）"},
-    "plot.tokens_axis": {"en": "≈ tokens, for English (chars ÷ 4)", "zh": "≈ token 数，按英文估算（字符数 ÷ 4）"},
+    "plot.tokens_axis": {"en": "≈ tokens, for English (chars ÷ 4)",
+                         "zh": "≈ token 数，按英文估算（字符数 ÷ 4）"},
     "plot.rereads": {"en": "turn that re-runs an earlier call", "zh": "重复了先前调用的轮次"},
     "plot.reread_one": {"en": "1 re-read", "zh": "重读 1 次"},
     "plot.reread_many": {"en": "{count} re-reads", "zh": "重读 {count} 次"},
-    "plot.message_tokens": {"en": "the messages, estimated as chars ÷ 4", "zh": "消息本身，按字符数 ÷ 4 估算"},
+    "plot.message_tokens": {"en": "the messages, estimated as chars ÷ 4",
+                            "zh": "消息本身，按字符数 ÷ 4 估算"},
     "plot.tokens_sent": {"en": "tokens the model counted (+ system prompt and tools)",
                          "zh": "模型统计的 token 数（含系统提示和工具）"},
     "plot.refused_tokens": {"en": "refused: {tokens:,} tokens", "zh": "被拒绝：{tokens:,} 个 token"},
@@ -424,7 +426,7 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition")) -> 
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
     with matplotlib.rc_context(RC):
         heights = [3 if p == "context" else 2 for p in panels]
-        fig = Figure(figsize=(11, 2.2 * sum(heights)), layout=FittingLayout())
+        fig = Figure(figsize=(11, 1.6 * sum(heights)), layout=FittingLayout())   # two panels: 8 in
         axes = fig.subplots(len(panels), 1, height_ratios=heights, squeeze=False)[:, 0]
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax)

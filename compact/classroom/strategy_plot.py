@@ -1,5 +1,5 @@
-"""The strategy comparison's pictures: what each strategy paid, turn by turn, and where the
-probe facts ended up.
+"""The strategy comparison's pictures: what each strategy paid, turn by turn, where the probe
+facts ended up, and how long each summary grew.
 
 Lines differ by style as well as colour (the lesson's pipeline and its archiving variant
 cost almost the same, so one is drawn dotted over the other), and the cost axis is
@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import StrMethodFormatter
 
 from ..study.retention import PLACES
 from .figure_fit import FittingLayout, fitted_legend, fitting
@@ -30,6 +31,9 @@ LABELS = {
     "cheapest": "With prompt caching, {strategy} costs {saving:.0%} less than no compaction",
     "place": {"context": "context", "archive": "archive", "workspace": "workspace", "lost": "lost"},
     "retention": "Where the {count} probe facts are at the end",
+    "summary": {"axis": "summary (chars)", "line": "{strategy}: {count} summaries",
+                "cut": "cut off at the summary call's max_tokens", "cap": "{strategy}'s cap: {cap:,} chars",
+                "title": "Each summary's length, at the user turn it was written"},
 }
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -45,6 +49,7 @@ FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
 MEASURES = LABELS["measure"]
+CUT_OFF = "[summary cut off at max_tokens"      # how pipeline.summary.summary_cut_note begins
 
 
 def _style(name: str, index: int) -> tuple[str, str, str | None]:
@@ -119,4 +124,34 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
                   loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
                   frameon=False)
         ax.set_title(LABELS["retention"].format(count=len(probes)), loc="left", pad=34)
+    return ax
+
+
+def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None) -> Axes:
+    """Each summary a strategy wrote, by its length, at the user turn it was written; a cross
+    marks one cut off at the summary call's ``max_tokens``; ``cap``: the last report's cap."""
+    text = LABELS["summary"]
+    with matplotlib.rc_context(RC):
+        if ax is None:
+            ax = Figure(figsize=(11, 5.5), layout=FittingLayout()).subplots()
+        for index, report in enumerate(reports):
+            colour, _, marker = _style(report.strategy, index)
+            sizes = [len(summary) for summary in report.summaries]
+            ax.plot(report.summary_turns, sizes, color=colour, linewidth=2.5, marker=marker or "o",
+                    markersize=8, label=text["line"].format(strategy=report.strategy, count=len(sizes)),
+                    gid=f"summaries:{report.strategy}")
+            cut = [(turn, size) for turn, size, summary in zip(report.summary_turns, sizes, report.summaries,
+                                                                strict=True) if CUT_OFF in summary]
+            if cut:
+                ax.plot(*zip(*cut, strict=True), linestyle="None", marker="x", markersize=14,
+                        markeredgewidth=3, color="black", label=text["cut"], gid=f"cut:{report.strategy}")
+        if cap is not None and reports:
+            colour = _style(reports[-1].strategy, len(reports) - 1)[0]
+            ax.axhline(cap, color=colour, linestyle=":", linewidth=2,
+                       label=text["cap"].format(strategy=reports[-1].strategy, cap=cap), gid="cap")
+        ax.set(xlabel=LABELS["turn"], ylabel=text["axis"], ylim=(0, None))
+        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        fitted_legend(ax, loc="upper left", framealpha=0.9)
+        ax.set_title(text["title"], loc="left")
+        fitting(ax.figure.figure)
     return ax

@@ -54,6 +54,7 @@ TOOL_OUTPUT_CAP = 50_000     # the lesson's bash and read_file return at most 50
 # crossing it clears old results and, above 20,000 chars, summarises the new span into a
 # merged summary of at most 6,000 chars.
 CACHE_FRIENDLY = {"high_water_mark": 50_000, "low_water_mark": 20_000, "summary_max_chars": 6_000}
+SUMMARY_STAGES = ("compact_history", "reactive_compact")     # the stages that write a summary
 
 
 class ArchivingCacheFriendly(CacheFriendlyCompactor, ArchivingCompactor):
@@ -106,6 +107,7 @@ class SessionReport:
     summaries: list[str] = field(repr=False, default_factory=list)   # after each compaction
     seconds: float = 0.0
     messages: list = field(repr=False, default_factory=list)
+    summary_turns: list[int] = field(default_factory=list)   # the user turn of each summary
 
     def kept(self, where: tuple[str, ...] = ("context", "archive", "workspace")) -> int:
         return sum(v in where for v in self.retention.values())
@@ -135,26 +137,28 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
     client = RecordingClient(model.client())
     compactor = strategy.build(workspace.root, client)
     history: list = []
-    cumulative, costs, peak, rereads = [], [], 0, 0
+    cumulative, costs, peak, rereads, summary_turns = [], [], 0, 0, []
     requests = turns or session_turns()
     for done, request in enumerate(requests, 1):
         history.append({"role": "user", "content": request})
+        first_event = len(compactor.events)
         trace = agent_loop(history, request, client=client, compactor=compactor,
                            workspace=workspace, log=lambda _line: None)
+        summary_turns += [done] * sum(e.fired and e.stage in SUMMARY_STAGES
+                                      for e in compactor.events[first_event:])
         peak = max([peak, *(t.size_sent for t in trace.turns)])
         rereads += trace.rereads
         cumulative.append(sum(tokens for _, tokens in model.usage))
         costs.append(client.ledger.cost(pricing))
         if progress:
             progress(strategy.name, done, len(requests))
-    summaries = [e.extra["summary"] for e in compactor.events
-                 if e.fired and e.stage in ("compact_history", "reactive_compact")]
+    summaries = [e.extra["summary"] for e in compactor.events if e.fired and e.stage in SUMMARY_STAGES]
     client.ledger.forget()              # the session is over: keep the requests, not the index
     return SessionReport(
         strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
         len(model.usage), sum(kind == "summary" for kind, _ in model.usage), rereads,
         retention(probes, history, workspace.root), client.ledger, costs, summaries,
-        time.perf_counter() - start, history)
+        time.perf_counter() - start, history, summary_turns)
 
 
 def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
