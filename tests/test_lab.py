@@ -32,6 +32,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_each_button_updates_plot_events_and_files(lab):
+    assert not any(b.button_style for b in lab.buttons)       # nothing shown: none looks selected
     seen_plots = set()
     expected = {"Experiment 1": ("micro_compact", None),
                 "Experiment 2": ("tool_result_budget", ".task_outputs/tool-results/"),
@@ -49,6 +50,8 @@ def test_each_button_updates_plot_events_and_files(lab):
         assert lab.turn.max == len(result.trace.turns) and not lab.turn.disabled
         assert all(not b.disabled for b in lab.buttons) and lab.progress.description == "done"
         assert label.lower().replace(" ", "") in result.workdir.name
+        highlighted = [b.description for b in lab.buttons if b.button_style]
+        assert len(highlighted) == 1 and highlighted[0].startswith(label)   # the run shown, only
     assert len(lab.runs) == 4 and len({r.workdir for r in lab.runs}) == 4
     assert run_folders(lab.root) == sorted(r.workdir for r in lab.runs)
     assert "4 run folder(s) kept" in lab.runs_kept.value

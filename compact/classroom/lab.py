@@ -197,11 +197,11 @@ class Lab:
         return sliders
 
     def _make_buttons(self) -> list[w.Button]:
-        """A button per experiment (its tooltip the lesson's prompt), the baseline in orange."""
+        """A button per experiment (its tooltip the lesson's prompt); the one whose run is shown
+        is highlighted (``_mark_shown``), so no button looks selected when it is not."""
         buttons = []
         for key, n, compaction in BUTTONS:
             button = w.Button(description=say(key), tooltip=prompt(n),
-                              button_style="" if compaction else "warning",
                               layout=w.Layout(width="100%", min_width="0"))
             button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
             buttons.append(button)
@@ -357,7 +357,14 @@ class Lab:
             for button in self.buttons:
                 button.disabled = False
             self.clear.disabled = False
+            self._mark_shown()
             self._update_runs_kept()
+
+    def _mark_shown(self) -> None:
+        """Highlight the button of the run the dashboard shows, and only that one."""
+        shown = (self.result.n, self.result.compaction) if self.result else None
+        for (_key, n, compaction), button in zip(BUTTONS, self.buttons, strict=True):
+            button.button_style = "info" if (n, compaction) == shown else ""
 
     def _tick(self, turn: Turn, turns: list[Turn]) -> None:
         turns.append(turn)
