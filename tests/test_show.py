@@ -5,7 +5,17 @@ import pytest
 from compact import compacted_message
 from compact.classroom.experiments import Runs, new_run_dir, run_experiment
 from compact.classroom.histories import tool_turn
-from compact.classroom.show import Compacted, History, Table, call_text, calls_text, rows, turns
+from compact.classroom.show import (
+    Compacted,
+    History,
+    Table,
+    Text,
+    call_text,
+    calls_text,
+    leading_notes,
+    rows,
+    turns,
+)
 
 
 def test_tool_calls_read_as_calls_not_tuples():
@@ -77,3 +87,18 @@ def test_views_accept_list_contents_and_sdk_shaped_text():
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
                                            "content": [{"type": "text", "text": "hello"}]}]}
     assert rows([result])[0][3:] == (5, "hello")
+
+
+
+def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_path):
+    result = run_experiment(3, workdir=tmp_path)
+    notes, rest = leading_notes(result.answer)
+    assert notes and all(line.startswith("Note [") for line in notes)   # its note on the last read
+    assert rest.startswith("(offline model)") and result.answer == "\n".join([*notes, rest])
+    page = Text(result.answer)._repr_html_()
+    assert page.index("<details><summary>the model&#x27;s notes") < page.index("</details>") \
+        < page.index("(offline model)")                                   # folded, and closed first
+    chinese = "笔记 [a.md]：一级标题\n（离线模型）回答"
+    assert leading_notes(chinese) == (["笔记 [a.md]：一级标题"], "（离线模型）回答")
+    assert leading_notes("Note [a]: only a note") == ([], "Note [a]: only a note")   # nothing else
+    assert leading_notes("(offline model) no notes") == ([], "(offline model) no notes")

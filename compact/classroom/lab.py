@@ -38,7 +38,7 @@ from .experiments import ExperimentResult, prompt, run_experiment
 from .figure_fit import FittingLayout
 from .plot import headline, plot_composition, plot_context
 from .runs import new_run, prune, remove, run_label_of, run_names, usage
-from .show import describe_event, rows
+from .show import Text, describe_event, rows
 
 BUTTONS = [("lab.button.1", 1, True), ("lab.button.2", 2, True), ("lab.button.3", 3, True),
            ("lab.button.baseline", 3, False)]     # (its text's key, experiment, compaction)
@@ -123,8 +123,7 @@ def events_html(result: ExperimentResult, failure: str | None = None) -> str:
 
 def answer_html(result: ExperimentResult, failure: str | None = None) -> str:
     answer = result.answer or say("lab.no_answer_failed" if failure else "lab.no_answer_refused")
-    return (say("lab.answer", turns=len(result.trace.turns))
-            + f"<pre style='white-space:pre-wrap'>{html.escape(answer)}</pre>")
+    return say("lab.answer", turns=len(result.trace.turns)) + Text(answer)._repr_html_()
 
 
 def file_size(path: Path) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from IPython.display import Code, display
 
+from ..offline.view import NOTE
 from ..pipeline.events import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
@@ -32,6 +33,9 @@ _EVENT_KEYS = {"tool_result_budget": "event.budget", "snip_compact": "event.snip
 register({
     "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
     "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
+    "show.notes": {"en": "the model's notes on the last result it read ({count} line(s), kept in its "
+                         "reply so they outlive micro_compact)",
+                   "zh": "模型对最后读到的结果记下的笔记（{count} 行，写在回复里，micro_compact 之后仍在）"},
     "show.all_columns": {"en": "all {count} columns", "zh": "全部 {count} 列"},
     "show.role": {"en": "role", "zh": "角色"},
     "show.block": {"en": "block", "zh": "块"},
@@ -182,6 +186,14 @@ class History(Table):
                          title, monospace=[4])
 
 
+def leading_notes(text: str) -> tuple[list[str], str]:
+    """The ``Note [...]`` lines an offline answer starts with (its notes on the last result it
+    read, written into its reply so they outlive micro_compact), and the rest of the text."""
+    lines = text.splitlines()
+    count = next((k for k, line in enumerate(lines) if not NOTE.fullmatch(line)), len(lines))
+    return (lines[:count], "\n".join(lines[count:])) if 0 < count < len(lines) else ([], text)
+
+
 class Text:
     """A long text (an answer, a summary, a log) shown folded: its first lines, the rest in a
     ``<details>`` a click away."""
@@ -190,11 +202,16 @@ class Text:
         self.text, self.title = str(text), title
 
     def _repr_html_(self) -> str:
-        lines = self.text.splitlines()
+        notes, text = leading_notes(self.text)
+        lines = text.splitlines()
         title = f"<b>{html.escape(self.title)}</b>" if self.title else ""
+        if notes:                            # folded first: what the answer says comes first
+            count = html.escape(say("show.notes", count=len(notes)))
+            title += (f"<details><summary>{count}</summary><pre style='{_PRE}'>"
+                      f"{html.escape(chr(10).join(notes))}</pre></details>")
         head = html.escape("\n".join(lines[:FOLD]))
         if len(lines) <= FOLD + 2:
-            body = html.escape(self.text)
+            body = html.escape(text)
             return f"<div class='compact-text'>{title}<pre style='{_PRE}'>{body}</pre></div>"
         rest = html.escape("\n".join(lines[FOLD:]))
         more = html.escape(say("show.more_lines", count=len(lines) - FOLD))
