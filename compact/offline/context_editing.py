@@ -66,24 +66,32 @@ def clear_tool_uses(messages: list, edit: dict, count: Count,
     before = count(messages) if before is None else before
     if not _triggered(edit, messages, before):
         return messages, None
-    edited = copy.deepcopy(messages)
-    chosen = {b["id"]: b["name"] for b in clearable(edited, edit)}
-    cleared = set()
-    for message in edited:
-        for block in blocks_of(message):
-            kind = block_type(block)
-            if kind == "tool_result" and block.get("tool_use_id") in chosen:
-                block["content"] = CLEARED
-                cleared.add(block["tool_use_id"])
-            elif kind == "tool_use" and block.get("id") in chosen and _clears_input(edit, block["name"]):
-                block["input"] = {}
-                cleared.add(block["id"])
+    chosen = {b["id"]: b["name"] for b in clearable(messages, edit)}
+    cleared: set[str] = set()
+    edited = [_cleared(message, edit, chosen, cleared) for message in messages]
     removed = before - count(edited)
     least = (edit.get("clear_at_least") or {}).get("value", 0)
     if not cleared or removed < least:
         return messages, None
     return edited, {"type": "clear_tool_uses_20250919", "cleared_tool_uses": len(cleared),
                     "cleared_input_tokens": removed}
+
+
+def _cleared(message: dict, edit: dict, chosen: dict, cleared: set) -> dict:
+    """``message`` with the chosen tool uses cleared: a new dict (and new blocks) where a block
+    changes, the same object where nothing does, so the client's history is never touched."""
+    blocks = []
+    for block in blocks_of(message):
+        kind = block_type(block)
+        if kind == "tool_result" and block.get("tool_use_id") in chosen:
+            cleared.add(block["tool_use_id"])
+            block = {**block, "content": CLEARED}
+        elif kind == "tool_use" and block.get("id") in chosen and _clears_input(edit, block["name"]):
+            cleared.add(block["id"])
+            block = {**block, "input": {}}
+        blocks.append(block)
+    changed = any(new is not old for new, old in zip(blocks, blocks_of(message), strict=True))
+    return {**message, "content": blocks} if changed else message
 
 
 def clear_thinking(messages: list, edit: dict, count: Count,
