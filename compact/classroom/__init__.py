@@ -11,7 +11,7 @@ package itself starts in ``compact/pipeline/compactor.py``.
 
 from ..pipeline import Limits
 from ..texts import language
-from . import as_written, fonts  # noqa: F401  (fonts: Chinese glyphs in every plot)
+from . import as_written, fonts, reveal_texts  # noqa: F401  (Chinese glyphs in every plot; why texts)
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import assistant, results, tool_turn, user

@@ -3,7 +3,14 @@ and ``reveal`` compares, says why, and — when the notebooks run under test —
 
     my_guess = ...                       # the learner's cell, right after "Predict"
     ...run it...
-    reveal(my_guess, placeholders, expected=2, why="the three newest stay; VERSION is short")
+    reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")
+
+``why`` names an explanation in the string table (``reveal_texts.py`` holds the notebooks'),
+shown in the chosen language with the other keyword arguments as its fields, e.g.
+``reveal(..., why="why.00.refused_turn", turn=4, size=..., tokens=..., window=...)``. A field
+whose value is itself a key of the table is shown as that text (so a notebook can pick a
+phrase: ``outcome="why.04.refused" if error else "why.04.finished"``). A ``why`` that is no
+key is shown as it is written.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..texts import register, say
+from ..texts import register, say, texts
 
 CHECK_CLAIMS = "COMPACT_CHECK_CLAIMS"     # set by the test suite: a wrong claim fails the run
 
@@ -34,9 +41,22 @@ def _same(guess: object, actual: object) -> bool:
     return guess == actual
 
 
+def explanation(why: str, fields: dict[str, object]) -> str:
+    """``why`` in the chosen language: a key of the string table formatted with ``fields`` (a
+    field that is itself a key shown as its text), or, if it is no key, ``why`` as written."""
+    table = texts()
+    if why not in table:
+        return why
+    shown = {name: say(value, **fields) if isinstance(value, str) and value in table else value
+             for name, value in fields.items()}
+    return say(why, **shown)
+
+
 class Reveal:
-    def __init__(self, guess: object, actual: object, why: str) -> None:
+    def __init__(self, guess: object, actual: object, why: str,
+                 fields: dict[str, object] | None = None) -> None:
         self.guess, self.actual, self.why = guess, actual, why
+        self.fields = dict(fields or {})
 
     def lines(self) -> list[str]:
         if self.guess is Ellipsis or self.guess is None:
@@ -44,7 +64,7 @@ class Reveal:
         else:
             key = "reveal.right" if _same(self.guess, self.actual) else "reveal.wrong"
             first = say(key, guess=self.guess, actual=self.actual)
-        return [first] + ([say("reveal.why", why=self.why)] if self.why else [])
+        return [first] + ([say("reveal.why", why=explanation(self.why, self.fields))] if self.why else [])
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -59,9 +79,12 @@ class Reveal:
                 + "".join(f"<div>{html.escape(line)}</div>" for line in rest) + "</div>")
 
 
-def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: str = "") -> Reveal:
-    """The learner's ``guess`` beside what happened (``actual``), and why. Under the test suite
-    (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``, the notebook's own claim."""
+def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: str = "",
+           **fields: object) -> Reveal:
+    """The learner's ``guess`` beside what happened (``actual``), and why: ``why`` is a key of the
+    string table, shown in the chosen language as ``say(why, **fields)``, or else a text shown as
+    given. Under the test suite (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``,
+    the notebook's own claim."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
-    return Reveal(guess, actual, why)
+    return Reveal(guess, actual, why, fields)
