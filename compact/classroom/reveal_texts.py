@@ -10,7 +10,7 @@ from ..texts import register
 
 SAME_RUN_HINT = {   # the tail several "is yours the same run?" explanations share
     "en": "(a wrong stage shows up as a different size on some turn: {found})",
-    "zh": "（写错的一步会在某一轮显示为不同的大小：{found}）",
+    "zh": "（写错的话，某一轮发送的大小就会不同：{found}）",
 }
 
 register({
@@ -138,7 +138,7 @@ register({
         "en": "a stage that writes the lesson's two sections byte for byte sends what the "
               "package's sends (a summary not json.dumps'd shows up as other sizes: {found})",
         "zh": "逐字节写出课程那两个部分的实现，发送的内容与本包的完全相同（摘要没有经过 json.dumps "
-              "的实现会显示为不同的大小：{found}）"},
+              "时，发送的大小就会不同：{found}）"},
     "why.04.swapped": {
         "en": "stage 3 replaced the log before stage 1 saw it, and a placeholder is not over the "
               "persist threshold; 'Re-run if needed' would bring the same flood back. In the "
@@ -175,7 +175,7 @@ register({
               "messages = ... would only rebind the loop's own name, and the caller's history "
               "would keep the whole conversation and send it all again with the next query",
         "zh": "messages[:] = ... 替换的是调用方传进来的那个列表的内容；messages = ... 只会让循环"
-              "自己的变量名指向一个新列表，调用方的 history 仍保留整段对话，并在下一个 query 时"
+              "自己的变量名指向一个新列表，调用方的 history 仍保留整段对话，并在处理下一个 query 时"
               "把它全部再发送一遍"},
     "why.05.wrong_way": {
         "en": "the results answer tool_use blocks that are no longer in the history: orphan "
@@ -193,7 +193,7 @@ register({
               "reads in circles until the turn limit; the dashboard shows the error in red above "
               "the plot and in the stage events",
         "zh": "最早的几次读取被裁掉后，Agent 从头开始（glob、s01、s02……），原地打转地反复读取，"
-              "直到达到轮数上限；仪表盘用红色在图的上方和阶段事件中显示这个错误"},
+              "直到达到轮数上限；仪表盘在图的上方和阶段事件中用红色显示这个错误"},
     "why.06.high_limit": {
         "en": "at 100,000 chars compact_history never fires, so the request passes the model's "
               "window; reactive_compact keeps the last 5 messages and this history has only 5, so "
