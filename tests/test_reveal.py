@@ -136,3 +136,29 @@ def test_the_claim_is_still_checked_with_a_key(english, monkeypatch):
     with pytest.raises(AssertionError, match="the notebook says it is 2"):
         reveal(1, 3, expected=2, why="why.03.placeholders")
     assert "a.cfg and b.cfg" in str(reveal(2, 2, expected=2, why="why.03.placeholders"))
+
+
+def unseen_reveals(source: str) -> list[int]:
+    """Lines of ``reveal(...)`` calls whose result a notebook cell would throw away: a reveal is
+    shown only as the cell's last expression or inside ``display(...)`` or ``show(...)``."""
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%")))
+    shown = set()
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        shown.add(id(tree.body[-1].value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("display", "show"):
+            shown.update(id(arg) for arg in node.args)
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "reveal" and id(node) not in shown]
+
+
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(p.parents[1]).as_posix())
+def test_every_reveal_is_shown(path):
+    for cell in code_cells(nbformat.read(path, as_version=4)):
+        assert unseen_reveals(cell.source) == [], f"a reveal that shows nothing, in:\n{cell.source}"
+
+
+def test_a_reveal_before_the_last_line_is_caught_unless_displayed():
+    assert unseen_reveals("reveal(a, b)\nplot()") == [1]
+    assert unseen_reveals("display(reveal(a, b))\nplot()") == unseen_reveals("show(reveal(a))\nf()") == []
+    assert unseen_reveals("x = 1\nreveal(a, b)") == []
