@@ -157,6 +157,10 @@ def test_make_notebook_serves_the_same_copy_in_notebook_7(clone, served, new_pag
     page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells$")).first.click()
     dashboard = page.locator(".compact-lab").first
     expect(dashboard.locator("img.compact-plot")).to_be_visible(timeout=90_000)
+    # Later cells run the lab again: wait until no cell is running or queued ([*]), or the run
+    # counted here is not the last one before the click.
+    expect(page.locator(".jp-InputPrompt", has_text="*")).to_have_count(0, timeout=180_000)
+    expect(page.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]"))).not_to_have_count(0)
     state = dashboard.locator(".lab-state").first
     expect(state).to_contain_text(re.compile(r"Run \d+ · (?!running)"), timeout=60_000)
     number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
