@@ -34,26 +34,24 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run(paths: list[Path], folder: str) -> None:
-    """Execute each notebook in turn, printing its wall and CPU seconds, then the total."""
-    start_wall, start_cpu = time.perf_counter(), cpu_seconds()
-    for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        wall, cpu = time.perf_counter(), cpu_seconds()
-        NotebookClient(nb, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": folder}}).execute()
-        name = path.relative_to(NOTEBOOKS).as_posix()
-        print(f"{name:<40} {time.perf_counter() - wall:>7.1f} {cpu_seconds() - cpu:>7.1f}", flush=True)
-    print(f"{'all ' + str(len(paths)) + ' notebooks':<40} {time.perf_counter() - start_wall:>7.1f} "
-          f"{cpu_seconds() - start_cpu:>7.1f}")
-
-
 def execute(path: Path, folder: str) -> float:
     """Run one notebook in a kernel of its own; its wall seconds."""
     nb = nbformat.read(path, as_version=4)
     wall = time.perf_counter()
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}}).execute()
     return time.perf_counter() - wall
+
+
+def run(paths: list[Path], folder: str) -> None:
+    """Execute each notebook in turn, printing its wall and CPU seconds, then the total."""
+    start_wall, start_cpu = time.perf_counter(), cpu_seconds()
+    for path in paths:
+        cpu = cpu_seconds()
+        wall = execute(path, folder)
+        name = path.relative_to(NOTEBOOKS).as_posix()
+        print(f"{name:<40} {wall:>7.1f} {cpu_seconds() - cpu:>7.1f}", flush=True)
+    print(f"{'all ' + str(len(paths)) + ' notebooks':<40} {time.perf_counter() - start_wall:>7.1f} "
+          f"{cpu_seconds() - start_cpu:>7.1f}")
 
 
 def run_at_once(paths: list[Path], folder: str, jobs: int) -> None:
