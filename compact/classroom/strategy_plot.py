@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import StrMethodFormatter
 
+from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from .figure_fit import FittingLayout, fitted_legend, fitting
 from .plot import RC
@@ -49,7 +50,7 @@ FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
 MEASURES = LABELS["measure"]
-CUT_OFF = "[summary cut off at max_tokens"      # how pipeline.summary.summary_cut_note begins
+CUT_OFF = summary_cut_note(0).partition("=")[0]   # "[summary cut off at max_tokens": how a cut summary ends
 
 
 def _style(name: str, index: int) -> tuple[str, str, str | None]:
