@@ -24,7 +24,7 @@ from .request_surface import surface_problem
 from .streaming import CONTENT_TYPE, error_events, reply_events
 from .threads import Threads
 from .tokens import estimate_tokens
-from .validation import error_answer, json_problem, request_problem, window_problem
+from .validation import error_answer, json_problem, request_problem, surrogate_free, window_problem
 
 DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
 SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
@@ -75,13 +75,17 @@ class OfflineModel:
             return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         count_only = path.endswith("count_tokens")
+        text_checked = isinstance(body, bytes) and surrogate_free(body)
         try:
-            return self._checked(payload, problem, headers, count_only)
+            return self._checked(payload, problem, headers, (count_only, text_checked))
         except RecursionError:
             return Answer(*error_answer(400, "invalid_request_error",
                                         "the request body is nested too deeply"))
 
-    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool) -> Answer:
+    def _checked(self, payload: Any, problem: str | None, headers: Any,
+                 kind: tuple[bool, bool]) -> Answer:
+        """``kind``: (a count_tokens request, its body is ``surrogate_free``)."""
+        count_only, text_checked = kind
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
@@ -89,7 +93,8 @@ class OfflineModel:
             if refused:
                 return Answer(*refused)
         problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
-                                             model=MODEL_NAME, count_only=count_only) \
+                                             model=MODEL_NAME, count_only=count_only,
+                                             text_checked=text_checked) \
             or management_problem(payload)
         if problem:                          # the real API's rules and wording (validation.py)
             return Answer(*error_answer(400, "invalid_request_error", problem))

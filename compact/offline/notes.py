@@ -8,6 +8,8 @@ and say so when only part of it was seen (a persisted preview, an excerpt).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .markers import CLIPPED, read_persisted
 from .phrases import phrase
 from .read_code import describe_code
@@ -34,9 +36,13 @@ def _kind(path: str, body: str) -> str:
     return "text"
 
 
+@lru_cache(maxsize=1024)
 def describe(path: str, text: str, lang: str = "en") -> str:
     """The facts the model keeps about one read of ``path`` (a persisted preview or a clipped
-    excerpt included: then the facts say how much was seen), written in ``lang``."""
+    excerpt included: then the facts say how much was seen), written in ``lang``.
+
+    A function of its arguments alone, so remembered: a long session shows the model the same
+    results again and again (a Python file's facts take a parse of it)."""
     if text.startswith("Error"):
         return phrase("error_fact", lang, text=one_line(text, 200))
     persisted = read_persisted(text)

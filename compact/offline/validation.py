@@ -65,6 +65,17 @@ def lone_surrogate(value: Any) -> str | None:
     return _surrogate_path(value)
 
 
+# In JSON text, a lone surrogate can come only from a ``\uD800``–``\uDFFF`` escape or from a
+# surrogate's own UTF-8 bytes (``json.loads`` decodes bytes with ``surrogatepass``).
+_SURROGATE_SOURCE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def surrogate_free(body: bytes) -> bool:
+    """True when the JSON text ``body`` cannot parse to a string holding a surrogate, so its
+    payload needs no ``lone_surrogate`` check (a pair of escapes, an escaped backslash: checked)."""
+    return _SURROGATE_SOURCE.search(body) is None
+
+
 def _surrogate_path(value: Any) -> str | None:
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
@@ -258,11 +269,12 @@ def _final_problem(final: dict) -> str | None:
 
 
 def request_problem(payload: Any, *, max_output_tokens: int, model: str,
-                    count_only: bool = False) -> str | None:
-    """The first rule a ``/v1/messages`` body (or a ``count_tokens`` body) breaks, or None."""
+                    count_only: bool = False, text_checked: bool = False) -> str | None:
+    """The first rule a ``/v1/messages`` body (or a ``count_tokens`` body) breaks, or None;
+    ``text_checked``: the body it was parsed from is ``surrogate_free``."""
     if not isinstance(payload, dict):
         return _NOT_AN_OBJECT
-    where = lone_surrogate(payload)
+    where = None if text_checked else lone_surrogate(payload)
     if where:
         return (f"{where}: the text holds a lone surrogate, which is not valid Unicode; the "
                 "request body must be valid UTF-8 JSON")

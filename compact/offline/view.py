@@ -116,12 +116,20 @@ def _assistant_blocks(message: dict) -> list:
     return [{"type": "text", "text": content if isinstance(content, str) else ""}]
 
 
+def as_plain(messages: list) -> list:
+    """``messages`` themselves when every message and block is a plain dict (a request parsed
+    from JSON, a kept history); otherwise a plain copy (SDK blocks, ``response.content``)."""
+    if all(type(m) is dict and all(type(b) is dict for b in blocks_of(m)) for m in messages):
+        return messages
+    return to_plain(messages)
+
+
 def read_view(messages: list, tools: frozenset[str] | None = None,
               roles_by_name: dict[str, str] | None = None) -> View:
     """``tools``: the roles the request offers; ``roles_by_name``: its tools' own names."""
     view = View(tools=tools)
     by_id: dict[str, Call] = {}
-    for message in to_plain(messages):
+    for message in as_plain(messages):
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
