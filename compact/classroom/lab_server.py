@@ -27,14 +27,13 @@ import argparse
 import hashlib
 import json
 import os
-import stat
 import sys
-import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
 import zmq
 
+from ..atomic import write_atomically
 from ..texts import LANGUAGES
 from ..texts import language as default_language
 from .runs import prune, usage
@@ -71,22 +70,6 @@ def cells_hash_or_none(path: Path) -> str | None:
         return cells_hash(path)
     except NotNotebook:
         return None
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder: a reader sees
-    the old file or the new one, never half of it, even when the disk fills up."""
-    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
-    try:
-        os.chmod(handle.name, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)
-        with handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def read_manifest(path: Path) -> tuple[dict[str, str], str | None]:
