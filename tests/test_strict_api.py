@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
 from compact.offline.tokens import estimate_tokens
-from compact.offline.validation import lone_surrogate, messages_problem, request_problem
+from compact.offline.validation import lone_surrogate, messages_problem, request_problem, surrogate_free
 from compact.tools import TOOLS
 
 UNANSWERED = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
@@ -268,3 +268,15 @@ _VALUES = st.recursive(
 @given(_VALUES)
 def test_the_surrogate_check_reports_what_a_full_walk_reports(value):
     assert lone_surrogate(value) == surrogate_reference(value)
+
+
+@pytest.mark.parametrize("text,refused", [
+    (b"plain", False), (b"\\ud800", True), (b"\\uDFFF", True), (b"\xed\xa0\x80", True),
+    (b"\\ud83d\\ude00", False), (b"\\\\ud800", False)], ids=repr)
+def test_the_bytes_fast_path_never_lets_a_lone_surrogate_through(text, refused):
+    """The server skips the surrogate walk only for bodies whose bytes cannot hold one; a pair
+    of escapes and an escaped backslash are checked and pass; escapes and raw bytes are refused."""
+    body = b'{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"' + text + b'"}]}'
+    status, reply = OfflineModel().respond("POST", "/v1/messages", body)
+    assert (status == 400 and "lone surrogate" in reply["error"]["message"]) == refused
+    assert surrogate_free(body) == (text == b"plain")
