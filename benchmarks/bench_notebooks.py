@@ -10,6 +10,12 @@ Runs happen in a temporary folder, so ``runs/`` never lands in the repository.
 The English notebooks, then their Chinese translations (``notebooks/zh/``), each with its total.
 With ``--jobs N``, N notebooks run at once (the study notebooks first, as they take longest):
 each line is its wall time, the total is the suite's wall time on this machine's cores.
+
+The study's sessions are remembered (``compact/study/remembered.py``) in a folder that starts
+empty, as on a fresh machine: the English 07 and 08 replay them, the Chinese ones load them.
+``--cold`` turns remembering off, so every notebook replays what it shows.
+
+    python benchmarks/bench_notebooks.py --jobs 2 --cold
 """
 
 from __future__ import annotations
@@ -66,11 +72,14 @@ def run_at_once(paths: list[Path], folder: str, jobs: int) -> None:
           f"{time.perf_counter() - start_wall:>7.1f} {cpu_seconds() - start_cpu:>7.1f}")
 
 
-def main(wanted: list[str], jobs: int = 1) -> None:
+def main(wanted: list[str], jobs: int = 1, cold: bool = False) -> None:
     os.environ.pop("ANTHROPIC_API_KEY", None)          # the suite's figures are the offline ones
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print("study sessions: " + ("replayed by every notebook (--cold)" if cold else
+                                "remembered in a new, empty folder (the first to replay one keeps it)"))
     print(f"{'notebook':<40} {'wall s':>7} {'cpu s':>7}")
     with tempfile.TemporaryDirectory(prefix="bench-notebooks-") as folder:
+        os.environ["COMPACT_STUDY_CACHE"] = "off" if cold else str(Path(folder) / "study-cache")
         for language in (NOTEBOOKS, NOTEBOOKS / "zh"):
             paths = [p for p in sorted(language.glob("*.ipynb"))
                      if not wanted or any(w in p.name for w in wanted)]
@@ -85,5 +94,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("wanted", nargs="*", help="substrings of the notebooks to time (all if none)")
     parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default 1)")
+    parser.add_argument("--cold", action="store_true", help="replay every study session (remember none)")
     arguments = parser.parse_args()
-    main(arguments.wanted, arguments.jobs)
+    main(arguments.wanted, arguments.jobs, arguments.cold)

@@ -119,8 +119,13 @@ def test_micro_only_is_micro_compact_waiting_for_its_trigger(tmp_path):
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     seen = []
-    reports = compare(tmp_path_factory.mktemp("compare"), workers=2,
-                      progress=lambda *update: seen.append(update))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("COMPACT_STUDY_CACHE", "off")         # replayed here, never loaded
+    try:
+        reports = compare(tmp_path_factory.mktemp("compare"), workers=2,
+                          progress=lambda *update: seen.append(update))
+    finally:
+        mp.undo()
     assert len(seen) == len(STRATEGIES) * 100 and seen.count(("none", 100, 100)) == 1
     return {r.strategy: r for r in reports}
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,13 @@ from ..extensions import SizeCache
 from ..loop import agent_loop
 from ..offline import SERVE_WINDOW_TOKENS, OfflineModel, count_tokens
 from ..offline.context_management import prepare
+from ..offline.view import as_plain
 from ..pipeline import STAGES, Compactor
-from ..pipeline.messages import estimate_size, to_plain
+from ..pipeline.messages import estimate_size
 from ..pipeline.summary import SUMMARY_SYSTEM
 from ..tools import Workspace
 from .caching import CacheLedger, Request
+from .remembered import remembered
 from .retention import retention
 from .strategies import TOOL_OUTPUT_CAP, SessionReport
 from .workload import PROBES, make_long_workspace, session_turns
@@ -81,8 +84,10 @@ API_STRATEGIES = [
 
 
 def shown(request: dict, management: dict | None) -> list:
-    """The messages the model was shown for ``request`` under ``management``."""
-    payload = {**to_plain(request), **({"context_management": management} if management else {})}
+    """The messages the model was shown for ``request`` under ``management``: the history's
+    own message objects where no edit changed them (so the cache ledger knows them again)."""
+    payload = {**request, "messages": as_plain(request["messages"]),
+               **({"context_management": management} if management else {})}
     return prepare(payload, lambda messages: count_tokens({**payload, "messages": messages})).messages
 
 
@@ -132,7 +137,25 @@ class ApiClient:
 
 def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Path | None = None,
                     turns: list[str] | None = None) -> SessionReport:
-    """The whole scripted session with ``strategy``; offline unless ``client`` is given."""
+    """The whole scripted session with ``strategy``; offline unless ``client`` is given.
+
+    Offline, the package's own strategies on the default session are remembered
+    (``remembered.py``): run again with the same code, they are loaded, not replayed."""
+    replay = partial(_replay, strategy, client, workdir, turns)
+    if rememberable(strategy, client, turns):
+        return remembered("api", strategy.name, replay)
+    return replay()
+
+
+def rememberable(strategy: ApiStrategy, client: Any, turns: list[str] | None) -> bool:
+    """The package's own offline server (no ``client`` given: its code is in the key), one of
+    the package's strategies, the default session."""
+    return client is None and any(strategy is s for s in API_STRATEGIES) \
+        and (turns is None or turns == session_turns())
+
+
+def _replay(strategy: ApiStrategy, client: Any, workdir: str | Path | None,
+            turns: list[str] | None) -> SessionReport:
     start = time.perf_counter()
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="api-session-"))
     workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)

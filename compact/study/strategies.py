@@ -42,6 +42,7 @@ from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits
 from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
+from .remembered import keep, recall
 from .retention import PLACES, retention
 from .workload import PROBES, Probe, make_long_workspace, session_turns
 
@@ -55,6 +56,7 @@ TOOL_OUTPUT_CAP = 50_000     # the lesson's bash and read_file return at most 50
 # merged summary of at most 6,000 chars.
 CACHE_FRIENDLY = {"high_water_mark": 50_000, "low_water_mark": 20_000, "summary_max_chars": 6_000}
 SUMMARY_STAGES = ("compact_history", "reactive_compact")     # the stages that write a summary
+KIND = "strategy"             # how remembered.py files these sessions
 
 
 class ArchivingCacheFriendly(CacheFriendlyCompactor, ArchivingCompactor):
@@ -108,6 +110,7 @@ class SessionReport:
     seconds: float = 0.0
     messages: list = field(repr=False, default_factory=list)
     summary_turns: list[int] = field(default_factory=list)   # the user turn of each summary
+    remembered: str = ""                # the file it was loaded from, when not replayed (remembered.py)
 
     def kept(self, where: tuple[str, ...] = ("context", "archive", "workspace")) -> int:
         return sum(v in where for v in self.retention.values())
@@ -166,17 +169,41 @@ def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             progress: Callable[[str, int, int], None] | None = None,
             workers: int = 1) -> list[SessionReport]:
     """Every strategy on the same session, in order; ``workers`` > 1 runs them in that many
-    processes at once (the sessions are independent), reporting progress all the same."""
+    processes at once (the sessions are independent), reporting progress all the same.
+
+    The package's own strategies on the default session are remembered (``remembered.py``):
+    run again with the same code, they are loaded, not replayed."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
-    jobs = [(s, root / s.name.replace(" ", "-"), turns) for s in strategies]
+    kept = [recall(KIND, s.name) if rememberable(s, turns) else None for s in strategies]
+    for strategy, report in zip(strategies, kept, strict=True):
+        if report is not None and progress:
+            progress(strategy.name, len(report.cumulative_tokens), len(report.cumulative_tokens))
+    jobs = [(s, root / s.name.replace(" ", "-"), turns)
+            for s, report in zip(strategies, kept, strict=True) if report is None]
+    replayed = iter(_replay(jobs, progress, workers))
+    reports = [report if report is not None else next(replayed) for report in kept]
+    for strategy, old, report in zip(strategies, kept, reports, strict=True):
+        if old is None and rememberable(strategy, turns):
+            keep(KIND, strategy.name, report)
+    return reports
+
+
+def rememberable(strategy: Strategy, turns: list[str] | None) -> bool:
+    """One of the package's strategies (its code is in the key), on the default session."""
+    return any(strategy is s for s in STRATEGIES) and (turns is None or turns == session_turns())
+
+
+def _replay(jobs: list[tuple], progress: Callable[[str, int, int], None] | None,
+            workers: int) -> list[SessionReport]:
     if workers <= 1 or len(jobs) <= 1:
         return [run_session(*job, progress=progress) for job in jobs]
-    context = multiprocessing.get_context("spawn")     # no fork of a threaded kernel
+    context = _workers_context()
     messages = context.Queue()
     with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
                              initializer=_listen, initargs=(messages,)) as pool:
         futures = [pool.submit(_run_in_worker, *job) for job in jobs]
-        expected, received = len(jobs) * len(turns or session_turns()), 0
+        expected = sum(len(turns or session_turns()) for _, _, turns in jobs)
+        received = 0
         while received < expected:          # one update per turn of every session
             try:
                 update = messages.get(timeout=0.1)
@@ -188,6 +215,16 @@ def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             if progress:
                 progress(*update)
         return [f.result() for f in futures]
+
+
+def _workers_context() -> Any:
+    """Worker processes forked from a fresh server process that imported the package once (no
+    fork of a threaded kernel, no import per worker); spawned where there is no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 _PROGRESS: Any = None

@@ -1,0 +1,106 @@
+"""Finished study sessions, remembered on disk: a notebook run again, or its translation, loads
+them instead of replaying the same 100 turns.
+
+A replay is deterministic: the package's code, the strategy and the turns decide every number
+of its report, to the token. So a report is kept under a key made of exactly those — a hash of
+every file of the ``compact`` package, the kind and name of the strategy, and the versions of
+Python and of the libraries that put the requests on the wire — and loaded only while all of
+them are unchanged: a changed line anywhere in the package is a new key, and the old entry is
+dropped when the new one is written. Only the package's own strategies on the default session
+are remembered (the callers decide, ``rememberable``): a strategy you build, or a stage you
+pass it, is replayed every time, since its code is not part of the key.
+
+The folder is ``$COMPACT_STUDY_CACHE``, else ``$XDG_CACHE_HOME/compact/study``, else
+``~/.cache/compact/study``; ``COMPACT_STUDY_CACHE=off`` turns remembering off. A loaded report
+says where it came from (``SessionReport.remembered``); its ``seconds`` are the replay's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sys
+import warnings
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_atomically
+
+PACKAGE = Path(__file__).resolve().parent.parent
+FORMAT = 1                                   # bump when SessionReport changes shape
+WIRE = ("anthropic", "httpx2", "pydantic")   # what serialises and parses every request
+
+
+def folder() -> Path | None:
+    """Where reports are kept, or None when remembering is off."""
+    chosen = os.environ.get("COMPACT_STUDY_CACHE")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("off", "0", "") else Path(chosen)
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "compact" / "study"
+
+
+def source_digest(root: Path = PACKAGE) -> str:
+    """A hash of every file of the package (read each time: an edited file is a new key)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def key(kind: str, name: str, root: Path = PACKAGE) -> str:
+    versions = [sys.version, *(version(package) for package in WIRE)]
+    parts = [FORMAT, kind, name, source_digest(root), versions]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]
+
+
+def _prefix(kind: str, name: str) -> str:
+    return f"{kind}-{name.replace(' ', '-')}-"
+
+
+def recall(kind: str, name: str) -> Any | None:
+    """The kept report of this strategy for the package as it is now, or None."""
+    where = folder()
+    path = where / f"{_prefix(kind, name)}{key(kind, name)}.pickle" if where else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        report = pickle.loads(path.read_bytes())
+    except Exception:                        # damaged or from an unknown shape: replay instead
+        return None
+    if getattr(report, "strategy", None) != name:
+        return None
+    report.remembered = str(path)
+    return report
+
+
+def keep(kind: str, name: str, report: Any) -> None:
+    """Keep ``report`` (and drop this strategy's entries for other versions of the package)."""
+    where = folder()
+    if where is None:
+        return
+    path = where / f"{_prefix(kind, name)}{key(kind, name)}.pickle"
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL))
+        for old in where.glob(f"{_prefix(kind, name)}*.pickle"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError as error:                 # the replay's report is returned all the same
+        warnings.warn(f"could not keep the {name!r} session in {where} ({error.strerror or error});"
+                      " it will be replayed next time. Free some space there, or set "
+                      "COMPACT_STUDY_CACHE to a writable folder (or to off).", stacklevel=2)
+
+
+def remembered(kind: str, name: str, replay: Callable[[], Any]) -> Any:
+    """The kept report, or ``replay()``'s, kept for next time."""
+    report = recall(kind, name)
+    if report is None:
+        report = replay()
+        keep(kind, name, report)
+    return report
