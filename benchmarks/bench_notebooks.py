@@ -1,7 +1,9 @@
 """The whole notebook suite, executed offline with nbclient: wall and CPU seconds per notebook.
 
-CPU is this process plus its finished children (each notebook's kernel and what it starts), so
-it stays meaningful when other jobs share the cores; the load average is printed beside it.
+CPU is this process plus its finished children (each notebook's kernel and what it waits for),
+so it stays meaningful when other jobs share the cores; the load average is printed beside it.
+It misses notebook 07's two study workers: they fork from a server process (``forkserver``)
+that the kernel leaves to exit on its own, never waits for. Wall time is the measure.
 Runs happen in a temporary folder, so ``runs/`` never lands in the repository.
 
     python benchmarks/bench_notebooks.py [substring ...]     # e.g. 00 03 to time two notebooks
