@@ -12,7 +12,8 @@ pass it, is replayed every time, since its code is not part of the key.
 
 The folder is ``$COMPACT_STUDY_CACHE``, else ``$XDG_CACHE_HOME/compact/study``, else
 ``~/.cache/compact/study``; ``COMPACT_STUDY_CACHE=off`` turns remembering off. A loaded report
-says where it came from (``SessionReport.remembered``); its ``seconds`` are the replay's.
+says where it came from (``SessionReport.remembered``); its ``seconds`` and ``workdir`` are the
+replay's (that folder may be gone: everything a report holds was measured when it was made).
 """
 
 from __future__ import annotations

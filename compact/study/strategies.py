@@ -172,7 +172,8 @@ def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
     processes at once (the sessions are independent), reporting progress all the same.
 
     The package's own strategies on the default session are remembered (``remembered.py``):
-    run again with the same code, they are loaded, not replayed."""
+    run again with the same code, they are loaded, not replayed (and write nothing under
+    ``workdir``)."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
     kept = [recall(KIND, s.name) if rememberable(s, turns) else None for s in strategies]
     for strategy, report in zip(strategies, kept, strict=True):
