@@ -85,6 +85,14 @@ def test_an_older_version_of_the_package_leaves_no_entry_behind(cache):
     assert [p.name for p in cache.iterdir()] == [f"strategy-x-{remembered.key('strategy', 'x')}.pickle"]
 
 
+def test_one_strategys_name_inside_anothers_drops_none_of_the_other(cache):
+    remembered.keep("strategy", "micro only", Report("micro only"))
+    remembered.keep("strategy", "micro", Report("micro"))
+    kept = remembered.recall("strategy", "micro only")
+    assert kept is not None and kept.strategy == "micro only"
+    assert len(list(cache.iterdir())) == 2
+
+
 def test_off_remembers_nothing(monkeypatch, tmp_path):
     monkeypatch.setenv("COMPACT_STUDY_CACHE", "off")
     assert remembered.folder() is None

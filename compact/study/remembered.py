@@ -90,7 +90,9 @@ def keep(kind: str, name: str, report: Any) -> None:
         where.mkdir(parents=True, exist_ok=True)
         write_atomically(path, pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL))
         for old in where.glob(f"{_prefix(kind, name)}*.pickle"):
-            if old != path:
+            other_key = old.name[len(_prefix(kind, name)):-len(".pickle")]
+            if old != path and len(other_key) == len(path.stem) - len(_prefix(kind, name)) \
+                    and "-" not in other_key:      # "micro" never drops "micro only"
                 old.unlink(missing_ok=True)
     except OSError as error:                 # the replay's report is returned all the same
         warnings.warn(f"could not keep the {name!r} session in {where} ({error.strerror or error});"
