@@ -77,15 +77,14 @@ class OfflineModel:
         count_only = path.endswith("count_tokens")
         text_checked = isinstance(body, bytes) and surrogate_free(body)
         try:
-            return self._checked(payload, problem, headers, (count_only, text_checked))
+            return self._checked(payload, problem, headers, count_only, text_checked)
         except RecursionError:
             return Answer(*error_answer(400, "invalid_request_error",
                                         "the request body is nested too deeply"))
 
-    def _checked(self, payload: Any, problem: str | None, headers: Any,
-                 kind: tuple[bool, bool]) -> Answer:
-        """``kind``: (a count_tokens request, its body is ``surrogate_free``)."""
-        count_only, text_checked = kind
+    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
+                 text_checked: bool) -> Answer:
+        """``text_checked``: the body is ``surrogate_free``."""
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
