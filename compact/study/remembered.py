@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -34,6 +35,8 @@ from ..atomic import write_atomically
 PACKAGE = Path(__file__).resolve().parent.parent
 FORMAT = 1                                   # bump when SessionReport changes shape
 WIRE = ("anthropic", "httpx2", "pydantic")   # what serialises and parses every request
+KEY_CHARS = 24
+_KEY = re.compile(f"[0-9a-f]{{{KEY_CHARS}}}\\.pickle")
 
 
 def folder() -> Path | None:
@@ -57,17 +60,21 @@ def source_digest(root: Path = PACKAGE) -> str:
 def key(kind: str, name: str, root: Path = PACKAGE) -> str:
     versions = [sys.version, *(version(package) for package in WIRE)]
     parts = [FORMAT, kind, name, source_digest(root), versions]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:KEY_CHARS]
 
 
 def _prefix(kind: str, name: str) -> str:
     return f"{kind}-{name.replace(' ', '-')}-"
 
 
+def _path(where: Path, kind: str, name: str) -> Path:
+    return where / f"{_prefix(kind, name)}{key(kind, name)}.pickle"
+
+
 def recall(kind: str, name: str) -> Any | None:
     """The kept report of this strategy for the package as it is now, or None."""
     where = folder()
-    path = where / f"{_prefix(kind, name)}{key(kind, name)}.pickle" if where else None
+    path = _path(where, kind, name) if where else None
     if path is None or not path.is_file():
         return None
     try:
@@ -85,14 +92,13 @@ def keep(kind: str, name: str, report: Any) -> None:
     where = folder()
     if where is None:
         return
-    path = where / f"{_prefix(kind, name)}{key(kind, name)}.pickle"
+    path = _path(where, kind, name)
     try:
         where.mkdir(parents=True, exist_ok=True)
         write_atomically(path, pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL))
+        # "strategy-micro-*" also finds "micro only"'s files: only a bare key after the prefix counts
         for old in where.glob(f"{_prefix(kind, name)}*.pickle"):
-            other_key = old.name[len(_prefix(kind, name)):-len(".pickle")]
-            if old != path and len(other_key) == len(path.stem) - len(_prefix(kind, name)) \
-                    and "-" not in other_key:      # "micro" never drops "micro only"
+            if old != path and _KEY.fullmatch(old.name[len(_prefix(kind, name)):]):
                 old.unlink(missing_ok=True)
     except OSError as error:                 # the replay's report is returned all the same
         warnings.warn(f"could not keep the {name!r} session in {where} ({error.strerror or error});"
