@@ -36,7 +36,7 @@ def _kind(path: str, body: str) -> str:
     return "text"
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)      # a text is at most a tool's 50,000 chars: ≤ ~13 MB held
 def describe(path: str, text: str, lang: str = "en") -> str:
     """The facts the model keeps about one read of ``path`` (a persisted preview or a clipped
     excerpt included: then the facts say how much was seen), written in ``lang``.
