@@ -11,6 +11,7 @@ window, then the reply (``replies``), streamed as server-sent events when asked
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -36,6 +37,19 @@ def count_tokens(payload: dict) -> int:
     """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
     relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
     return estimate_tokens(relevant)
+
+
+class Body(NamedTuple):
+    """What the request's raw body says, before it is parsed."""
+
+    surrogate_free: bool                # no string in it can hold a lone surrogate
+    digest: str                         # names the reply and its tool calls: same body, same ids
+
+    @classmethod
+    def of(cls, body: Any) -> Body:
+        raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
+        return cls(isinstance(body, bytes) and surrogate_free(body),
+                   hashlib.sha256(raw).hexdigest()[:16])
 
 
 class Answer(NamedTuple):
@@ -75,16 +89,14 @@ class OfflineModel:
             return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         count_only = path.endswith("count_tokens")
-        text_checked = isinstance(body, bytes) and surrogate_free(body)
         try:
-            return self._checked(payload, problem, headers, count_only, text_checked)
+            return self._checked(payload, problem, headers, count_only, Body.of(body))
         except RecursionError:
             return Answer(*error_answer(400, "invalid_request_error",
                                         "the request body is nested too deeply"))
 
     def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
-                 text_checked: bool) -> Answer:
-        """``text_checked``: the body is ``surrogate_free``."""
+                 body: Body) -> Answer:
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
@@ -93,7 +105,7 @@ class OfflineModel:
                 return Answer(*refused)
         problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
                                              model=MODEL_NAME, count_only=count_only,
-                                             text_checked=text_checked) \
+                                             text_checked=body.surrogate_free) \
             or management_problem(payload)
         if problem:                          # the real API's rules and wording (validation.py)
             return Answer(*error_answer(400, "invalid_request_error", problem))
@@ -108,7 +120,7 @@ class OfflineModel:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         stream = bool(payload.get("stream"))
         try:
-            reply = Replier(payload, self.usage, self.take_notes, count_tokens).reply(prepared)
+            reply = Replier(payload, self.usage, self.take_notes, count_tokens, body.digest).reply(prepared)
         except Exception as error:           # after the stream started, the API sends `error`
             if not stream:
                 raise

@@ -9,12 +9,9 @@ with ``tool_choice`` honoured, cut at a stop sequence or at ``max_tokens``; usag
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
-from ..pipeline.messages import wire_json
 from .context_management import Prepared
 from .conversation import summary_conversation
 from .identity import MODEL_NAME
@@ -36,10 +33,7 @@ class Replier:
     usage: list                         # the model's ledger: (kind, input tokens) per call
     take_notes: bool
     count: Callable[[dict], int]        # the offline tokenizer, on a request
-
-    @cached_property
-    def digest(self) -> str:
-        return hashlib.sha256(wire_json(self.payload).encode()).hexdigest()[:16]
+    digest: str                         # the request's, for the ids of the reply and its calls
 
     def reply(self, prepared: Prepared) -> dict:
         shown, iterations, content = prepared.messages, [], []

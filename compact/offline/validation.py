@@ -67,13 +67,15 @@ def lone_surrogate(value: Any) -> str | None:
 
 # In JSON text, a lone surrogate can come only from a ``\uD800``–``\uDFFF`` escape or from a
 # surrogate's own UTF-8 bytes (``json.loads`` decodes bytes with ``surrogatepass``).
-_SURROGATE_SOURCE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+# Each is searched only where its first bytes occur (a fast scan), as a body rarely holds either.
+_SURROGATE_ESCAPE, _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]"), re.compile(rb"\xed[\xa0-\xbf]")
 
 
 def surrogate_free(body: bytes) -> bool:
     """True when the JSON text ``body`` cannot parse to a string holding a surrogate, so its
     payload needs no ``lone_surrogate`` check (a pair of escapes, an escaped backslash: checked)."""
-    return _SURROGATE_SOURCE.search(body) is None
+    return (b"\\u" not in body or _SURROGATE_ESCAPE.search(body) is None) and \
+        (b"\xed" not in body or _SURROGATE_BYTES.search(body) is None)
 
 
 def _surrogate_path(value: Any) -> str | None:
