@@ -13,6 +13,10 @@ The English notebooks, then their Chinese translations (``notebooks/zh/``), each
 With ``--jobs N``, N notebooks run at once (the study notebooks first, as they take longest):
 each line is its wall time, the total is the suite's wall time on this machine's cores.
 
+Before and after, a yardstick: the seconds a fresh Python takes to import the SDK (median of 3),
+which every kernel pays. A shared machine has slow spells (on this one, the same import took
+2.2 s in one hour and 1.3 s in the next): compare suites only beside yardsticks that agree.
+
 The study's sessions are remembered (``compact/study/remembered.py``) in a folder that starts
 empty, as on a fresh machine: the English 07 and 08 replay them, the Chinese ones load them.
 ``--cold`` turns remembering off, so every notebook replays what it shows.
@@ -26,6 +30,9 @@ import argparse
 import multiprocessing
 import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -40,6 +47,16 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 def cpu_seconds() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def yardstick() -> float:
+    """Seconds a fresh Python takes to ``import anthropic``, the median of 3."""
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import anthropic"], check=True)
+        seconds.append(time.perf_counter() - start)
+    return statistics.median(seconds)
 
 
 def execute(path: Path, folder: str) -> float:
@@ -76,7 +93,8 @@ def run_at_once(paths: list[Path], folder: str, jobs: int) -> None:
 
 def main(wanted: list[str], jobs: int = 1, cold: bool = False) -> None:
     os.environ.pop("ANTHROPIC_API_KEY", None)          # the suite's figures are the offline ones
-    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+          f"yardstick (a fresh `import anthropic`): {yardstick():.2f} s")
     print("study sessions: " + ("replayed by every notebook (--cold)" if cold else
                                 "remembered in a new, empty folder (the first to replay one keeps it)"))
     print(f"{'notebook':<40} {'wall s':>7} {'cpu s':>7}")
@@ -89,7 +107,7 @@ def main(wanted: list[str], jobs: int = 1, cold: bool = False) -> None:
                 run_at_once(paths, folder, jobs)
             else:
                 run(paths, folder)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}; yardstick: {yardstick():.2f} s")
 
 
 if __name__ == "__main__":
