@@ -280,3 +280,24 @@ def test_the_bytes_fast_path_never_lets_a_lone_surrogate_through(text, refused):
     status, reply = OfflineModel().respond("POST", "/v1/messages", body)
     assert (status == 400 and "lone surrogate" in reply["error"]["message"]) == refused
     assert surrogate_free(body) == (text == b"plain")
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.booleans())
+def test_a_body_said_surrogate_free_never_parses_to_a_lone_surrogate(value, ascii_only):
+    """Whatever the JSON holds and however it is written (escapes or raw UTF-8 bytes)."""
+    body = json.dumps({"v": value}, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    if surrogate_free(body):
+        assert lone_surrogate(json.loads(body)) is None
+
+
+def test_the_ids_of_a_reply_come_from_its_request_body():
+    """The same body gets the same ids (a replay is deterministic); any other body, others."""
+    def ids(body: dict) -> list[str]:
+        _, reply = OfflineModel().respond("POST", "/v1/messages", json.dumps(body).encode())
+        return [reply["id"], *(b["id"] for b in reply["content"] if b["type"] == "tool_use")]
+    body = {"model": MODEL_NAME, "max_tokens": 100, "tools": TOOLS,
+            "messages": [user("Read README.md")]}
+    first = ids(body)
+    assert len(first) == 2 and first == ids(body)
+    assert not set(first) & set(ids({**body, "max_tokens": 101}))
