@@ -24,13 +24,19 @@ from matplotlib.text import Text
 from compact import __main__ as repl
 from compact import texts as text_table
 from compact.classroom import check, run_experiment
+from compact.classroom.figure_check import figure_problems
 from compact.classroom.figures import stage_examples
 from compact.classroom.lab import Lab, lab_figure
 from compact.classroom.plot import headline, plot_run
 from compact.classroom.show import turns
 from compact.classroom.stage_cases import cases
 from compact.classroom.stage_picture import plot_stage
+from compact.classroom.strategy_plot import plot_costs, plot_retention, plot_summaries
+from compact.classroom.strategy_tables import api_table, cost_table, probe_table, strategy_table
 from compact.pipeline.formats import AUTHORITATIVE, REFERENCE
+from compact.study.api_session import API_STRATEGIES, run_api_session
+from compact.study.strategies import STRATEGIES, compare
+from compact.study.workload import session_turns
 
 KEPT = [   # English the messages themselves carry (the API's error, the formats' own headers)
     re.compile(r"prompt is too long[^\n]*"),     # the API's refusal, verbatim
@@ -196,3 +202,30 @@ def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
     assert english_in(out) == [], out
+
+
+# The strategies' names are the code's (``by_name["micro only"]``), shown as they are.
+STRATEGY_NAMES = re.compile("|".join(re.escape(s.name) for s in [*STRATEGIES, *API_STRATEGIES]))
+
+
+def test_the_studys_plots_and_tables_in_chinese(chinese, tmp_path):
+    """Notebooks 07 and 08: every title, axis, legend, place, column, note, description and fact
+    name in Chinese, drawn with every glyph and inside the figure; the strategies' names and the
+    session's own text (the requests it sends, the facts' exact words) are data, left out."""
+    turns = session_turns()[:12]
+    reports = compare(tmp_path / "compare", turns=turns)
+    api = {s.name: run_api_session(s, workdir=tmp_path / s.name.replace(" ", "-"), turns=turns)
+           for s in API_STRATEGIES}
+    for fig in (plot_costs(reports), plot_retention(reports).figure,
+                plot_summaries(reports[1:2], cap=6_000).figure):
+        assert drawn(fig) == [] and figure_problems(fig) == []
+        shown = [STRATEGY_NAMES.sub(" ", t) for t in figure_texts(fig)]
+        assert any(re.search("[\u4e00-\u9fff]", t) for t in shown)
+        assert [e for t in shown for e in english_in(t)] == [], shown
+    probes = probe_table()
+    for table in (cost_table(reports), api_table(api), strategy_table(STRATEGIES), probes):
+        words = [table.title or "", *table.headers,
+                 *(cell for row in table.rows for k, cell in enumerate(row) if table is not probes or k == 2)]
+        shown = [STRATEGY_NAMES.sub(" ", str(w)) for w in words]
+        assert [e for t in shown for e in english_in(t)] == [], shown
+    assert cost_table(reports).headers[-1] == "探针：上下文 / 存档 / 工作区 / 丢失"

@@ -4,8 +4,9 @@ facts ended up, and how long each summary grew.
 Lines differ by style as well as colour (the lesson's pipeline and its archiving variant
 cost almost the same, so one is drawn dotted over the other), and the cost axis is
 logarithmic: no compaction costs twenty times what the cheapest strategies do. Every text the
-figures show is in ``LABELS``; their layout (``FittingLayout``) wraps a title that would not fit
-and moves a legend off the lines.
+figures show is in the string table, in the notebook's language (``study_texts.py``; the
+strategies' names are the code's and stay as they are); their layout (``FittingLayout``) wraps
+a title that would not fit and moves a legend off the lines.
 """
 
 from __future__ import annotations
@@ -19,23 +20,10 @@ from matplotlib.ticker import StrMethodFormatter
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
+from ..texts import say
 from .figure_fit import FittingLayout, fitted_legend, fitting
 from .plot import RC
-
-LABELS = {
-    "measure": {"plain": "input tokens sent (every token at full price)",
-                "cache-aware": "cost with prompt caching (plain-token equivalents)"},
-    "axis": {"plain": "cumulative input tokens", "cache-aware": "cumulative cost (tokens)"},
-    "turn": "user turn",
-    "total": "{strategy}: {millions:.2f} M",
-    "legend": "strategy: total",
-    "cheapest": "With prompt caching, {strategy} costs {saving:.0%} less than no compaction",
-    "place": {"context": "context", "archive": "archive", "workspace": "workspace", "lost": "lost"},
-    "retention": "Where the {count} probe facts are at the end",
-    "summary": {"axis": "summary (chars)", "line": "{strategy}: {count} summaries",
-                "cut": "cut off at the summary call's max_tokens", "cap": "{strategy}'s cap: {cap:,} chars",
-                "title": "Each summary's length, at the user turn it was written"},
-}
+from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
 STYLES = {
@@ -49,7 +37,7 @@ STYLES = {
 FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
-MEASURES = LABELS["measure"]
+MEASURES = ("plain", "cache-aware")
 CUT_OFF = summary_cut_note(0).partition("=")[0]   # "[summary cut off at max_tokens": how a cut summary ends
 
 
@@ -71,14 +59,14 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
             turns = range(1, len(values) + 1)
             ax.plot(turns, values, color=colour, linestyle=style, linewidth=2.5, marker=marker,
                     markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
-                    label=LABELS["total"].format(strategy=report.strategy, millions=values[-1] / 1e6)
+                    label=say("study.plot.total", strategy=report.strategy, millions=values[-1] / 1e6)
                     if values else report.strategy,
                     gid=f"strategy:{report.strategy}")
         ax.set_yscale("log")
-        ax.set_xlabel(LABELS["turn"])
-        ax.set_ylabel(LABELS["axis"][measure])
-        fitted_legend(ax, loc="lower right", framealpha=0.9, title=LABELS["legend"])
-        ax.set_title(MEASURES[measure], loc="left")
+        ax.set_xlabel(say("study.plot.turn"))
+        ax.set_ylabel(say(f"study.plot.axis.{measure}"))
+        fitted_legend(ax, loc="lower right", framealpha=0.9, title=say("study.plot.legend"))
+        ax.set_title(say(f"study.plot.measure.{measure}"), loc="left")
         fitting(ax.figure.figure)
     return ax
 
@@ -95,8 +83,8 @@ def plot_costs(reports: list) -> Figure:
         base = next((r for r in reports if r.strategy == "none"), None)
         if base is not None:
             best = min(reports, key=lambda r: r.cost())
-            figure.suptitle(LABELS["cheapest"].format(strategy=best.strategy,
-                                                      saving=1 - best.cost() / base.cost()),
+            figure.suptitle(say("study.plot.cheapest", strategy=best.strategy,
+                                saving=1 - best.cost() / base.cost()),
                             fontsize=17, x=0.01, ha="left")
     return figure
 
@@ -113,25 +101,24 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
             for column, place in enumerate(line):
-                ax.text(column, row, LABELS["place"][PLACES[place]], ha="center", va="center", fontsize=11,
-                        color="white" if PLACES[place] in ("lost", "context") else "black")
+                ax.text(column, row, say(f"study.place.{PLACES[place]}"), ha="center", va="center",
+                        fontsize=11, color="white" if PLACES[place] in ("lost", "context") else "black")
         ax.set_xticks(range(len(reports)), [r.strategy for r in reports])
-        ax.set_yticks(range(len(probes)), probes)
+        ax.set_yticks(range(len(probes)), [probe_name(p) for p in probes])
         ax.tick_params(top=True, labeltop=True, bottom=False, labelbottom=False, length=0)
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
         ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)
         ax.grid(which="minor", color="white", linewidth=3)
-        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=LABELS["place"][p]) for p in PLACES],
+        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=say(f"study.place.{p}")) for p in PLACES],
                   loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
                   frameon=False)
-        ax.set_title(LABELS["retention"].format(count=len(probes)), loc="left", pad=34)
+        ax.set_title(say("study.plot.retention", count=len(probes)), loc="left", pad=34)
     return ax
 
 
 def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None) -> Axes:
     """Each summary a strategy wrote, by its length, at the user turn it was written; a cross
     marks one cut off at the summary call's ``max_tokens``; ``cap``: the last report's cap."""
-    text = LABELS["summary"]
     with matplotlib.rc_context(RC):
         if ax is None:
             ax = Figure(figsize=(11, 5.5), layout=FittingLayout()).subplots()
@@ -139,20 +126,21 @@ def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None
             colour, _, marker = _style(report.strategy, index)
             sizes = [len(summary) for summary in report.summaries]
             ax.plot(report.summary_turns, sizes, color=colour, linewidth=2.5, marker=marker or "o",
-                    markersize=8, label=text["line"].format(strategy=report.strategy, count=len(sizes)),
-                    gid=f"summaries:{report.strategy}")
+                    markersize=8, gid=f"summaries:{report.strategy}",
+                    label=say("study.plot.summary.line", strategy=report.strategy, count=len(sizes)))
             cut = [(turn, size) for turn, size, summary in zip(report.summary_turns, sizes, report.summaries,
                                                                 strict=True) if CUT_OFF in summary]
             if cut:
                 ax.plot(*zip(*cut, strict=True), linestyle="None", marker="x", markersize=14,
-                        markeredgewidth=3, color="black", label=text["cut"], gid=f"cut:{report.strategy}")
+                        markeredgewidth=3, color="black", label=say("study.plot.summary.cut"),
+                        gid=f"cut:{report.strategy}")
         if cap is not None and reports:
             colour = _style(reports[-1].strategy, len(reports) - 1)[0]
             ax.axhline(cap, color=colour, linestyle=":", linewidth=2,
-                       label=text["cap"].format(strategy=reports[-1].strategy, cap=cap), gid="cap")
-        ax.set(xlabel=LABELS["turn"], ylabel=text["axis"], ylim=(0, None))
+                       label=say("study.plot.summary.cap", strategy=reports[-1].strategy, cap=cap), gid="cap")
+        ax.set(xlabel=say("study.plot.turn"), ylabel=say("study.plot.summary.axis"), ylim=(0, None))
         ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
         fitted_legend(ax, loc="upper left", framealpha=0.9)
-        ax.set_title(text["title"], loc="left")
+        ax.set_title(say("study.plot.summary.title"), loc="left")
         fitting(ax.figure.figure)
     return ax

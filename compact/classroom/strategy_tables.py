@@ -18,29 +18,32 @@ from ..pipeline import STAGES, Limits
 from ..study.caching import PRICES, Pricing
 from ..study.retention import PLACES
 from ..study.workload import PROBES, Probe, session_turns
+from ..texts import say
 from .show import Table
+from .study_texts import column, description, probe_name
 
+# The columns by their English names (``study_texts.column`` shows each in the notebook's language).
 COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved (cache-aware)",
-                "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads",
-                "probes: " + " / ".join(PLACES)]
-
-
+                "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads", "probes"]
 # What a projector shows first: the two costs, the summary calls and where the probes went.
 BRIEF_COLUMNS = [COST_COLUMNS.index(c) for c in ("strategy", "input tokens", "cache-aware cost",
-                                                 "summary calls", COST_COLUMNS[-1])]
+                                                 "summary calls", "probes")]
 API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "compactions", "largest seen (chars)",
-               "probes: " + " / ".join(PLACES)]
+               "probes"]
+
+
+def headers(names: list[str]) -> list[str]:
+    """The columns, shown; "probes" names the places in the order its cells count them."""
+    places = " / ".join(say(f"study.place.{p}") for p in PLACES)
+    return [column(name, places=places) for name in names]
 
 
 def pricing_note(pricing: Pricing = PRICES) -> str:
-    return (f"cache-aware: read {pricing.read}×, written {pricing.write}×, uncached and summary "
-            f"calls {pricing.uncached}×; floor: the same requests if no cached prefix were ever "
-            "broken; read from cache: share of agent tokens read from cache")
+    return say("study.table.note", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
 
 
 def _title(pricing: Pricing) -> str:
-    return (f"Input tokens and cache-aware cost (read {pricing.read}×, written {pricing.write}×, "
-            f"summary calls {pricing.uncached}×)")
+    return say("study.table.title", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
 
 
 def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
@@ -60,7 +63,7 @@ def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
 
 def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
     """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
-    return Table(COST_COLUMNS, cost_rows(reports, pricing), title=_title(pricing),
+    return Table(headers(COST_COLUMNS), cost_rows(reports, pricing), title=_title(pricing),
                  numeric=range(1, len(COST_COLUMNS) - 1), brief=BRIEF_COLUMNS)
 
 
@@ -70,7 +73,7 @@ def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
     rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
              f"{r.peak_size:,}", " / ".join(str(n) for n in r.places().values())]
             for name, r in reports.items()]
-    return Table(API_COLUMNS, rows, title=_title(pricing), numeric=range(1, 5))
+    return Table(headers(API_COLUMNS), rows, title=_title(pricing), numeric=range(1, 5))
 
 
 def table(reports: list, pricing: Pricing = PRICES) -> str:
@@ -88,7 +91,7 @@ def settings(strategy: Any) -> str:
             changed.append(f"{name}={value:,}")
         elif isinstance(value, dict):          # stage functions by name
             changed += [f"{stage} = {_called(fn)}" for stage, fn in value.items()]
-    return ", ".join(changed) or "the lesson's"
+    return ", ".join(changed) or say("study.table.lesson_numbers")
 
 
 def _called(fn: Any) -> str:
@@ -100,18 +103,20 @@ def _called(fn: Any) -> str:
 
 def strategy_table(strategies: Iterable[Any]) -> Table:
     """The strategies compared (``Strategy`` objects): what each is, runs and changes."""
-    return Table(["strategy", "what it is", "stages it runs", "built with", "numbers"],
-                 [(s.name, s.description, _stages(s.stages), s.kind.__name__, settings(s))
+    return Table(headers(["strategy", "what it is", "stages it runs", "built with", "numbers"]),
+                 [(s.name, description(s), _stages(s.stages), s.kind.__name__, settings(s))
                   for s in strategies], monospace=[3, 4])
 
 
 def _stages(stages: Iterable[str]) -> str:
-    return "the lesson's 4 + reactive" if tuple(stages) == STAGES else ", ".join(stages) or "none"
+    if tuple(stages) == STAGES:
+        return say("study.table.all_stages")
+    return ", ".join(stages) or say("study.table.no_stage")
 
 
 def probe_table(probes: list[Probe] = PROBES, turns: list[str] | None = None) -> Table:
     """The planted facts: at which user turn each enters the context, and how."""
     requests = turns or session_turns()
-    return Table(["turn", "the user's request at that turn", "the fact", "exact text looked for"],
-                 [(p.turn, requests[p.turn - 1], p.name, p.text) for p in probes],
+    return Table(headers(["turn", "the user's request at that turn", "the fact", "exact text looked for"]),
+                 [(p.turn, requests[p.turn - 1], probe_name(p.name), p.text) for p in probes],
                  monospace=[1, 3], numeric=[0])
