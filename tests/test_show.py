@@ -1,5 +1,7 @@
 """The readable views: tool calls as calls, a compacted message as its two sections, tables."""
 
+import unicodedata
+
 import pytest
 
 from compact import compacted_message
@@ -102,3 +104,13 @@ def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_pat
     assert leading_notes(chinese) == (["笔记 [a.md]：一级标题"], "（离线模型）回答")
     assert leading_notes("Note [a]: only a note") == ([], "Note [a]: only a note")   # nothing else
     assert leading_notes("(offline model) no notes") == ([], "(offline model) no notes")
+
+
+def test_a_text_table_lines_up_chinese_as_a_terminal_draws_it():
+    """A CJK character takes two columns, so a column of Chinese headers or cells still lines up."""
+    table = Table(["策略", "输入 token"], [["none", "87,016"], ["管线 pipeline", "1"]], numeric=[1])
+    lines = str(table).splitlines()
+    def columns(line: str) -> int:      # as a terminal draws it: wide (W) characters take two
+        return sum(2 if unicodedata.east_asian_width(c) == "W" else 1 for c in line)
+    assert [columns(line) for line in lines] == [25] * 4
+    assert lines[2].startswith("none           ") and lines[3].endswith("  1")

@@ -13,6 +13,7 @@ import html
 import inspect
 import json
 import textwrap
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -147,14 +148,25 @@ class Table:
 
     def __str__(self) -> str:
         cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
-        widths = [max(len(str(r[k])) for r in cells) for k in range(len(self.headers))]
-        lines = ["  ".join(str(v).rjust(w) if k in self.numeric else str(v).ljust(w)
+        widths = [max(_width(str(r[k])) for r in cells) for k in range(len(self.headers))]
+        lines = ["  ".join(_pad(str(v), w, k in self.numeric)
                            for k, (v, w) in enumerate(zip(r, widths, strict=True))).rstrip()
                  for r in cells]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(([self.title] if self.title else []) + lines)
 
     __repr__ = __str__
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: a CJK character two, a combining mark none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    fill = " " * (width - _width(text))
+    return fill + text if right else text + fill
 
 
 def rows(messages: list, start: int = 0, preview: int = 60) -> list[tuple[int, str, str, int, str]]:
