@@ -18,9 +18,9 @@ register({
     "study.plot.measure.plain": {"en": "input tokens sent (every token at full price)",
                                  "zh": "发送的输入 token（每个 token 按全价计）"},
     "study.plot.measure.cache-aware": {"en": "cost with prompt caching (plain-token equivalents)",
-                                       "zh": "计入提示缓存的费用（折合成全价 token）"},
+                                       "zh": "计入提示缓存的成本（折合成全价 token）"},
     "study.plot.axis.plain": {"en": "cumulative input tokens", "zh": "累计输入 token"},
-    "study.plot.axis.cache-aware": {"en": "cumulative cost (tokens)", "zh": "累计费用（token）"},
+    "study.plot.axis.cache-aware": {"en": "cumulative cost (tokens)", "zh": "累计成本（token）"},
     "study.plot.turn": {"en": "user turn", "zh": "用户轮次"},
     "study.plot.total": {"en": "{strategy}: {millions:.2f} M", "zh": "{strategy}：共 {millions:.2f} M"},
     "study.plot.legend": {"en": "strategy: total", "zh": "策略：合计"},
@@ -44,8 +44,8 @@ register({
     "study.column.strategy": {"en": "strategy", "zh": "策略"},
     "study.column.input tokens": {"en": "input tokens", "zh": "输入 token"},
     "study.column.saved": {"en": "saved", "zh": "节省"},
-    "study.column.cache-aware cost": {"en": "cache-aware cost", "zh": "计缓存的费用"},
-    "study.column.saved (cache-aware)": {"en": "saved (cache-aware)", "zh": "节省（计缓存）"},
+    "study.column.cache-aware cost": {"en": "cache-aware cost", "zh": "计入缓存的成本"},
+    "study.column.saved (cache-aware)": {"en": "saved (cache-aware)", "zh": "节省（计入缓存）"},
     "study.column.floor": {"en": "floor", "zh": "下限"},
     "study.column.÷ floor": {"en": "÷ floor", "zh": "÷ 下限"},
     "study.column.read from cache": {"en": "read from cache", "zh": "缓存读取占比"},
@@ -54,9 +54,9 @@ register({
     "study.column.re-reads": {"en": "re-reads", "zh": "重复读取"},
     "study.column.probes": {"en": "probes: {places}", "zh": "探针：{places}"},
     "study.column.compactions": {"en": "compactions", "zh": "压缩次数"},
-    "study.column.largest seen (chars)": {"en": "largest seen (chars)", "zh": "单次所见最多（字符）"},
+    "study.column.largest seen (chars)": {"en": "largest seen (chars)", "zh": "单次请求最多可见字符数"},
     "study.column.what it is": {"en": "what it is", "zh": "是什么"},
-    "study.column.stages it runs": {"en": "stages it runs", "zh": "运行的阶段"},
+    "study.column.stages it runs": {"en": "stages it runs", "zh": "运行的步骤"},
     "study.column.built with": {"en": "built with", "zh": "实现类"},
     "study.column.numbers": {"en": "numbers", "zh": "数值"},
     "study.column.turn": {"en": "turn", "zh": "轮次"},
@@ -66,13 +66,13 @@ register({
     "study.column.exact text looked for": {"en": "exact text looked for", "zh": "查找的原文"},
     "study.table.title": {
         "en": "Input tokens and cache-aware cost (read {read}×, written {write}×, summary calls {uncached}×)",
-        "zh": "输入 token 与计缓存的费用（缓存读取 {read}×，写入 {write}×，摘要调用 {uncached}×）"},
+        "zh": "输入 token 与计入缓存的成本（缓存读取 {read}×，写入 {write}×，摘要调用 {uncached}×）"},
     "study.table.note": {
         "en": "cache-aware: read {read}×, written {write}×, uncached and summary calls {uncached}×; "
               "floor: the same requests if no cached prefix were ever broken; read from cache: share "
               "of agent tokens read from cache",
-        "zh": "计缓存：读取 {read}×，写入 {write}×，未缓存的部分和摘要调用 {uncached}×；下限：同样的"
-              "请求、假如缓存前缀从未被打断时的费用；缓存读取占比：Agent 调用的 token 中从缓存读取的比例"},
+        "zh": "计入缓存：读取 {read}×，写入 {write}×，未缓存的部分和摘要调用 {uncached}×；下限：同样的"
+              "请求、假如缓存前缀从未被打断时的成本；缓存读取占比：Agent 调用的 token 中从缓存读取的比例"},
     "study.table.all_stages": {"en": "the lesson's 4 + reactive", "zh": "课程的 4 步 + reactive"},
     "study.table.no_stage": {"en": "none", "zh": "无"},
     "study.table.lesson_numbers": {"en": "the lesson's", "zh": "课程的默认值"},
@@ -81,10 +81,10 @@ register({
 _STRATEGIES_ZH = {
     "none": "不压缩（窗口大到足以跑完整个会话）",
     "pipeline": "课程的四步，默认数值",
-    "micro only": "clear_tool_uses 的对应：100k token 时触发，保留 3 个",
-    "summary only": "compact_20260112 的对应：超过 150k token 时做摘要",
+    "micro only": "模拟 API 的 clear_tool_uses：超过 100k token 触发，保留最近 3 次工具调用",
+    "summary only": "模拟 API 的 compact_20260112：超过 150k token 时做摘要",
     "archiving": "课程的四步，移除的内容全部先存档",
-    "cache-friendly": "存档，每到 50k 字符才大步压缩，合并摘要 ≤ 6k",
+    "cache-friendly": "存档，每到 50k 字符才集中压缩一次，合并摘要 ≤ 6k",
 }
 _PROBES_ZH = {   # by the user turn that plants the fact
     2: "用户的约束（第 2 轮）",
