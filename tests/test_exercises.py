@@ -8,6 +8,7 @@ import pytest
 from compact.classroom import as_written, solutions
 from compact.classroom.exercises import PACKAGE, check, difference
 from compact.classroom.stage_cases import CASES, SIGNATURES
+from compact.offline.markers import PLACEHOLDER, V8_OMITTED
 from compact.pipeline.snip_compact import snip_compact
 from compact.pipeline.tool_result_budget import persisted_text
 
@@ -153,3 +154,12 @@ def test_a_report_on_the_worked_solution_says_it_is_not_yours():
     def mine(messages, limits):
         return solutions.micro_compact(messages, limits)
     assert "not yours" not in str(check("micro_compact", mine))
+
+
+def test_two_blocks_of_one_kind_are_not_reported_as_expected_x_got_x():
+    """Two placeholders that differ: one phrase for the kind, then where the texts part."""
+    a = [{"role": "user", "content": PLACEHOLDER}]
+    found = difference(a, [{"role": "user", "content": V8_OMITTED}], a)
+    assert found.startswith("message 0: a placeholder in both, but they differ\n")
+    assert "expected a placeholder, got a placeholder" not in found
+    assert "first difference at character 21" in found

@@ -33,9 +33,13 @@ register({
                    "zh": "被改动的工具结果（从最早的开始编号）：应为 {want}；你的是 {got}"},
     "fb.none": {"en": "none", "zh": "无"},
     "fb.message": {"en": "message {i}: expected {want}, got {got}",
-                   "zh": "第 {i} 条消息：应为 {want}，得到 {got}"},
+                   "zh": "第 {i} 条消息：应为{want}，得到{got}"},
     "fb.block": {"en": "message {i}, block {j}: expected {want}, got {got}",
-                 "zh": "第 {i} 条消息的第 {j} 个块：应为 {want}，得到 {got}"},
+                 "zh": "第 {i} 条消息的第 {j} 个块：应为{want}，得到{got}"},
+    "fb.same_kind": {"en": "{where}: {kind} in both, but they differ",
+                     "zh": "{where}：两边都是{kind}，但内容不同"},
+    "fb.where.message": {"en": "message {i}", "zh": "第 {i} 条消息"},
+    "fb.where.block": {"en": "message {i}, block {j}", "zh": "第 {i} 条消息的第 {j} 个块"},
     "fb.text_at": {"en": "first difference at character {at}:\n  expected …{want}…\n  got      …{got}…",
                    "zh": "第一个不同出现在第 {at} 个字符：\n  应为 …{want}…\n  得到 …{got}…"},
     "fb.kind.placeholder": {"en": "a placeholder", "zh": "一个占位符"},
@@ -43,8 +47,8 @@ register({
                           "zh": "一个转存块（{chars:,} 字符）"},
     "fb.kind.snip": {"en": "a snip marker of {count} messages", "zh": "一个省略 {count} 条消息的标记"},
     "fb.kind.compacted": {"en": "a {label} message", "zh": "一条 {label} 消息"},
-    "fb.kind.text": {"en": "text of {chars:,} chars", "zh": "{chars:,} 字符的文本"},
-    "fb.kind.blocks": {"en": "blocks [{kinds}]", "zh": "块 [{kinds}]"},
+    "fb.kind.text": {"en": "text of {chars:,} chars", "zh": "一段 {chars:,} 字符的文本"},
+    "fb.kind.blocks": {"en": "blocks [{kinds}]", "zh": "一组块 [{kinds}]"},
 })
 
 
@@ -63,6 +67,14 @@ def describe(content: Any) -> str:
     if (compacted := read_compacted(text)) is not None:
         return say("fb.kind.compacted", label=f"[{compacted.label}]")
     return say("fb.kind.text", chars=len(text))
+
+
+def _contrast(key: str, want: Any, got: Any, **where: int) -> str:
+    """"expected X, got Y" for message or block ``where``; one phrase when X and Y read alike."""
+    kinds = describe(want), describe(got)
+    if kinds[0] == kinds[1]:
+        return say("fb.same_kind", where=say(f"fb.where.{key}", **where), kind=kinds[0])
+    return say(f"fb.{key}", want=kinds[0], got=kinds[1], **where)
 
 
 def text_difference(want: str, have: str) -> str:
@@ -122,9 +134,9 @@ def first_difference(expected: list, got: list) -> str:
             wb, hb = wc[j], hc[j]
             wt, ht = (joined_text(x.get("content", x.get("text"))) if isinstance(x, dict) else x
                       for x in (wb, hb))
-            return (say("fb.block", i=i, j=j, want=describe(wt), got=describe(ht))
+            return (_contrast("block", wt, ht, i=i, j=j)
                     + "\n" + text_difference(str(wt), str(ht)))
-        line = say("fb.message", i=i, want=describe(wc), got=describe(hc))
+        line = _contrast("message", wc, hc, i=i)
         both_text = isinstance(wc, str) and isinstance(hc, str)
         return line + ("\n" + text_difference(wc, hc) if both_text else "")
     return ""
