@@ -67,3 +67,15 @@ def test_your_compact_history_reports_the_transcript_it_wrote(tmp_path):
     [event] = [e for e in mine.events if e.stage == "compact_history" and e.fired]
     assert [Path(f).suffix for f in event.files_written] == [".jsonl"]
     assert any(line.startswith("[transcript saved: .transcripts/transcript-") for line in mine.log)
+
+
+def test_the_run_says_when_the_stage_passed_in_is_the_worked_solution(tmp_path):
+    """A learner who has not deleted the import line reads that the solution ran, not theirs."""
+    solution = run_experiment(3, stages={"compact_history": solutions.compact_history},
+                              workdir=tmp_path / "solution")
+    mine = run_experiment(3, stages={"compact_history": lambda m, *a: solutions.compact_history(m, *a)},
+                          workdir=tmp_path / "mine")
+    [told] = [e.detail for e in solution.events if e.stage == "compact_history" and e.fired]
+    [own] = [e.detail for e in mine.events if e.stage == "compact_history" and e.fired]
+    assert told.startswith("the worked solution's compact_history ran") and "import line" in told
+    assert own == "your compact_history ran"

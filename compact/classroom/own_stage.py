@@ -21,9 +21,12 @@ from ..pipeline.formats import parse_compacted
 from ..pipeline.messages import iter_tool_results, plain_text
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import register, say
+from . import solutions
 
 register({
     "own.detail": {"en": "your {stage} ran", "zh": "你写的 {stage} 运行了"},
+    "own.detail_solution": {"en": "the worked solution's {stage} ran (delete its import line to run yours)",
+                            "zh": "运行的是参考答案的 {stage}（删掉那行 import，运行的才是你写的）"},
     "own.not_list": {"en": "your {stage} returned {kind}, not a list of messages: return the new list",
                      "zh": "你写的 {stage} 返回的是 {kind}，不是消息列表：请返回新的列表"},
     "own.same": {"en": "the same run: every turn sent the same messages, and the answer is the same",
@@ -33,7 +36,7 @@ register({
     "own.turn": {"en": "turn {turn}: yours sent {mine:,} chars, the package's {theirs:,}",
                  "zh": "第 {turn} 轮：你的发送了 {mine:,} 字符，包里的是 {theirs:,}"},
     "own.fired": {"en": "stages that fired: yours {mine}, the package's {theirs}",
-                  "zh": "触发的阶段：你的 {mine}，包里的 {theirs}"},
+                  "zh": "触发的步骤：你的 {mine}，包里的 {theirs}"},
     "own.answer": {"en": "the answers differ", "zh": "两次的回答不同"},
     "own.error": {"en": "yours ended with: {error}", "zh": "你的运行结束于：{error}"},
 })
@@ -53,6 +56,9 @@ def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[l
     """``function`` (the lesson's shape: it returns the new list) as a Compactor stage. It is
     given a copy of the history: a stage that edits in place, as the lesson's snippets do, can
     neither change the run's record of it nor hide what it changed."""
+    detail = "own.detail_solution" if getattr(function, "__module__", None) == solutions.__name__ \
+        else "own.detail"
+
     def run(messages: list, *arguments: Any) -> tuple[list, Change]:
         before = _on_disk(arguments)
         result = function(copy.deepcopy(messages), *arguments)
@@ -65,7 +71,7 @@ def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[l
         parsed = parse_compacted(plain_text(result[0])) if result else None
         extra = {"summary": parsed[1]} if parsed else {}
         extra.update(transcript=next((w for w in written if w.startswith(TRANSCRIPT_DIR)), None))
-        return result, Change(say("own.detail", stage=stage), written, changed, extra,
+        return result, Change(say(detail, stage=stage), written, changed, extra,
                               fired=result != messages)
     return run
 

@@ -53,9 +53,9 @@ register({
         "zh": "这批结果不到 200,000 个字符，所以这一步无事可做：单独到达的大结果留给后面的步骤处理"
               "（先是 micro_compact，然后是 compact_history）"},
     "why.01.same_run": {
-        "en": "your stage persisted the same file and left the same path and preview "
+        "en": "the stage you passed in persisted the same file and left the same path and preview "
               + SAME_RUN_HINT["en"],
-        "zh": "你的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
+        "zh": "你传进去的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
     "why.01.preview_fields": {
         "en": "the file is {size:,} characters, but its first record ends {ends:,} characters in, "
               "inside the 2,000-character preview; and the preview says where the full output "
@@ -91,10 +91,10 @@ register({
               "tool_result 答复，而 t0 的调用（第 2 条消息）后面现在跟着的是省略标记；结尾的第一条"
               "消息是一条结果，它的调用已被切掉"},
     "why.02.same_run": {
-        "en": "your stage makes the same cut as the package's on every turn; a stage one message "
-              "off, or one that counts its own marker, would send other messages and draw another "
-              "line below",
-        "zh": "你的这一步每一轮都和本包的切在同一个位置；差一条消息的实现，或者把自己的省略标记"
+        "en": "the stage you passed in makes the same cut as the package's on every turn; a stage "
+              "one message off, or one that counts its own marker, would send other messages and "
+              "draw another line below",
+        "zh": "你传进去的这一步每一轮都和本包的切在同一个位置；差一条消息的实现，或者把自己的省略标记"
               "也算进去的实现，会发送不同的消息，下面的图也会画出另一条线"},
     "why.02.length": {
         "en": "more than max_messages messages become the first 3, one marker and the last "
@@ -114,11 +114,13 @@ register({
               "all it needs " + SAME_RUN_HINT["en"],
         "zh": "实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
     "why.03.titles": {
-        "en": "the model wrote a one-line note about each file in its own text as it read it, "
-              "and micro_compact never touches assistant text; an agent that keeps no notes must "
-              "re-read (Going further)",
-        "zh": "模型每读一个文件，就在自己的文字里为它写下一行笔记，而 micro_compact 从不改动 "
-              "assistant 的文字；不做笔记的 Agent 只能重新读取（见“延伸”）"},
+        "en": "the model wrote a one-line note about each file in its own text as it read it "
+              "(the offline model's lines 'Note [file]: …', as Claude often does when it reads "
+              "several files), and micro_compact never touches assistant text; an agent that "
+              "keeps no notes must re-read (Going further)",
+        "zh": "模型每读一个文件，就在自己的文字里为它写下一行笔记（离线模型写成“笔记 [文件]：…”这样"
+              "的行，Claude 读多个文件时也常这样做），而 micro_compact 从不改动 assistant 的文字；"
+              "不做笔记的 Agent 只能重新读取（见“延伸”）"},
 
     # 04 · step 4, compact_history
     "why.04.stages": {
@@ -165,10 +167,10 @@ register({
 
     # 05 · after a refusal, in the loop, the compact tool
     "why.05.same_rescue": {
-        "en": "your stage cut at the same place and summarised the same messages; a tail one "
+        "en": "the stage you passed in cut at the same place and summarised the same messages; a tail one "
               "message short, or a summary of the whole history, would send other messages from "
               "turn 2 on and move the points below",
-        "zh": "你的这一步在同一个位置切分，摘要了同样的消息；结尾少留一条消息，或者摘要整段历史，"
+        "zh": "你传进去的这一步在同一个位置切分，摘要了同样的消息；结尾少留一条消息，或者摘要整段历史，"
               "都会从第 2 轮起发送不同的消息，下图中的点也会移动"},
     "why.05.first_message": {
         "en": "messages[:] = ... replaces the contents of the list the caller passed in; "
@@ -193,7 +195,7 @@ register({
               "reads in circles until the turn limit; the dashboard shows the error in red above "
               "the plot and in the stage events",
         "zh": "最早的几次读取被裁掉后，Agent 从头开始（glob、s01、s02……），原地打转地反复读取，"
-              "直到达到轮数上限；仪表盘在图的上方和阶段事件中用红色显示这个错误"},
+              "直到达到轮数上限；仪表盘在图的上方和步骤事件中用红色显示这个错误"},
     "why.06.high_limit": {
         "en": "at 100,000 chars compact_history never fires, so the request passes the model's "
               "window; reactive_compact keeps the last 5 messages and this history has only 5, so "
