@@ -191,7 +191,7 @@ def test_the_lab_in_chinese(chinese, tmp_path):
         lab.run(n, compaction=compaction)
         lab.sliders["max_messages"].value += 1          # the "sliders have changed" note
         shown = lab_texts(lab)
-        assert any("第 1 轮" in t or "阶段事件" in t for t in shown)
+        assert any("第 1 轮" in t or "步骤事件" in t for t in shown)
         assert [e for t in shown for e in english_in(t)] == [], shown
 
 

@@ -47,7 +47,7 @@ register({
     "show.turns.before": {"en": "chars before", "zh": "压缩前字符数"},
     "show.turns.sent": {"en": "chars sent", "zh": "发送字符数"},
     "show.turns.tokens": {"en": "tokens sent", "zh": "发送 token 数"},
-    "show.turns.stages": {"en": "stages fired", "zh": "触发的阶段"},
+    "show.turns.stages": {"en": "stages fired", "zh": "触发的步骤"},
     "show.turns.called": {"en": "then called", "zh": "随后调用"},
     "show.json_note": {"en": "(a JSON string of {chars:,} chars, decoded here)",
                        "zh": "（一个 {chars:,} 字符的 JSON 字符串，这里已解码）"},

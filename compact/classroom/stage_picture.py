@@ -56,12 +56,13 @@ register({   # every text a stage picture shows (looked up when drawn)
     "picture.placeholder": {"en": "became a placeholder", "zh": "变成了占位符"},
     "picture.kept": {"en": "{count} kept", "zh": "保留 {count} 条"},
     "picture.snipped": {"en": "{count} snipped → one marker", "zh": "裁掉 {count} 条 → 一个标记"},
-    "picture.summarised": {"en": "{count} summarised → one message", "zh": "{count} 条总结为 → 一条消息"},
+    "picture.summarised": {"en": "{count} summarised → one message", "zh": "{count} 条 → 总结为一条消息"},
     "picture.disk": {"en": "to disk:", "zh": "写入磁盘："},
     "picture.more_files": {"en": "… and {count} more", "zh": "…… 另有 {count} 个"},
     "picture.scale": {"en": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: "
                             "chars of a block",
-                      "zh": "{chars:,} 字符 · 宽度 ∝ 字符数（至少 {minimum:,}）· 数字：每个块的字符数"},
+                      "zh": "共 {chars:,} 字符 · 方块宽度与字符数成正比（最窄按 {minimum:,} 字符画）"
+                            "· 数字：每个块的字符数"},
 })
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
 GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
