@@ -20,6 +20,7 @@ from compact.classroom.stage_picture import plot_stage
 from compact.classroom.strategy_plot import plot_costs, plot_retention
 from compact.offline import OfflineModel
 from compact.pipeline import STAGES
+from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import compare
 from compact.study.workload import session_turns
 
@@ -92,6 +93,16 @@ def test_the_strategy_comparisons_figures(tmp_path):
     reports = compare(tmp_path, turns=session_turns()[:12])
     assert figure_problems(plot_costs(reports), dpi=NOTEBOOK_DPI) == []
     assert figure_problems(plot_retention(reports).figure, dpi=NOTEBOOK_DPI) == []
+
+
+def test_notebook_08s_figure_of_the_four_api_strategies(tmp_path):
+    """Four lines, "both" on context editing's: a style of its own each, nothing cut off or covered."""
+    reports = [run_api_session(s, workdir=tmp_path / str(k), turns=session_turns()[:12])
+               for k, s in enumerate(API_STRATEGIES)]
+    figure = plot_costs(reports)
+    assert figure_problems(figure, dpi=NOTEBOOK_DPI) == []
+    lines = [line for line in figure.axes[0].get_lines() if str(line.get_gid()).startswith("strategy:")]
+    assert len({(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines}) == 4
 
 
 # --------------------------------------------------------------------- the check can fail

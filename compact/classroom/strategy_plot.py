@@ -33,6 +33,11 @@ STYLES = {
     "summary only": ("#CC79A7", "-.", None),
     "archiving": ("#56B4E9", ":", "s"),
     "cache-friendly": ("#D55E00", "-", "D"),
+    # notebook 08's four: the lesson's pipeline as above, each API feature as its client-side twin
+    "lesson pipeline": ("#0072B2", "-", "o"),
+    "context editing": ("#E69F00", "--", None),
+    "server compaction": ("#CC79A7", "-.", None),
+    "both": ("#009E73", ":", "^"),          # dotted with markers: it can lie on context editing's line
 }
 FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
