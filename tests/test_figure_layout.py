@@ -148,6 +148,24 @@ def test_the_check_finds_a_legend_over_a_point_and_a_bar():
     assert any("covers bar 'bar' in axes 1" in p for p in found), found
 
 
+def test_the_check_finds_a_legend_across_a_reference_line_and_a_fitted_one_clears_it():
+    """The lesson's thresholds are drawn as lines with no vertex under a legend (``axhline``):
+    a legend across one hides the threshold the plot is about."""
+    def threshold_plot(layout):
+        fig = Figure(figsize=(6, 4), layout=layout)
+        ax = fig.subplots()
+        ax.plot([1, 2, 3, 4], [1, 2, 3, 9], marker="o", drawstyle="steps-post", label="size")
+        ax.axhline(8.5, linestyle=":", label="limit")
+        return fig, ax
+
+    fig, ax = threshold_plot("constrained")
+    ax.legend(loc="upper left")
+    assert any("covers line 'limit' in axes 1" in p for p in figure_problems(fig))
+    fig, ax = threshold_plot(FittingLayout())
+    fitted_legend(ax, loc="upper left")
+    assert figure_problems(fig) == []
+
+
 def test_the_check_finds_a_clipped_bar_a_cut_marker_and_overlapping_texts():
     fig = Figure(figsize=(6, 4), layout="constrained")
     ax = fig.subplots()

@@ -1,7 +1,8 @@
 """Does a figure show everything it draws? ``figure_problems(fig)`` draws it and lists what a
 viewer would miss: a text (title, axis label, tick label, note) or a legend cut off by the
-figure's edge, a legend over a data point (line vertex, scatter marker, bar, box, image), a bar
-or a marker cut by its axes, a legend over a text, two texts drawn over each other.
+figure's edge, a legend over a data point (line vertex, scatter marker, bar, box, image) or
+across a drawn line (a curve, a step, a reference line), a bar or a marker cut by its axes, a
+legend over a text, two texts drawn over each other.
 
 Everything is compared in display coordinates (pixels) after the figure is drawn with Agg at
 its own dpi, so the layout (constrained or not) is the one a saved PNG has; a PNG saved at
@@ -19,12 +20,14 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.backend_bases import RendererBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.cbook import STEP_LOOKUP_MAP
 from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure, FigureBase
 from matplotlib.image import AxesImage
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from matplotlib.path import Path
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
@@ -165,6 +168,41 @@ def data_points(ax: Axes) -> list[Point]:
     return points + [p for c in ax.collections for p in _collection_points(c, scale)]
 
 
+def _drawn_paths(ax: Axes) -> Iterator[tuple[str, np.ndarray]]:
+    """Every drawn line of the Axes as pixel vertices, steps as drawn: curves, reference lines
+    (``axhline``) and segments (``vlines``)."""
+    for line in ax.get_lines():
+        if line.get_visible() and line.get_linestyle() not in NO_MARKER:
+            xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+            xy = np.column_stack(STEP_LOOKUP_MAP[line.get_drawstyle() or "default"](*xy.T))
+            yield _label(line, "line"), xy[np.isfinite(xy).all(axis=1)]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection) and collection.get_visible():
+            for segment in collection.get_segments():
+                yield _label(collection, "segment"), collection.get_transform().transform(segment)
+
+
+def line_heights(ax: Axes, x0: float, x1: float) -> list[float]:
+    """The pixel heights each drawn line reaches between x0 and x1 (where it enters, turns and
+    leaves that stretch)."""
+    heights = []
+    for _, xy in _drawn_paths(ax):
+        for (xa, ya), (xb, yb) in zip(xy[:-1], xy[1:], strict=True):
+            lo, hi = max(min(xa, xb), x0), min(max(xa, xb), x1)
+            if lo <= hi:
+                heights += [ya if xa == xb else ya + (yb - ya) * (x - xa) / (xb - xa)
+                            for x in (lo, hi)] + ([max(ya, yb)] if xa == xb else [])
+    return heights
+
+
+def crossed_lines(box: Bbox, ax: Axes) -> list[str]:
+    """The lines of ``ax`` that run through ``box`` (a legend's), by name."""
+    inner = Bbox.from_extents(box.x0 + TOLERANCE, box.y0 + TOLERANCE, box.x1 - TOLERANCE,
+                              box.y1 - TOLERANCE)
+    return list(dict.fromkeys(name for name, xy in _drawn_paths(ax)
+                              if len(xy) > 1 and Path(xy).intersects_bbox(inner, filled=False)))
+
+
 def _patch_name(patch, owners: dict) -> str:
     if id(patch) in owners:                       # a bar: its container has the label
         return f"bar {owners[id(patch)]!r}"
@@ -239,6 +277,7 @@ def legends_over_data(fig: Figure, renderer: RendererBase) -> list[str]:
             hidden = [p.what for p in data_points(ax)
                       if (not p.clipped or _inside(p, ax.bbox)) and covers(box, p)]
             hidden += [d.what for d in data_boxes(ax, renderer) if overlap(box, d.box)]
+            hidden += [f"line {name}" for name in crossed_lines(box, ax)]
             problems += [f"{legend_drawn.what} covers {what} in axes {k}" for what in hidden]
     return problems
 

@@ -23,7 +23,16 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 from matplotlib.transforms import offset_copy
 
-from .figure_check import TOLERANCE, all_axes, covers, data_boxes, data_points, overlap
+from .figure_check import (
+    TOLERANCE,
+    all_axes,
+    covers,
+    crossed_lines,
+    data_boxes,
+    data_points,
+    line_heights,
+    overlap,
+)
 
 FITTED = "fitted legend"          # the gid of a legend this layout may move
 BELOW = "below"                   # a fitted legend's place under its Axes
@@ -140,8 +149,10 @@ def wrap_texts(fig: Figure) -> bool:
 
 
 def _blocked(legend: Legend, ax: Axes) -> bool:
-    """Does the legend, where it is now, cover a data point, a bar or a note of its Axes?"""
+    """Does the legend, where it is now, cover a data point, a line, a bar or a note of its Axes?"""
     box = legend.get_window_extent()
+    if crossed_lines(box, ax):
+        return True
     if any(covers(box, p) for p in data_points(ax) if not p.clipped or ax.bbox.contains(p.x, p.y)):
         return True
     if any(overlap(box, d.box) for d in data_boxes(ax, None)):
@@ -157,6 +168,7 @@ def _tops(ax: Axes, x0: float, x1: float) -> list[tuple[float, float]]:
     tops = [(p.y - bottom, p.radius) for p in data_points(ax)
             if x0 - p.radius <= p.x <= x1 + p.radius and ax.bbox.contains(p.x, p.y)]
     tops += [(d.box.y1 - bottom, 0.0) for d in data_boxes(ax, None) if d.box.x1 > x0 and d.box.x0 < x1]
+    tops += [(y - bottom, 0.0) for y in line_heights(ax, x0, x1) if ax.bbox.y0 <= y <= ax.bbox.y1]
     for text in ax.texts:
         box = text.get_window_extent()
         if text.get_visible() and box.x1 > x0 and box.x0 < x1:
