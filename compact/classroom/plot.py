@@ -370,6 +370,15 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
     return ax
 
 
+def _fit_counts(ax: Axes, counts: list[int]) -> None:
+    """A y range around the counts rather than from 0, so a cut of two messages (53 → 51) is
+    not hidden under its marker."""
+    if counts:
+        low, high = min(counts), max(counts)
+        pad = max(2.0, 0.25 * (high - low))
+        ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)
+
+
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
@@ -390,6 +399,8 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
                        label=label, gid="stage:snip_compact")
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
+        _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
+                    + [limits.max_messages])
         _finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
     return ax
 
