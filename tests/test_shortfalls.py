@@ -94,3 +94,16 @@ def test_4_the_cap_holds_for_cjk_text_too(tmp_path):
     result = compactor.compact_history(history, "比较这些文件")
     assert result[0]["content"].startswith("[Compacted]")
     assert model.usage[0][0] == "summary" and model.usage[0][1] <= 16_000
+
+
+def test_1_makes_the_stage_order_harmless_for_a_new_batch(tmp_path):
+    """Notebook 04's swapped order (stage 3 before stage 1) loses the big log with the lesson's
+    micro_compact; the package's leaves the unseen batch alone, so stage 1 still saves it."""
+    log = "error? no.\n" * 25_000
+    batch = [user("Why does the build fail?"), *tool_turn([log] + ["k = v\n" * 40] * 4, "b")]
+    for micro, folder, saved in ((lesson.micro_compact, tmp_path / "lesson", False),
+                                 (None, tmp_path / "package", True)):
+        stages = Compactor(folder)
+        first = micro(copy.deepcopy(batch)) if micro else stages.micro_compact(copy.deepcopy(batch))
+        stages.tool_result_budget(first)
+        assert any(p.read_text() == log for p in folder.rglob("*.txt")) is saved

@@ -144,9 +144,13 @@ register({
     "why.04.swapped": {
         "en": "stage 3 replaced the log before stage 1 saw it, and a placeholder is not over the "
               "persist threshold; 'Re-run if needed' would bring the same flood back. In the "
-              "lesson's order stage 1 saves it first",
+              "lesson's order stage 1 saves it first. (The package's micro_compact leaves this "
+              "batch alone in either order: the model has not read it yet, notebook 03's "
+              "shortfall 1)",
         "zh": "第三步在第一步看到日志之前就把它替换了，而占位符没有超过转存阈值；占位符说的 Re-run"
-              "（需要时重新执行）只会把同样一大段日志再带回上下文。按课程的顺序，第一步会先把它保存下来"},
+              "（需要时重新执行）只会把同样一大段日志再带回上下文。按课程的顺序，第一步会先把它保存下来"
+              "。（本包的 micro_compact 无论顺序如何都不会动这批结果：模型还没读到它们，见 notebook 03 "
+              "的“不足 1”）"},
     "why.04.port": {
         "en": "the summariser saw a clipped excerpt of a {lines}-line file and noted what it is, "
               "not line {line}; the transcript keeps it for people and tools, and nothing in the "
