@@ -21,7 +21,7 @@ from ..pipeline.formats import parse_compacted
 from ..pipeline.messages import iter_tool_results, plain_text
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import register, say
-from . import solutions
+from .exercises import SOLUTIONS
 
 register({
     "own.detail": {"en": "your {stage} ran", "zh": "你写的 {stage} 运行了"},
@@ -56,7 +56,7 @@ def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[l
     """``function`` (the lesson's shape: it returns the new list) as a Compactor stage. It is
     given a copy of the history: a stage that edits in place, as the lesson's snippets do, can
     neither change the run's record of it nor hide what it changed."""
-    detail = "own.detail_solution" if getattr(function, "__module__", None) == solutions.__name__ \
+    detail = "own.detail_solution" if getattr(function, "__module__", None) == SOLUTIONS \
         else "own.detail"
 
     def run(messages: list, *arguments: Any) -> tuple[list, Change]:
