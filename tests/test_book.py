@@ -221,7 +221,7 @@ def test_the_books_two_languages_link_each_page_to_its_translation(tmp_path, cap
     assert 'href="../00_context_window.html"' in first and '<html lang="zh"' in first
     assert "目录" in first and "← 目录" in first                            # its bar in Chinese
     index = (site / "zh" / "index.html").read_text(encoding="utf-8")
-    assert "<html lang='zh'>" in index and "笔记本（按顺序）" in index and "The notebooks" not in index
+    assert "<html lang='zh'>" in index and "各个 notebook（按顺序）" in index and "The notebooks" not in index
     assert pages[(site / "index.html").resolve()].nav["alternate"] == {"zh/index.html"}
     untranslated = {p.name for p in (clone / "notebooks").glob("*.ipynb")} - \
         {p.name for p in (clone / "notebooks" / "zh").glob("*.ipynb")}

@@ -185,7 +185,7 @@ def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path):
         with urllib.request.urlopen(f"{base}/lab/tree/zh/06_lab.ipynb?token={token}", timeout=30) as page:
             assert page.status == 200 and b"JupyterLab" in page.read()
         said = log.read_text(encoding="utf-8")
-        assert f"中文笔记本在 {tmp_path / 'my-notebooks'}/zh/" in said
+        assert f"中文 notebook 在 {tmp_path / 'my-notebooks'}/zh/" in said
         assert "the zh folder of the file browser" in said
     finally:
         process.terminate()

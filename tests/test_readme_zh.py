@@ -45,7 +45,7 @@ def test_it_has_the_readmes_sections_and_links():
 
 def test_it_lists_every_notebook_and_quotes_the_lessons_prompts_verbatim():
     for path in sorted((REPO / "notebooks").glob("*.ipynb")):
-        assert f"`{path.stem}`" in section(README_ZH, "## 笔记本（按顺序）"), path.name
+        assert f"`{path.stem}`" in section(README_ZH, "## 各个 notebook（按顺序）"), path.name
     experiments = section(README_ZH, "## 三个实验")
     for n, prompt in PROMPTS_ZH.items():
         assert prompt in experiments, f"experiment {n}'s prompt is not the lesson's"

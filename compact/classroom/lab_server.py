@@ -212,7 +212,7 @@ def languages_note(copy: Path) -> str:
     """Where the Chinese notebooks are, in both languages (what a server's start says)."""
     if not any((copy / "zh").glob("*.ipynb")):
         return "No Chinese notebooks in this copy yet (notebooks/zh/ holds none)."
-    return (f"中文笔记本在 {copy}/zh/：在文件浏览器中打开 zh 文件夹。"
+    return (f"中文 notebook 在 {copy}/zh/：在文件浏览器中打开 zh 文件夹。"
             f" The Chinese notebooks are in {copy}/zh/ (the zh folder of the file browser).")
 
 

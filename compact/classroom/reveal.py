@@ -31,7 +31,7 @@ register({
                     "zh": "你还没有写下预测（变量仍是 ...）：结果是 {actual}。"},
     "reveal.why": {"en": "Why: {why}", "zh": "原因：{why}"},
     "reveal.claim": {"en": "the notebook says it is {expected!r}, the run gave {actual!r}",
-                     "zh": "笔记本说结果应为 {expected!r}，运行得到 {actual!r}"},
+                     "zh": "notebook 说结果应为 {expected!r}，运行得到 {actual!r}"},
 })
 
 

@@ -51,7 +51,7 @@ register({   # every text a stage picture shows (looked up when drawn)
     "picture.kind.tool results": {"en": "tool result", "zh": "工具结果"},
     "picture.kind.persisted previews": {"en": "persisted preview", "zh": "转存后的预览"},
     "picture.kind.placeholders": {"en": "placeholder", "zh": "占位符"},
-    "picture.kind.markers": {"en": "snip marker", "zh": "裁剪标记"},
+    "picture.kind.markers": {"en": "snip marker", "zh": "省略标记"},
     "picture.kind.summaries": {"en": "compacted summary", "zh": "压缩摘要"},
     "picture.placeholder": {"en": "became a placeholder", "zh": "变成了占位符"},
     "picture.kept": {"en": "{count} kept", "zh": "保留 {count} 条"},
