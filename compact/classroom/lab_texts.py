@@ -71,7 +71,7 @@ register({
     "lab.tab.events": {"en": "Stage events", "zh": "步骤事件"},
     "lab.tab.answer": {"en": "Answer", "zh": "回答"},
     "lab.tab.files": {"en": "Files", "zh": "文件"},
-    "lab.tab.inspector": {"en": "Inspector", "zh": "检查器"},
+    "lab.tab.inspector": {"en": "Inspector", "zh": "消息查看器"},
     "lab.saved": {"en": "The lab's dashboard: run this cell to show it (widgets need a live kernel).",
                   "zh": "实验台面板：运行这个单元格即可显示（控件需要正在运行的内核）。"},
     "lab.busy_click": {"en": "<span class='lab-busy'>Still running: the click on {label} was ignored.</span>",

@@ -115,11 +115,11 @@ register({
         "zh": "实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
     "why.03.titles": {
         "en": "the model wrote a one-line note about each file in its own text as it read it "
-              "(the offline model's lines 'Note [file]: …', as Claude often does when it reads "
-              "several files), and micro_compact never touches assistant text; an agent that "
-              "keeps no notes must re-read (Going further)",
+              "(the offline model writes them as lines 'Note [file]: …'; what a real model keeps "
+              "in its text is its own choice), and micro_compact never touches assistant text; an "
+              "agent that keeps no notes must re-read (Going further)",
         "zh": "模型每读一个文件，就在自己的文字里为它写下一行笔记（离线模型写成“笔记 [文件]：…”这样"
-              "的行，Claude 读多个文件时也常这样做），而 micro_compact 从不改动 assistant 的文字；"
+              "的行；真实模型在文字里记下什么，由它自己决定），而 micro_compact 从不改动 assistant 的文字；"
               "不做笔记的 Agent 只能重新读取（见“延伸”）"},
 
     # 04 · step 4, compact_history
