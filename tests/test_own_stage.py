@@ -6,6 +6,7 @@ record whole; written wrong, the run says where it parts from the package's."""
 from pathlib import Path
 
 from compact.classroom import check, results, run_experiment, solutions
+from compact.classroom.show import turns
 from compact.demo import DOCS_JSON_PATH
 from compact.pipeline.storage import persist_tool_result
 from compact.pipeline.tool_result_budget import persisted_text
@@ -79,3 +80,5 @@ def test_the_run_says_when_the_stage_passed_in_is_the_worked_solution(tmp_path):
     [own] = [e.detail for e in mine.events if e.stage == "compact_history" and e.fired]
     assert told.startswith("the worked solution's compact_history ran") and "import line" in told
     assert own == "your compact_history ran"
+    assert "the worked solution's compact_history ran, not yours" in turns(solution, "experiment 3").title
+    assert turns(mine, "experiment 3").title == "experiment 3"       # the table a notebook shows

@@ -56,8 +56,8 @@ def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[l
     """``function`` (the lesson's shape: it returns the new list) as a Compactor stage. It is
     given a copy of the history: a stage that edits in place, as the lesson's snippets do, can
     neither change the run's record of it nor hide what it changed."""
-    detail = "own.detail_solution" if getattr(function, "__module__", None) == SOLUTIONS \
-        else "own.detail"
+    solution = getattr(function, "__module__", None) == SOLUTIONS
+    detail = "own.detail_solution" if solution else "own.detail"
 
     def run(messages: list, *arguments: Any) -> tuple[list, Change]:
         before = _on_disk(arguments)
@@ -70,7 +70,8 @@ def as_stage(stage: str, function: Callable[..., list]) -> Callable[..., tuple[l
                       if b.get("tool_use_id") in old and old[b.get("tool_use_id")] != b.get("content"))
         parsed = parse_compacted(plain_text(result[0])) if result else None
         extra = {"summary": parsed[1]} if parsed else {}
-        extra.update(transcript=next((w for w in written if w.startswith(TRANSCRIPT_DIR)), None))
+        extra.update(transcript=next((w for w in written if w.startswith(TRANSCRIPT_DIR)), None),
+                     worked_solution=solution)
         return result, Change(say(detail, stage=stage), written, changed, extra,
                               fired=result != messages)
     return run

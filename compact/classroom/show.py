@@ -49,6 +49,10 @@ register({
     "show.turns.tokens": {"en": "tokens sent", "zh": "发送 token 数"},
     "show.turns.stages": {"en": "stages fired", "zh": "触发的步骤"},
     "show.turns.called": {"en": "then called", "zh": "随后调用"},
+    "show.turns.solution": {"en": "{title} (the worked solution's {stages} ran, not yours: delete its "
+                                  "import line to run your own)",
+                            "zh": "{title}（运行的是参考答案的 {stages}，不是你写的：删掉那行 import，"
+                                  "运行的才是你自己的）"},
     "show.json_note": {"en": "(a JSON string of {chars:,} chars, decoded here)",
                        "zh": "（一个 {chars:,} 字符的 JSON 字符串，这里已解码）"},
     "show.json_decoded": {"en": "a JSON string of {chars:,} chars, decoded",
@@ -333,6 +337,9 @@ class Compacted:
 def turns(run: Any, title: str = "") -> Table:
     """One row per turn of a run (an ExperimentResult or a Trace): sizes, stages, tool calls."""
     trace = getattr(run, "trace", run)
+    solutions = sorted({e.stage for t in trace.turns for e in t.events if e.extra.get("worked_solution")})
+    if solutions:
+        title = say("show.turns.solution", title=title, stages=", ".join(solutions)).strip()
     return Table([say(f"show.turns.{k}") for k in ("turn", "messages", "before", "sent", "tokens",
                                                    "stages", "called")],
                  [(t.turn, f"{t.messages_before} → {len(t.sent)}", t.size_before, t.size_sent,
