@@ -30,8 +30,9 @@ register({
                       "在两者之间切开会留下 API 拒绝的孤立结果）"},
     "fb.results": {"en": "tool results changed (numbered oldest first): expected {want}; "
                          "yours {got}",
-                   "zh": "被改动的工具结果（从最早的开始编号）：应为 {want}；你的是 {got}"},
+                   "zh": "被改动的工具结果（从最早的开始编号）应为：{want}；你的是：{got}"},
     "fb.none": {"en": "none", "zh": "无"},
+    "fb.and": {"en": ", ", "zh": "，"},                  # between two changed results
     "fb.message": {"en": "message {i}: expected {want}, got {got}",
                    "zh": "第 {i} 条消息：应为{want}，得到{got}"},
     "fb.block": {"en": "message {i}, block {j}: expected {want}, got {got}",
@@ -101,7 +102,7 @@ def _changed(given: list, out: list) -> str:
     changes = [f"#{n} → {describe(now[b.get('tool_use_id')])}"
                for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
                if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")]
-    return ", ".join(changes) or say("fb.none")
+    return say("fb.and").join(changes) or say("fb.none")
 
 
 def structure(expected: list, got: list, given: list) -> list[str]:
