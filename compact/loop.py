@@ -159,7 +159,7 @@ def compact_closed_turn(messages: list, compactor: Compactor, active_request: st
     messages[:] = compactor.compact_history(messages, active_request)
     event = compactor.events[-1]
     if not event.fired:                  # a summary would not have made it smaller
-        say(f"[compact tool] history kept: {event.detail}")
+        say("[compact tool] history kept: a summary would not have made it smaller")
         return
     turn.events.append(event)
     turn.stages.append("compact_tool")

@@ -6,8 +6,9 @@ import pytest
 from histories import session
 
 from compact import Limits
-from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.exercises import run_case
 from compact.classroom.stage_cases import cases
+from compact.pipeline.compactor import LESSON_STAGES
 from compact.pipeline.formats import persisted_path
 from compact.pipeline.tool_result_budget import preview_of
 
@@ -19,7 +20,7 @@ def contents(messages):
 @pytest.mark.parametrize("case", cases("tool_result_budget"), ids=lambda c: c.name[:60])
 def test_the_stages_own_cases(case, tmp_path):
     """The cases the notebook's exercise checks a learner's function against (stage_cases)."""
-    outcome = run_case(case, PACKAGE["tool_result_budget"], tmp_path)
+    outcome = run_case(case, LESSON_STAGES["tool_result_budget"], tmp_path)
     assert outcome.passed, outcome.message
 
 

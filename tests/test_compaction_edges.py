@@ -100,7 +100,7 @@ def test_a_request_longer_than_the_limit_is_never_made_larger(tmp_path):
     compactor = Compactor(tmp_path, summarize=summarizer_for(OfflineModel().client()))
     once = compactor.prepare(history, request)
     assert once == history and compactor.events[-1].stage == "compact_history"
-    assert not compactor.events[-1].fired and "could not make it smaller" in compactor.events[-1].detail
+    assert not compactor.events[-1].fired and str(compactor.events[-1]) == "compact_history: nothing to do"
     assert compactor.prepare(once, request) == once
     assert not (tmp_path / ".transcripts").exists()                 # and no summary call
     trace = agent_loop(history, request, client=OfflineModel().client(), workspace=tmp_path,

@@ -2,35 +2,37 @@
 reported failing, case by case, in words that say what was expected and what came back."""
 
 import copy
+from dataclasses import replace
 
 import pytest
 
 from compact.classroom import as_written, solutions
-from compact.classroom.exercises import PACKAGE, check, difference
-from compact.classroom.stage_cases import CASES, SIGNATURES
+from compact.classroom.exercises import check, difference
+from compact.classroom.stage_cases import CASES
 from compact.offline.markers import PLACEHOLDER, V8_OMITTED
+from compact.pipeline.compactor import LESSON_STAGES
 from compact.pipeline.snip_compact import snip_compact
 from compact.pipeline.tool_result_budget import persisted_text
 
 
 @pytest.mark.parametrize("stage", list(CASES))
 def test_worked_solutions_and_the_package_pass_every_case(stage):
-    for fn in (getattr(solutions, stage), PACKAGE[stage]):
+    for fn in (getattr(solutions, stage), LESSON_STAGES[stage]):
         report = check(stage, fn)
         assert report.passed, str(report)
         assert str(report).startswith(f"{stage}: {len(CASES[stage])} of {len(CASES[stage])} cases pass")
 
 
 def test_every_stage_has_lesson_cases_and_a_signature():
-    assert set(CASES) == set(SIGNATURES) == set(PACKAGE)
+    assert set(CASES) == set(LESSON_STAGES)
     for stage, stage_cases in CASES.items():
         assert sum(c.source == "lesson" for c in stage_cases) >= 3, stage
         assert all(c.source in ("lesson", "fix") for c in stage_cases)
 
 
 def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
-    def keeps_two(messages, limits):           # off by one: keeps the 2 newest, not 3
-        return solutions.micro_compact(messages, limits.with_(keep_recent_results=2))
+    def keeps_two(messages, ctx):              # off by one: keeps the 2 newest, not 3
+        return solutions.micro_compact(messages, replace(ctx, limits=ctx.limits.with_(keep_recent_results=2)))
 
     report = check("micro_compact", keeps_two)
     assert not report.passed
@@ -49,14 +51,14 @@ def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
 
 
 def test_the_lessons_snippet_fails_exactly_the_two_fixes():
-    report = check("micro_compact", lambda m, limits: as_written.micro_compact(copy.deepcopy(m)))
+    report = check("micro_compact", lambda m, ctx: as_written.micro_compact(copy.deepcopy(m)))
     assert [c.source for c in CASES["micro_compact"] if c.name in report.failed] == ["fix", "fix"]
     assert any("has not seen yet" in name for name in report.failed)
     assert any("keeps the path" in name for name in report.failed)
 
 
 def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
-    report = check("snip_compact", lambda m, limits: as_written.snip_compact(m, limits.max_messages))
+    report = check("snip_compact", lambda m, ctx: as_written.snip_compact(m, ctx.limits.max_messages))
     assert [c.source for c in CASES["snip_compact"] if c.name in report.failed] == ["fix", "fix"]
     chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"m{k}"} for k in range(60)]
     once = as_written.snip_compact(chat)
@@ -66,12 +68,13 @@ def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
 
 
 def test_changing_the_callers_list_is_reported():
-    report = check("micro_compact", lambda m, limits: as_written.micro_compact(m))   # in place
+    report = check("micro_compact", lambda m, ctx: as_written.micro_compact(m))   # in place
     assert "it changed the list it was given" in str(report)
 
 
 def test_a_snip_that_breaks_pairs_is_shown_where():
-    def naive(messages, limits):                 # the cut without pair protection
+    def naive(messages, ctx):                    # the cut without pair protection
+        limits = ctx.limits
         if len(messages) <= limits.max_messages:
             return list(messages)
         gap = len(messages) - limits.max_messages
@@ -86,9 +89,9 @@ def test_a_snip_that_breaks_pairs_is_shown_where():
 
 
 def test_budget_that_forgets_to_write_the_file_is_caught():
-    def no_disk(messages, workdir, limits):
-        out = solutions.tool_result_budget(messages, workdir, limits)
-        for path in (workdir / ".task_outputs/tool-results").glob("*.txt"):
+    def no_disk(messages, ctx):
+        out = solutions.tool_result_budget(messages, ctx)
+        for path in (ctx.workdir / ".task_outputs/tool-results").glob("*.txt"):
             path.unlink()
         return out
 
@@ -99,23 +102,23 @@ def test_budget_that_forgets_to_write_the_file_is_caught():
 
 
 def test_errors_unwritten_functions_and_wrong_types_are_reported_not_raised():
-    def stub(messages, limits):
+    def stub(messages, ctx):
         raise NotImplementedError
 
-    def crashes(messages, limits):
+    def crashes(messages, ctx):
         return 1 / 0
 
     assert "not written yet (it raises NotImplementedError)" in str(check("snip_compact", stub))
     crashed = str(check("snip_compact", crashes))
     assert "it raised ZeroDivisionError: division by zero (line" in crashed and "of crashes)" in crashed
     assert "it returned NoneType, not a list of messages" in str(
-        check("snip_compact", lambda m, limits: None))
+        check("snip_compact", lambda m, ctx: None))
 
 
 def test_bad_arguments_to_check_say_what_to_pass():
     with pytest.raises(ValueError, match="choose from"):
         check("mystery_stage", solutions.snip_compact)
-    with pytest.raises(TypeError, match="snip_compact\\(messages, limits\\)"):
+    with pytest.raises(TypeError, match="snip_compact\\(messages, ctx\\)"):
         check("snip_compact", "not a function")
 
 
@@ -138,12 +141,12 @@ def test_a_function_with_the_wrong_parameters_is_told_which_ones():
         return messages
 
     with pytest.raises(TypeError, match=r"my_snip\(messages\) cannot be called as "
-                                        r"snip_compact\(messages, limits\) -> list"):
+                                        r"snip_compact\(messages, ctx\) -> list"):
         check("snip_compact", my_snip)
 
 
-def test_returning_the_packages_pair_instead_of_a_list_is_explained():
-    report = check("snip_compact", snip_compact)          # returns (list, StageEvent)
+def test_returning_a_pair_instead_of_a_list_is_explained():
+    report = check("snip_compact", lambda m, ctx: (snip_compact(m, ctx), None))
     assert not report.passed
     assert "it returned tuple" in str(report) and "not a list of messages" in str(report)
 
@@ -151,8 +154,8 @@ def test_returning_the_packages_pair_instead_of_a_list_is_explained():
 def test_a_report_on_the_worked_solution_says_it_is_not_yours():
     assert "worked solution, not yours" in str(check("micro_compact", solutions.micro_compact))
 
-    def mine(messages, limits):
-        return solutions.micro_compact(messages, limits)
+    def mine(messages, ctx):
+        return solutions.micro_compact(messages, ctx)
     assert "not yours" not in str(check("micro_compact", mine))
 
 

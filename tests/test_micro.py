@@ -4,8 +4,9 @@ import pytest
 from histories import assistant, session
 
 from compact import PLACEHOLDER
-from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.exercises import run_case
 from compact.classroom.stage_cases import cases
+from compact.pipeline.compactor import LESSON_STAGES
 
 
 def results(messages):
@@ -16,7 +17,7 @@ def results(messages):
 @pytest.mark.parametrize("case", cases("micro_compact"), ids=lambda c: c.name[:60])
 def test_the_stages_own_cases(case, tmp_path):
     """The cases the notebook's exercise checks a learner's function against (stage_cases)."""
-    outcome = run_case(case, PACKAGE["micro_compact"], tmp_path)
+    outcome = run_case(case, LESSON_STAGES["micro_compact"], tmp_path)
     assert outcome.passed, outcome.message
 
 

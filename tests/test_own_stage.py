@@ -12,7 +12,8 @@ from compact.pipeline.storage import persist_tool_result
 from compact.pipeline.tool_result_budget import persisted_text
 
 
-def in_place_budget(messages, workdir, limits, keep=persisted_text):
+def in_place_budget(messages, ctx, keep=persisted_text):
+    workdir, limits = ctx.workdir, ctx.limits
     """The lesson's loop as printed: it edits the last message's blocks and returns the list."""
     last = messages[-1]
     if last["role"] != "user" or not isinstance(last["content"], list):
@@ -48,8 +49,8 @@ def test_a_stage_that_edits_in_place_runs_experiment_2_as_the_packages_does(tmp_
 
 
 def test_a_wrong_preview_fails_the_check_where_it_differs_and_changes_the_run(tmp_path):
-    def wrong(messages, workdir, limits):
-        return in_place_budget(messages, workdir, limits, keep=path_and_raw_preview)
+    def wrong(messages, ctx):
+        return in_place_budget(messages, ctx, keep=path_and_raw_preview)
 
     report = check("tool_result_budget", wrong, strict=False)
     first = report.outcomes[0]
@@ -74,11 +75,11 @@ def test_the_run_says_when_the_stage_passed_in_is_the_worked_solution(tmp_path):
     """A learner who has not deleted the import line reads that the solution ran, not theirs."""
     solution = run_experiment(3, stages={"compact_history": solutions.compact_history},
                               workdir=tmp_path / "solution")
-    mine = run_experiment(3, stages={"compact_history": lambda m, *a: solutions.compact_history(m, *a)},
+    mine = run_experiment(3, stages={"compact_history": lambda m, ctx: solutions.compact_history(m, ctx)},
                           workdir=tmp_path / "mine")
-    [told] = [e.detail for e in solution.events if e.stage == "compact_history" and e.fired]
-    [own] = [e.detail for e in mine.events if e.stage == "compact_history" and e.fired]
-    assert told.startswith("the worked solution's compact_history ran") and "import line" in told
-    assert own == "your compact_history ran"
+    [told] = [e for e in solution.events if e.stage == "compact_history" and e.fired]
+    [own] = [e for e in mine.events if e.stage == "compact_history" and e.fired]
+    assert told.function == "compact.classroom.solutions.compact_history"
+    assert own.function.endswith("<lambda>") and own.detail == told.detail
     assert "the worked solution's compact_history ran, not yours" in turns(solution, "experiment 3").title
     assert turns(mine, "experiment 3").title == "experiment 3"       # the table a notebook shows

@@ -2,6 +2,7 @@
 a summary not JSON-encoded, a reactive tail one message short. For each, the checker names the
 case and shows where it differs, and a run with the wrong stage parts from the package's run."""
 
+from dataclasses import replace
 from pathlib import Path
 
 from compact import agent_loop, summarizer_for
@@ -13,26 +14,26 @@ from compact.pipeline.messages import has_tool_use, is_tool_result_message
 from compact.pipeline.storage import write_transcript
 
 
-def keeps_two(messages, limits):
-    return solutions.micro_compact(messages, limits.with_(keep_recent_results=2))
+def keeps_two(messages, ctx):
+    return solutions.micro_compact(messages, replace(ctx, limits=ctx.limits.with_(keep_recent_results=2)))
 
 
-def summary_not_encoded(messages, active_request, workdir, summarize):
-    write_transcript(Path(workdir), messages)
-    return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{active_request}\n\n"
-                                        f"{REFERENCE}\n{summarize(messages)}"}]       # no json.dumps
+def summary_not_encoded(messages, ctx):
+    write_transcript(Path(ctx.workdir), messages)
+    return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
+                                        f"{REFERENCE}\n{ctx.summarize(messages)}"}]   # no json.dumps
 
 
-def tail_one_short(messages, active_request, workdir, summarize, limits):
-    tail_start = max(0, len(messages) - (limits.reactive_keep_messages - 1))
+def tail_one_short(messages, ctx):
+    tail_start = max(0, len(messages) - (ctx.limits.reactive_keep_messages - 1))
     if tail_start > 0 and is_tool_result_message(messages[tail_start]) \
             and has_tool_use(messages[tail_start - 1]):
         tail_start -= 1
     if tail_start == 0:
         return list(messages)
-    write_transcript(Path(workdir), messages)
-    summary = summarize(messages[:tail_start])
-    return [{"role": "user", "content": f"{REACTIVE}\n\n{AUTHORITATIVE}\n{active_request}\n\n"
+    write_transcript(Path(ctx.workdir), messages)
+    summary = ctx.summarize(messages[:tail_start])
+    return [{"role": "user", "content": f"{REACTIVE}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
                                         f"{REFERENCE}\n\"{summary}\""}, *messages[tail_start:]]
 
 

@@ -3,8 +3,9 @@
 import pytest
 from histories import assistant, user
 
-from compact.classroom.exercises import PACKAGE, run_case
+from compact.classroom.exercises import run_case
 from compact.classroom.stage_cases import cases
+from compact.pipeline.compactor import LESSON_STAGES
 from compact.pipeline.validation import pairing_problems
 
 
@@ -16,7 +17,7 @@ def chat(n: int) -> list:
 @pytest.mark.parametrize("case", cases("snip_compact"), ids=lambda c: c.name[:60])
 def test_the_stages_own_cases(case, tmp_path):
     """The cases the notebook's exercise checks a learner's function against (stage_cases)."""
-    outcome = run_case(case, PACKAGE["snip_compact"], tmp_path)
+    outcome = run_case(case, LESSON_STAGES["snip_compact"], tmp_path)
     assert outcome.passed, outcome.message
 
 

@@ -9,18 +9,17 @@ included; ``stage_cases`` holds each stage's own test cases, which the package's
 package itself starts in ``compact/pipeline/compactor.py``.
 """
 
-from ..pipeline import Limits
+from ..pipeline import Compactor, Context, Limits
 from ..texts import language
 from . import as_written, fonts, reveal_texts  # noqa: F401  (Chinese glyphs in every plot; why texts)
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import assistant, results, tool_turn, user
-from .own_stage import Compactor
 from .picture import picture
 from .plot import plot_run
 from .reveal import reveal
 from .show import show, source
 
-__all__ = ["Compactor", "Limits", "Runs", "as_written", "assistant", "check", "language",
+__all__ = ["Compactor", "Context", "Limits", "Runs", "as_written", "assistant", "check", "language",
            "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show", "source",
            "tool_turn", "user"]

@@ -2,8 +2,8 @@
 
 ``check("micro_compact", my_micro_compact)`` runs every case of ``stage_cases`` (the same
 ones the package's tests run its stages through) and says, in plain words, which pass and,
-for each that fails, what was expected and what came back. ``PACKAGE`` holds the package's
-own stages in the same signatures, so the tests can show they pass the very same cases.
+for each that fails, what was expected and what came back. A stage, the package's or yours,
+is ``stage(messages, ctx) -> list``: the tests run the package's own through the same cases.
 """
 
 from __future__ import annotations
@@ -19,17 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..pipeline.compact_history import compact_history, reactive_compact
-from ..pipeline.micro_compact import micro_compact
-from ..pipeline.snip_compact import snip_compact
-from ..pipeline.tool_result_budget import tool_result_budget
+from ..pipeline import Context
 from ..texts import register, say
 from .case_names import case_name
 from .feedback import difference
 from .reveal import CHECK_CLAIMS
-from .stage_cases import SIGNATURES, Case, cases
-
-SOLUTIONS = "compact.classroom.solutions"     # the worked solutions' module (a notebook imports them)
+from .solutions import MODULE as SOLUTIONS
+from .stage_cases import SIGNATURE, Case, cases
 
 register({   # the checker's report
     "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
@@ -55,25 +51,8 @@ register({   # the checker's report
                         "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
 })
 
-PACKAGE: dict[str, Callable[..., list]] = {
-    "tool_result_budget": lambda m, workdir, limits: tool_result_budget(m, Path(workdir), limits)[0],
-    "snip_compact": lambda m, limits: snip_compact(m, limits)[0],
-    "micro_compact": lambda m, limits: micro_compact(m, limits)[0],
-    "compact_history": lambda m, request, workdir, summarize:
-        compact_history(m, request, Path(workdir), summarize)[0],
-    "reactive_compact": lambda m, request, workdir, summarize, limits:
-        reactive_compact(m, request, Path(workdir), summarize, limits)[0],
-}
-
-
 def _call(case: Case, fn: Callable[..., Any], messages: list, workdir: Path) -> Any:
-    if case.stage == "tool_result_budget":
-        return fn(messages, workdir, case.limits)
-    if case.stage in ("snip_compact", "micro_compact"):
-        return fn(messages, case.limits)
-    if case.stage == "compact_history":
-        return fn(messages, case.request, workdir, case.summarize)
-    return fn(messages, case.request, workdir, case.summarize, case.limits)
+    return fn(messages, Context(workdir, case.limits, case.request, case.summarize))
 
 
 @dataclass(frozen=True)
@@ -150,19 +129,19 @@ class Report:
 
 
 def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
-    """Run every case of ``stage`` against ``fn`` (signature in ``SIGNATURES``), each in its own
+    """Run every case of ``stage`` against ``fn`` (``stage(messages, ctx) -> list``), each in its own
     empty folder; return the report (a notebook shows it once, as the cell's value). Under the
     test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises, unless ``strict=False`` (a
     function shown failing on purpose, such as the lesson's snippet)."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
+    signature = SIGNATURE.format(stage=stage)
     if not callable(fn):
-        raise TypeError(say("check.not_function", signature=SIGNATURES[stage], kind=type(fn).__name__))
-    wanted = SIGNATURES[stage].split("(", 1)[1].split(")", 1)[0].split(", ")
+        raise TypeError(say("check.not_function", signature=signature, kind=type(fn).__name__))
     try:
-        inspect.signature(fn).bind(*wanted)
+        inspect.signature(fn).bind("messages", "ctx")
     except TypeError:
         raise TypeError(say("check.signature", name=getattr(fn, "__name__", say("check.this_function")),
-                            actual=inspect.signature(fn), signature=SIGNATURES[stage])) from None
+                            actual=inspect.signature(fn), signature=signature)) from None
     except ValueError:          # a builtin without a signature: let the cases find out
         pass
     outcomes = []

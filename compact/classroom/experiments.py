@@ -25,13 +25,13 @@ from ..demo import make_workspace
 from ..loop import LoopOptions, agent_loop
 from ..model_call import api_message, is_prompt_too_long
 from ..offline import OfflineModel
-from ..pipeline import STAGES, Limits, StageEvent
+from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
-from .own_stage import Compactor, differences
+from .own_stage import differences
 from .picture import run_picture
 from .plot import plot_run
 from .runs import new_run

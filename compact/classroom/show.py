@@ -24,6 +24,7 @@ from ..pipeline.events import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
 from ..texts import language, register, say
+from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
@@ -334,10 +335,15 @@ class Compacted:
     __repr__ = __str__
 
 
+def worked_solution(event: StageEvent) -> bool:
+    """Whether the stage that ran is the package's worked solution (not the learner's own)."""
+    return event.function.startswith(SOLUTIONS + ".")
+
+
 def turns(run: Any, title: str = "") -> Table:
     """One row per turn of a run (an ExperimentResult or a Trace): sizes, stages, tool calls."""
     trace = getattr(run, "trace", run)
-    solutions = sorted({e.stage for t in trace.turns for e in t.events if e.extra.get("worked_solution")})
+    solutions = sorted({e.stage for t in trace.turns for e in t.events if worked_solution(e)})
     if solutions:
         title = say("show.turns.solution", title=title, stages=", ".join(solutions)).strip()
     return Table([say(f"show.turns.{k}") for k in ("turn", "messages", "before", "sent", "tokens",

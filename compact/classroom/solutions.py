@@ -9,10 +9,9 @@ list is never changed). They pass every case in ``stage_cases``; the package's o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
-from ..pipeline import Limits
+from ..pipeline import Context
 from ..pipeline.formats import (
     AUTHORITATIVE,
     COMPACTED,
@@ -26,8 +25,11 @@ from ..pipeline.messages import has_tool_use, is_tool_result_message
 from ..pipeline.storage import persist_tool_result, write_transcript
 from ..pipeline.tool_result_budget import persisted_text
 
+MODULE = __name__      # a stage from here is the worked solution, not the learner's own
 
-def tool_result_budget(messages: list, workdir: str | Path, limits: Limits = Limits()) -> list:
+
+def tool_result_budget(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     if not messages or not is_tool_result_message(messages[-1]):
         return list(messages)
     last = messages[-1]
@@ -40,13 +42,14 @@ def tool_result_budget(messages: list, workdir: str | Path, limits: Limits = Lim
         text = block["content"]
         if len(text) <= limits.persist_threshold:
             continue
-        path = persist_tool_result(Path(workdir), block["tool_use_id"], text)
+        path = persist_tool_result(Path(ctx.workdir), block["tool_use_id"], text)
         content[j] = {**block, "content": persisted_text(path, text, limits.preview_chars)}
         total += len(content[j]["content"]) - len(text)
     return [*messages[:-1], {**last, "content": content}]
 
 
-def snip_compact(messages: list, limits: Limits = Limits()) -> list:
+def snip_compact(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     real = [m for m in messages if snipped_count(m) is None]      # fix: a marker is no message
     if len(real) <= limits.max_messages:
         return list(messages)
@@ -66,7 +69,8 @@ def snip_compact(messages: list, limits: Limits = Limits()) -> list:
     return [*messages[:head_end], snip_marker(snipped), *messages[tail_start:]]
 
 
-def micro_compact(messages: list, limits: Limits = Limits()) -> list:
+def micro_compact(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     results = [(i, j) for i, m in enumerate(messages)
                if m["role"] == "user" and isinstance(m["content"], list)
                for j, b in enumerate(m["content"]) if b.get("type") == "tool_result"]
@@ -94,21 +98,19 @@ def _two_sections(header: str, active_request: str, summary: str) -> dict:
                                         f"{REFERENCE}\n{reference}")}
 
 
-def compact_history(messages: list, active_request: str, workdir: str | Path,
-                    summarize: Callable[[list], str]) -> list:
-    write_transcript(Path(workdir), messages)            # nothing is lost: it is on disk
-    summary = summarize(messages)
-    return [_two_sections(COMPACTED, str(active_request), summary)]
+def compact_history(messages: list, ctx: Context) -> list:
+    write_transcript(Path(ctx.workdir), messages)        # nothing is lost: it is on disk
+    summary = ctx.summarize(messages)
+    return [_two_sections(COMPACTED, str(ctx.active_request), summary)]
 
 
-def reactive_compact(messages: list, active_request: str, workdir: str | Path,
-                     summarize: Callable[[list], str], limits: Limits = Limits()) -> list:
-    tail_start = max(0, len(messages) - limits.reactive_keep_messages)
+def reactive_compact(messages: list, ctx: Context) -> list:
+    tail_start = max(0, len(messages) - ctx.limits.reactive_keep_messages)
     if (tail_start > 0 and is_tool_result_message(messages[tail_start])
             and has_tool_use(messages[tail_start - 1])):
         tail_start -= 1
     if tail_start == 0:                    # fix: nothing before the tail to summarise
         return list(messages)
-    write_transcript(Path(workdir), messages)
-    summary = summarize(messages[:tail_start])
-    return [_two_sections(REACTIVE, str(active_request), summary), *messages[tail_start:]]
+    write_transcript(Path(ctx.workdir), messages)
+    summary = ctx.summarize(messages[:tail_start])
+    return [_two_sections(REACTIVE, str(ctx.active_request), summary), *messages[tail_start:]]

@@ -6,8 +6,8 @@ history, the limits, and the output expected, written out by hand from the rule 
 (never computed by the package). Each is tagged ``lesson`` (a rule the lesson states) or
 ``fix`` (where the package goes beyond the lesson's snippet; see the README's shortfalls).
 
-The function under test takes the stage's signature in ``SIGNATURES`` and must return a new
-list, leaving the one it was given as it was.
+The function under test is ``stage(messages, ctx) -> list`` (``ctx``: a ``Context``) and must
+return a new list, leaving the one it was given as it was.
 """
 
 from __future__ import annotations
@@ -32,13 +32,7 @@ from ..pipeline.tool_result_budget import persisted_text
 from ..texts import register, say
 from .histories import tool_turn
 
-SIGNATURES = {
-    "tool_result_budget": "tool_result_budget(messages, workdir, limits) -> list",
-    "snip_compact": "snip_compact(messages, limits) -> list",
-    "micro_compact": "micro_compact(messages, limits) -> list",
-    "compact_history": "compact_history(messages, active_request, workdir, summarize) -> list",
-    "reactive_compact": "reactive_compact(messages, active_request, workdir, summarize, limits) -> list",
-}
+SIGNATURE = "{stage}(messages, ctx) -> list"      # every stage's, the package's and yours
 
 
 @dataclass(frozen=True)

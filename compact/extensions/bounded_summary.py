@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..pipeline.compact_history import Summarizer, run_summarizer
+from ..pipeline.compact_history import run_summarizer, summarizer
 from ..pipeline.compactor import Compactor
-from ..pipeline.events import Change
+from ..pipeline.context import Context
 from ..pipeline.formats import COMPACTED, compacted_message, parse_compacted
 from ..pipeline.messages import plain_text
 from ..pipeline.storage import write_transcript
@@ -66,23 +66,18 @@ def _union(older: list[str], newer: list[str]) -> list[str]:
     return list(dict.fromkeys([*older, *newer]))
 
 
-def compact_span(messages: list, active_request: str, workdir: Path, summarize: Summarizer,
-                 cap: int, keep_from: int | None = None) -> tuple[list, Change]:
+def compact_span(messages: list, ctx: Context, cap: int, keep_from: int | None = None) -> list:
     """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
     the last summary (up to ``keep_from``) is summarised and merged, ``messages[keep_from:]``
     stay as they are."""
     keep_from = len(messages) if keep_from is None else keep_from
     previous = previous_summary(messages)
     span = messages[1 if previous is not None else 0:keep_from]
-    transcript = write_transcript(workdir, messages).as_posix()
+    summarize = summarizer(ctx)
+    transcript = write_transcript(Path(ctx.workdir), messages).as_posix()
     new = run_summarizer(summarize, span) if span else ""     # nothing new: re-filed only
     merged = merge_summaries(previous, new, transcript, cap)
-    result = [compacted_message(COMPACTED, str(active_request), merged), *messages[keep_from:]]
-    return result, Change(
-        f"summarised the {len(span)} messages since the last summary into a merged summary of "
-        f"{len(merged):,} chars (cap {cap:,}), kept the last {len(messages) - keep_from}; "
-        f"transcript saved to {transcript}", files_written=(transcript,),
-        extra={"transcript": transcript, "summary": merged, "span_summary": new})
+    return [compacted_message(COMPACTED, str(ctx.active_request), merged), *messages[keep_from:]]
 
 
 class BoundedSummaryCompactor(Compactor):
@@ -99,7 +94,5 @@ class BoundedSummaryCompactor(Compactor):
         if "compact_history" not in (kwargs.get("functions") or {}):
             self.functions["compact_history"] = self.bounded_history
 
-    def bounded_history(self, messages: list, active_request: str, workdir: Path,
-                        summarize: Summarizer) -> tuple[list, Change]:
-        return compact_span(messages, active_request, workdir, summarize, self.summary_max_chars,
-                            self.keep_from)
+    def bounded_history(self, messages: list, ctx: Context) -> list:
+        return compact_span(messages, ctx, self.summary_max_chars, self.keep_from)

@@ -7,14 +7,11 @@ acts only once the prompt is over its ``trigger`` of input tokens)::
 
 from __future__ import annotations
 
-from ..pipeline.events import Change, nothing
-from ..pipeline.limits import Limits
+from ..pipeline.context import Context
 from ..pipeline.messages import estimate_size
 from ..pipeline.micro_compact import micro_compact
 
 
-def micro_compact_above(trigger: int, messages: list, limits: Limits = Limits()) -> tuple[list, Change]:
+def micro_compact_above(trigger: int, messages: list, ctx: Context) -> list:
     """micro_compact, once the context is over ``trigger`` chars (until then, nothing)."""
-    if estimate_size(messages) <= trigger:
-        return messages, nothing(f"the context is under its trigger of {trigger:,} chars")
-    return micro_compact(messages, limits)
+    return messages if estimate_size(messages) <= trigger else micro_compact(messages, ctx)

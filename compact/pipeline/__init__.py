@@ -8,14 +8,15 @@ variants beyond the lesson (``compact/extensions/``) compose with it from outsid
 
 from .compact_history import compact_history, reactive_compact
 from .compactor import STAGES, Compactor
+from .context import Context
 from .errors import CompactError, HistoryError, StorageError, SummaryError
-from .events import Change, StageEvent
+from .events import StageEvent
 from .limits import Limits
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .summary import ClientSummarizer
 from .tool_result_budget import tool_result_budget
 
-__all__ = ["STAGES", "Change", "ClientSummarizer", "CompactError", "Compactor", "HistoryError",
+__all__ = ["STAGES", "ClientSummarizer", "Context", "CompactError", "Compactor", "HistoryError",
            "Limits", "StageEvent", "StorageError", "SummaryError", "compact_history",
            "micro_compact", "reactive_compact", "snip_compact", "tool_result_budget"]

@@ -18,59 +18,51 @@ The active request is the caller's, never recovered from ``role=user`` messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
+from .context import Context, Summarizer
 from .errors import SummaryError
-from .events import Change, nothing
 from .formats import COMPACTED, REACTIVE, compacted_message, parse_compacted
-from .limits import Limits
 from .messages import estimate_size, pair_safe_start, plain_text, to_plain
 from .storage import write_transcript
 
-Summarizer = Callable[[list], str]        # the messages to summarise -> the summary
+
+def compact_history(messages: list, ctx: Context) -> list:
+    summarizer(ctx)                          # no summariser: an error, whatever the history
+    if already_compacted(messages):          # the history is already one compacted message
+        return messages
+    return summarise_before(messages, len(messages), COMPACTED, ctx)
 
 
-def compact_history(messages: list, active_request: str, workdir: Path, summarize: Summarizer
-                    ) -> tuple[list, Change]:
-    if already_compacted(messages):
-        return messages, nothing("the history is already one compacted message: nothing new to summarise")
-    return summarise_before(messages, len(messages), COMPACTED, str(active_request), workdir, summarize)
-
-
-def reactive_compact(messages: list, active_request: str, workdir: Path, summarize: Summarizer,
-                     limits: Limits = Limits()) -> tuple[list, Change]:
-    tail_start = pair_safe_start(messages, len(messages) - limits.reactive_keep_messages)
-    if tail_start == 0:         # nothing before the kept tail: a summary call could not help
-        return messages, nothing(f"nothing before the last {len(messages)} messages to summarise")
-    if already_compacted(messages[:tail_start]):
-        return messages, nothing("only one compacted message precedes the kept tail: nothing new "
-                                 "to summarise")
-    return summarise_before(messages, tail_start, REACTIVE, str(active_request), workdir, summarize)
+def reactive_compact(messages: list, ctx: Context) -> list:
+    summarizer(ctx)
+    tail_start = pair_safe_start(messages, len(messages) - ctx.limits.reactive_keep_messages)
+    if tail_start == 0 or already_compacted(messages[:tail_start]):   # nothing new to summarise
+        return messages
+    return summarise_before(messages, tail_start, REACTIVE, ctx)
 
 
 def already_compacted(messages: list) -> bool:   # compacting it again would change nothing
     return len(messages) == 1 and parse_compacted(plain_text(messages[0])) is not None
 
 
-def summarise_before(messages: list, tail_start: int, header: str, active_request: str,
-                     workdir: Path, summarize: Summarizer) -> tuple[list, Change]:
-    # messages[:tail_start] summarised into one `header` message before the kept tail
-    size, tail = estimate_size(messages), messages[tail_start:]
-    frame = estimate_size([compacted_message(header, active_request, ""), *tail])
-    if frame >= size:
-        kept = "and the kept tail are" if tail else f"alone ({frame:,} chars with its frame) is"
-        return messages, nothing(f"the request {kept} as long as the history: a summary could "
-                                 "not make it smaller")
-    transcript = write_transcript(workdir, messages).as_posix()
-    summary = run_summarizer(summarize, messages[:tail_start])
-    result = [compacted_message(header, active_request, summary), *tail]
-    if estimate_size(result) >= size:
-        return messages, nothing("the summary would not make the history smaller; kept it "
-                                 f"(transcript saved to {transcript})", (transcript,))
-    kept = f", kept the last {len(tail)}" if tail else ""
-    return result, Change(f"summarised {tail_start} messages{kept}; transcript saved to {transcript}",
-                          files_written=(transcript,), extra={"transcript": transcript, "summary": summary})
+def summarise_before(messages: list, tail_start: int, header: str, ctx: Context) -> list:
+    """``messages[:tail_start]`` summarised into one ``header`` message before the kept tail;
+    the history as it was if that would not make it smaller (the transcript is saved first)."""
+    size, tail, request = estimate_size(messages), messages[tail_start:], str(ctx.active_request)
+    if estimate_size([compacted_message(header, request, ""), *tail]) >= size:
+        return messages                     # the request and the kept tail alone are as long
+    write_transcript(Path(ctx.workdir), messages)
+    summary = run_summarizer(summarizer(ctx), messages[:tail_start])
+    result = [compacted_message(header, request, summary), *tail]
+    return result if estimate_size(result) < size else messages
+
+
+def summarizer(ctx: Context) -> Summarizer:     # checked only when needed: 1–3 never call it
+    if ctx.summarize is None:
+        raise SummaryError("compact_history needs a summariser: pass summarize=compact."
+                           "summarizer_for(client). The history was left unchanged.")
+    return ctx.summarize
 
 
 def run_summarizer(summarize: Summarizer, messages: list) -> str:   # a failure: SummaryError

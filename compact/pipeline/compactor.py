@@ -13,26 +13,31 @@
                                    reactive_compact (once) ──► model call again
 
 Stages 1–3 never call a model; stage 4 and the reactive path call the summariser passed in.
-Each stage is a function in the file of its name returning the new list and its ``Change``; a
-history the API would refuse raises ``HistoryError`` first, and a failing stage leaves the
-caller's list as it was. The model call and its one retry are in ``compact/loop.py``.
+Every stage has one shape, ``stage(messages, ctx) -> list`` (``ctx``: a ``Context``), in the
+file of its name; the Compactor records what it did (a ``StageEvent``) by comparing the list it
+gave with the list it got back and the files that appeared. A history the API would refuse
+raises ``HistoryError`` first, and a failing stage leaves the caller's list as it was. The
+model call and its one retry are in ``compact/loop.py``.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
+from functools import partialmethod
 from pathlib import Path
 
-from .compact_history import Summarizer, compact_history, reactive_compact
-from .errors import SummaryError
-from .events import StageEvent
+from .compact_history import compact_history, reactive_compact
+from .context import Context, Summarizer
+from .events import StageEvent, changed_results, detail, extra, files_under, qualified_name
 from .limits import Limits
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .tool_result_budget import tool_result_budget
 from .validation import checked_size
 
-LESSON_STAGES: dict[str, Callable] = {       # in the lesson's order
+Stage = Callable[[list, Context], list]
+LESSON_STAGES: dict[str, Stage] = {          # in the lesson's order
     "tool_result_budget": tool_result_budget, "snip_compact": snip_compact,
     "micro_compact": micro_compact, "compact_history": compact_history,
     "reactive_compact": reactive_compact}
@@ -42,13 +47,13 @@ STAGES = tuple(LESSON_STAGES)
 class Compactor:
     """The lesson's stages bound to a workdir, its limits and a summariser. ``stages``: the
     ones ``prepare`` runs; ``measure``: how a history is measured (``SizeCache().measure``
-    remembers messages); ``functions``: stage functions to use instead of the lesson's, by
-    name, with the same signatures; ``events``: what every stage did."""
+    remembers messages); ``functions``: stages to use instead of the lesson's, by name, each
+    ``stage(messages, ctx) -> list`` (given a copy); ``events``: what every stage did."""
 
     def __init__(self, workdir: str | Path = ".", limits: Limits = Limits(),
                  summarize: Summarizer | None = None, stages: Iterable[str] = STAGES,
                  measure: Callable[[list], int] = checked_size,
-                 functions: dict[str, Callable] | None = None) -> None:
+                 functions: dict[str, Stage] | None = None) -> None:
         if summarize is not None and not callable(summarize):      # e.g. a client itself
             raise TypeError("summarize must be a callable (messages) -> str: compact.summarizer_for(client)")
         self.workdir, self.limits, self.summarize = Path(workdir), limits, summarize
@@ -73,44 +78,33 @@ class Compactor:
             messages, size = self._step("compact_history", messages, size, active_request)
         return list(messages)
 
-    def tool_result_budget(self, messages: list) -> list:
-        return self._step("tool_result_budget", messages)[0]
+    def run(self, stage: str, messages: list, active_request: str = "") -> list:
+        """One stage on its own, its event recorded: ``compactor.micro_compact(history)``."""
+        return self._step(stage, messages, None, active_request)[0]
 
-    def snip_compact(self, messages: list) -> list:
-        return self._step("snip_compact", messages)[0]
-
-    def micro_compact(self, messages: list) -> list:
-        return self._step("micro_compact", messages)[0]
-
-    def compact_history(self, messages: list, active_request: str) -> list:
-        return self._step("compact_history", messages, None, active_request)[0]
-
-    def reactive_compact(self, messages: list, active_request: str) -> list:
-        return self._step("reactive_compact", messages, None, active_request)[0]
+    tool_result_budget = partialmethod(run, "tool_result_budget")
+    snip_compact = partialmethod(run, "snip_compact")
+    micro_compact = partialmethod(run, "micro_compact")
+    compact_history = partialmethod(run, "compact_history")       # (messages, active_request)
+    reactive_compact = partialmethod(run, "reactive_compact")
 
     def _step(self, stage: str, messages: list, size: int | None = None,
               active_request: str = "") -> tuple[list, int]:
-        """One stage on a checked history (``size``: just measured); its event records the
-        sizes before and after. Returns the new list and its size."""
+        """One stage on a checked history (``size``: just measured); its event compares what
+        it was given with what it returned. Returns the new list and its size."""
         size = self.measure(messages) if size is None else size
-        result, change = self.functions[stage](messages, *self._arguments(stage, active_request))
-        after = self.measure(result) if change.fired else size
+        function, before = self.functions[stage], files_under(self.workdir)
+        given = messages if function is LESSON_STAGES.get(stage) else copy.deepcopy(messages)
+        result = function(given, Context(self.workdir, self.limits, active_request, self.summarize))
+        if not isinstance(result, list):
+            raise TypeError(f"{stage} returned {type(result).__name__}, not a list of messages: "
+                            "return the new list")
+        written = tuple(sorted(files_under(self.workdir) - before))
+        fired = result != messages
+        after = self.measure(result) if fired else size
         self.events.append(StageEvent(
-            stage, change.fired, messages_before=len(messages), messages_after=len(result),
-            size_before=size, size_after=after, files_written=change.files_written,
-            placeholders=change.placeholders, detail=change.detail, extra=change.extra))
+            stage, fired, len(messages), len(result), size, after, written,
+            changed_results(messages, result) if fired else 0,
+            detail(stage, messages, result, written, self.limits) if fired else "",
+            extra(stage, messages, result, written) if fired else {}, qualified_name(function)))
         return list(result), after
-
-    def _arguments(self, stage: str, active_request: str) -> tuple:     # after the messages
-        if stage == "tool_result_budget":
-            return self.workdir, self.limits
-        if stage in ("snip_compact", "micro_compact"):
-            return (self.limits,)
-        summary = (active_request, self.workdir, self._summarizer())
-        return (*summary, self.limits) if stage == "reactive_compact" else summary
-
-    def _summarizer(self) -> Summarizer:       # checked only when needed: 1–3 never call it
-        if self.summarize is None:
-            raise SummaryError("compact_history needs a summariser: pass summarize=compact."
-                               "summarizer_for(client). The history was left unchanged.")
-        return self.summarize

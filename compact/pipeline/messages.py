@@ -113,8 +113,16 @@ def result_images(block: dict) -> int:
                ) if isinstance(content, list) else 0
 
 
-def result_size(block: dict) -> int:          # its text, plus IMAGE_CHARS per image
-    return len(result_text(block)) + IMAGE_CHARS * result_images(block)
+def other_blocks(block: dict) -> list:        # a tool_result's blocks that are neither text nor image
+    content = block.get("content")
+    return [b for b in content if not (isinstance(b, dict) and b.get("type") in ("text", "image"))
+            ] if isinstance(content, list) else []
+
+
+def result_size(block: dict) -> int:          # its text, IMAGE_CHARS per image, others as JSON
+    others = other_blocks(block)
+    rest = len(wire_json(others)) if others else 0
+    return len(result_text(block)) + IMAGE_CHARS * result_images(block) + rest
 
 
 def plain_text(message: Any) -> str:          # a message's text (text blocks only)

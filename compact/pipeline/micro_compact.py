@@ -5,17 +5,17 @@ results the model has not seen yet are never replaced, and a persisted result ke
 
 from __future__ import annotations
 
-from .events import Change, nothing
+from .context import Context
 from .formats import placeholder_for
-from .limits import Limits
 from .messages import iter_tool_results, last_assistant_index, result_size, result_text, with_results_replaced
 
 
-def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Change]:
+def micro_compact(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     results = list(iter_tool_results(messages))
     keep = limits.keep_recent_results
     if len(results) <= keep:
-        return messages, nothing()
+        return messages
     seen_until, replacements = last_assistant_index(messages), {}
     for i, j, block in results[:len(results) - keep]:
         if i > seen_until:                  # fix 1: the newest batch, not read yet
@@ -25,7 +25,5 @@ def micro_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Chan
         if size > limits.min_compact_chars and len(placeholder) < size:   # (not one already)
             replacements[i, j] = placeholder
     if not replacements:
-        return messages, nothing()
-    return with_results_replaced(messages, replacements), Change(
-        f"replaced {len(replacements)} old result(s) with a placeholder, kept the {keep} newest",
-        placeholders=len(replacements))
+        return messages
+    return with_results_replaced(messages, replacements)

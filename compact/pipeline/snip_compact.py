@@ -5,16 +5,16 @@ from its ``tool_result`` (the API would reject the orphan): the head grows, the 
 
 from __future__ import annotations
 
-from .events import Change, nothing
+from .context import Context
 from .formats import snip_marker, snip_markers
-from .limits import Limits
 from .messages import estimate_size, has_tool_use, is_tool_result_message, pair_safe_start
 
 
-def snip_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Change]:
+def snip_compact(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     markers = snip_markers(messages)        # an earlier marker is not a message of the task
     if len(messages) - len(markers) <= limits.max_messages:
-        return messages, nothing()
+        return messages
     keep_tail = limits.max_messages - limits.keep_head
     head_end = limits.keep_head
     if head_end > 0 and has_tool_use(messages[head_end - 1]):
@@ -22,13 +22,11 @@ def snip_compact(messages: list, limits: Limits = Limits()) -> tuple[list, Chang
             head_end += 1
     tail_start = pair_safe_start(messages, len(messages) - keep_tail)
     if head_end >= tail_start:
-        return messages, nothing()
+        return messages
     gap = messages[head_end:tail_start]
     # an old marker in the gap adds its count: snipping twice reports the true total
     snipped = len(gap) + sum(n - 1 for i, n in markers if head_end <= i < tail_start)
     marker = snip_marker(snipped)
     if len(gap) <= 2 and estimate_size([marker]) >= estimate_size(gap):
-        return messages, nothing()          # only a tiny gap can be as small as its marker
-    return [*messages[:head_end], marker, *messages[tail_start:]], Change(
-        f"kept the first {head_end} and last {len(messages) - tail_start} messages, snipped {snipped}",
-        extra={"head_end": head_end, "tail_start": tail_start, "snipped": snipped})
+        return messages          # only a tiny gap can be as small as its marker
+    return [*messages[:head_end], marker, *messages[tail_start:]]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import regex
 
-from .events import Change, nothing
+from .context import Context
 from .formats import persisted_block
-from .limits import Limits
 from .messages import (
     block_type,
     is_tool_result_message,
+    other_blocks,
     result_images,
     result_size,
     result_text,
@@ -25,15 +25,17 @@ from .storage import persist_tool_result
 _LONGEST_PATH = ".task_outputs/tool-results/" + "x" * 90 + ".txt"    # the longest safe_id makes
 
 
-def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits()) -> tuple[list, Change]:
+def tool_result_budget(messages: list, ctx: Context) -> list:
+    limits = ctx.limits
     if not messages or not is_tool_result_message(messages[-1]):
-        return messages, nothing()
+        return messages
     last = len(messages) - 1
     blocks = [(j, b) for j, b in enumerate(messages[last]["content"]) if block_type(b) == "tool_result"]
     total = sum(result_size(b) for _, b in blocks)          # an image counts as IMAGE_CHARS
-    # A result holding images stays whole: a text preview would drop what the model has not seen.
-    texts = {j: result_text(b) for j, b in blocks if not result_images(b)}
-    replacements, written = {}, []
+    # A result holding images, documents or search results stays whole: a text preview would
+    # drop what the model has not seen.
+    texts = {j: result_text(b) for j, b in blocks if not result_images(b) and not other_blocks(b)}
+    replacements = {}
     for j in sorted(texts, key=lambda j: len(texts[j]), reverse=True):
         if total <= limits.tool_result_budget:
             break
@@ -41,15 +43,10 @@ def tool_result_budget(messages: list, workdir: Path, limits: Limits = Limits())
         if len(text) <= limits.persist_threshold or \
                 len(persisted_text(_LONGEST_PATH, text, limits.preview_chars)) >= len(text):
             continue                        # (a preview as long as the result saves nothing)
-        path = persist_tool_result(workdir, messages[last]["content"][j].get("tool_use_id"), text)
+        path = persist_tool_result(Path(ctx.workdir), messages[last]["content"][j].get("tool_use_id"), text)
         replacements[last, j] = persisted_text(path, text, limits.preview_chars)
         total += len(replacements[last, j]) - len(text)
-        written.append(path.as_posix())
-    if not written:
-        return messages, nothing()
-    return with_results_replaced(messages, replacements), Change(
-        f"persisted {len(written)} result(s) to disk, kept a {limits.preview_chars:,}-char "
-        "preview of each", files_written=tuple(written), placeholders=len(written))
+    return with_results_replaced(messages, replacements) if replacements else messages
 
 
 def persisted_text(path: Path | str, text: str, preview_chars: int) -> str:

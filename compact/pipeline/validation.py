@@ -8,7 +8,7 @@ from typing import Any
 from .errors import HistoryError
 from .messages import block_type, estimate_size, has_tool_use, to_plain, tool_result_ids, tool_use_ids
 
-RESULT_BLOCKS = ("text", "image")    # what a tool_result's content list may hold
+RESULT_BLOCKS = ("text", "image", "document", "search_result")   # what a tool_result may hold
 
 
 def validate_history(messages: Any, start: int = 0) -> None:
@@ -78,6 +78,9 @@ def result_content_problem(block: dict) -> str | None:
                 isinstance(source.get("data"), str) or isinstance(source.get("url"), str))):
             return (f"{where}, content block {k}: an image block needs a 'source' with base64 "
                     "'data' or a 'url'")
+        if kind in ("document", "search_result") and not (isinstance(source, dict) or isinstance(
+                item.get("content"), list)):
+            return f"{where}, content block {k}: a {kind} block needs a 'source' or a 'content' list"
     return None
 
 
