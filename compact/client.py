@@ -11,6 +11,7 @@ models list; any other endpoint is Claude. The answer is remembered here, not on
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import sys
 import urllib.parse
@@ -21,7 +22,7 @@ from typing import Any
 import anthropic
 
 from .env import DEFAULT_BASE_URL, base_url, is_live, live_model
-from .offline import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OfflineModel
+from .model_identity import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OFFLINE_MODULE
 from .pipeline import ClientSummarizer
 from .shown_url import shown_url
 from .texts import register, say
@@ -133,10 +134,11 @@ def banner(client: Any) -> str:
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:
     """Live client if ANTHROPIC_API_KEY is set (honouring ANTHROPIC_BASE_URL), else offline.
 
-    ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only.
+    ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only, which is
+    loaded here, when it is used: ``import compact.loop`` does not load it.
     """
     client = anthropic.Anthropic(base_url=base_url()) if is_live() \
-        else OfflineModel(**offline_options).client()
+        else importlib.import_module(OFFLINE_MODULE).OfflineModel(**offline_options).client()
     if not quiet:
         print(banner(client), file=sys.stderr)
     return client

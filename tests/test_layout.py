@@ -5,6 +5,9 @@ and the import that broke the rule.
 """
 
 import ast
+import os
+import subprocess
+import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -158,3 +161,16 @@ def test_the_readme_tree_lists_every_module():
     listed = readme_tree()
     assert files - listed == set(), "modules missing from the package tree in docs/package.md"
     assert listed - files == set(), "the package tree in docs/package.md names files that do not exist"
+
+
+def test_the_agent_loop_loads_neither_the_offline_model_nor_the_study():
+    """``import compact.loop`` (and so ``import compact``) leaves the offline model unloaded until
+    ``make_client`` needs it; the study is never loaded by the agent."""
+    probe = ("import sys, compact.loop; print(sorted({m.split('.')[1] for m in sys.modules "
+             "if m.startswith('compact.') and m.split('.')[1] in ('offline', 'study', 'classroom')}))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
+    probe = "import sys, compact; compact.make_client(quiet=True); print('compact.offline' in sys.modules)"
+    used = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          env={k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"})
+    assert used.stdout.strip() == "True"
