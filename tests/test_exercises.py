@@ -11,6 +11,7 @@ from compact.classroom.exercises import check, difference
 from compact.classroom.stage_cases import CASES
 from compact.offline.markers import PLACEHOLDER, V8_OMITTED
 from compact.pipeline.compactor import LESSON_STAGES
+from compact.pipeline.formats import AUTHORITATIVE, COMPACTED, REFERENCE
 from compact.pipeline.snip_compact import snip_compact
 from compact.pipeline.tool_result_budget import persisted_text
 
@@ -166,3 +167,34 @@ def test_two_blocks_of_one_kind_are_not_reported_as_expected_x_got_x():
     assert found.startswith("message 0: a placeholder in both, but they differ\n")
     assert "expected a placeholder, got a placeholder" not in found
     assert "first difference at character 21" in found
+
+
+def test_the_lessons_known_pitfalls_are_named_first():
+    """An unencoded summary, a cut between a tool pair, the wrong end kept, a changed input."""
+    def raw_summary(messages, ctx):
+        solutions.compact_history(messages, ctx)
+        return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
+                                            f"{REFERENCE}\n{ctx.summarize(messages)}"}]
+
+    def unpaired(messages, ctx):
+        limits = ctx.limits
+        if len(messages) <= limits.max_messages:
+            return list(messages)
+        return [*messages[:3], {"role": "user", "content": "[snipped 1 messages]"},
+                *messages[len(messages) - (limits.max_messages - 3):]]
+
+    def oldest_kept(messages, ctx):
+        return solutions.micro_compact(messages[::-1], ctx)[::-1]
+
+    def in_place(messages, ctx):
+        messages[:] = solutions.micro_compact(messages, ctx)
+        messages.append({"role": "user", "content": "extra"})
+        return messages
+
+    for stage, fn, named in [("compact_history", raw_summary, "json.dumps(summary"),
+                             ("snip_compact", unpaired, "separates a tool_use from its tool_result"),
+                             ("micro_compact", oldest_kept, "keeps the oldest results whole"),
+                             ("micro_compact", in_place, "it changed the list it was given")]:
+        report = str(check(stage, fn, strict=False))
+        assert "→ likely mistake: " in report or named.startswith("it changed"), (stage, report)
+        assert named in report, (stage, report)

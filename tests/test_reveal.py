@@ -80,7 +80,9 @@ def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
             why, inner = used_keys(call)
             used |= {why} | inner
     registered = {key for key in text_table.texts() if key.startswith("why.")}
-    assert used == registered
+    otherwise = {key for key in registered if key.endswith(".otherwise")}
+    assert {key.removesuffix(".otherwise") for key in otherwise} <= used   # shown when a run differs
+    assert used == registered - otherwise
     for key in registered:
         entry = text_table.texts()[key]
         assert fields(entry["en"]) == fields(entry["zh"]), key
@@ -162,3 +164,17 @@ def test_a_reveal_before_the_last_line_is_caught_unless_displayed():
     assert unseen_reveals("reveal(a, b)\nplot()") == [1]
     assert unseen_reveals("display(reveal(a, b))\nplot()") == unseen_reveals("show(reveal(a))\nf()") == []
     assert unseen_reveals("x = 1\nreveal(a, b)") == []
+
+
+def test_the_explanation_follows_the_result(english, monkeypatch):
+    """A learner's stage that went another way gets the explanation of what happened, never the
+    one of the package's result; a key without an ``.otherwise`` text says it does not apply."""
+    monkeypatch.delenv(CHECK_CLAIMS, raising=False)
+    same = reveal(True, True, expected=True, why="why.03.same_run", found="none here")
+    differs = reveal(True, False, expected=True, why="why.03.same_run", found="turn 5: yours sent 9,000")
+    unknown = reveal(..., 3, expected=2, why="why.03.placeholders")
+    assert same.outcome == "holds" and "experiment 1 reads one file per turn" in str(same)
+    assert differs.outcome == "otherwise" and "experiment 1 reads" not in str(differs)
+    assert "made another run than the package's: turn 5: yours sent 9,000" in str(differs)
+    assert unknown.outcome == "unexpected" and "does not apply" in str(unknown)
+    assert "data-outcome='otherwise'" in differs._repr_html_()

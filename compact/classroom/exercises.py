@@ -23,6 +23,7 @@ from ..pipeline import Context
 from ..texts import register, say
 from .case_names import case_name
 from .feedback import difference
+from .mistakes import likely_mistake
 from .reveal import CHECK_CLAIMS
 from .solutions import MODULE as SOLUTIONS
 from .stage_cases import SIGNATURE, Case, cases
@@ -75,11 +76,15 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
         where = traceback.extract_tb(error.__traceback__)[-1]
         return Outcome(case, False, say("check.raised", kind=type(error).__name__, error=error,
                                         line=where.lineno, where=where.name))
-    problem = difference(case.expected(given), got, given)
-    if problem is None and history != given:
-        problem = say("check.mutated")
+    expected = case.expected(given)
+    problem = difference(expected, got, given)
     if problem is None and case.disk is not None:
         problem = case.disk(workdir, given)
+    named = [say("check.mutated")] if history != given else []
+    if problem and isinstance(got, list):        # the pitfall it shows, named first
+        named += [m for m in [likely_mistake(case.stage, given, expected, got)] if m]
+    if named or problem:
+        problem = "\n".join([*named, *([problem] if problem else [])])
     return Outcome(case, problem is None, problem or "")
 
 

@@ -169,8 +169,9 @@ def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits:
                    on_turn: Callable[[Turn], None] | None = None) -> ExperimentResult:
     """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
 
-    ``stages``: your own stage functions by name (``{"micro_compact": my_micro_compact}``, the
-    lesson's signatures, returning the new list), run in place of the package's.
+    ``stages``: your own stage functions by name (``{"micro_compact": my_micro_compact}``, each
+    ``stage(messages, ctx) -> list``), run in place of the package's; whatever stops a run with
+    them (the turn limit, an API error, an exception) is the result's ``error``, never raised.
     ``compaction=False`` is the baseline: no stage runs, so the context grows until the model's
     window refuses it, as the real API would. ``client``: a Messages-API client or an
     ``OfflineModel`` (default: ``make_client()``). ``workdir``: a folder, ``Runs("runs")`` for a
@@ -195,11 +196,26 @@ def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits:
         result.trace = agent_loop(messages, request, client=client, compactor=compactor,
                                   workspace=workspace, log=log.append,
                                   options=LoopOptions(on_turn=record))
-    except anthropic.BadRequestError as error:
-        if not is_prompt_too_long(error):
+    except Exception as error:      # a refusal is a result; so is any stop a stage of yours caused
+        if not (refused(error) or stages):
             raise
-        result.trace = Trace(turns=turns, model=default_model(client))
-        result.error = api_message(error)
-        result.refused_size = estimate_size(messages)
-        log.append(f"[refused] {result.error}")
+        stopped(result, error, Trace(turns=turns, model=default_model(client)))
     return result
+
+
+def refused(error: Exception) -> bool:      # the API's "prompt is too long" (or 413)
+    return isinstance(error, anthropic.APIError) and is_prompt_too_long(error)
+
+
+def stopped(result: ExperimentResult, error: Exception, trace: Trace) -> None:
+    """Record a run that ended early: the API refused a prompt that was too long, or (with a
+    stage of yours) the turn limit, an API error or an exception ended it. Never raised."""
+    result.trace = trace
+    if refused(error):
+        result.error = api_message(error)
+        result.refused_size = estimate_size(result.messages)
+        result.log.append(f"[refused] {result.error}")
+        return
+    detail = api_message(error) if isinstance(error, anthropic.APIError) else str(error)
+    result.error = f"{type(error).__name__}: {detail}"
+    result.log.append(f"[stopped] {result.error}")

@@ -11,6 +11,10 @@ shown in the chosen language with the other keyword arguments as its fields, e.g
 whose value is itself a key of the table is shown as that text (so a notebook can pick a
 phrase: ``outcome="why.04.refused" if error else "why.04.finished"``). A ``why`` that is no
 key is shown as it is written.
+
+The explanation follows the result: when ``actual`` is not the ``expected`` the text explains
+(a learner's stage that went another way), ``<why>.otherwise`` is shown if the table has it, else
+a line saying the usual explanation does not apply. ``Reveal.outcome`` says which was shown.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ register({
     "reveal.why": {"en": "Why: {why}", "zh": "原因：{why}"},
     "reveal.claim": {"en": "the notebook says it is {expected!r}, the run gave {actual!r}",
                      "zh": "notebook 说结果应为 {expected!r}，运行得到 {actual!r}"},
+    "reveal.unexpected": {"en": "this run did not give what the notebook explains ({expected!r}), so "
+                                "that explanation does not apply here: compare this run with the "
+                                "package's above",
+                          "zh": "这次运行没有得到 notebook 所解释的结果（{expected!r}），所以那条解释"
+                                "在这里不适用：请把这次运行和上面本包的运行对照一下"},
 })
 
 
@@ -52,11 +61,22 @@ def explanation(why: str, fields: dict[str, object]) -> str:
     return say(why, **shown)
 
 
+def chosen(why: str, actual: object, expected: object) -> tuple[str, str]:
+    """(the outcome, the explanation's key): ``holds`` when the run gave what the notebook
+    explains, else ``otherwise`` (``<why>.otherwise`` is in the table) or ``unexpected``."""
+    if not why or expected is Ellipsis or actual == expected:
+        return "holds", why
+    if f"{why}.otherwise" in texts():
+        return "otherwise", f"{why}.otherwise"
+    return "unexpected", "reveal.unexpected"
+
+
 class Reveal:
     def __init__(self, guess: object, actual: object, why: str,
-                 fields: dict[str, object] | None = None) -> None:
-        self.guess, self.actual, self.why = guess, actual, why
-        self.fields = dict(fields or {})
+                 fields: dict[str, object] | None = None, expected: object = Ellipsis) -> None:
+        self.guess, self.actual = guess, actual
+        self.fields = {"expected": expected, **(fields or {})}
+        self.outcome, self.why = chosen(why, actual, expected)
 
     def lines(self) -> list[str]:
         if self.guess is Ellipsis or self.guess is None:
@@ -74,7 +94,8 @@ class Reveal:
     def _repr_html_(self) -> str:
         first, *rest = self.lines()
         colour = "#117733" if first.startswith("✓") else "#AA3377" if first.startswith("✗") else "#555"
-        return (f"<div class='reveal' style='border-left:6px solid {colour};padding:4px 10px'>"
+        return (f"<div class='reveal' data-outcome='{self.outcome}' "
+                f"style='border-left:6px solid {colour};padding:4px 10px'>"
                 f"<b style='color:{colour}'>{html.escape(first)}</b>"
                 + "".join(f"<div>{html.escape(line)}</div>" for line in rest) + "</div>")
 
@@ -87,4 +108,4 @@ def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: s
     the notebook's own claim."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
-    return Reveal(guess, actual, why, fields)
+    return Reveal(guess, actual, why, fields, expected)

@@ -248,4 +248,40 @@ register({
               "order the documentation does not fix)",
         "zh": "离线服务器先清除，再拿剩下的内容与压缩触发阈值比较：旧结果清除之后，上下文再也"
               "达不到 50,000 个 token（这个顺序文档并没有规定）"},
+    # when a learner's stage made the run go another way (reveal picks "<key>.otherwise")
+    "why.01.same_run.otherwise": {
+        "en": "the stage you passed in made another run than the package's: {found}. Check which "
+              "results it persisted and what it left in their place",
+        "zh": "你传进去的这一步跑出了和本包不同的运行：{found}。检查它转存了哪些结果、在原处留下了什么"},
+    "why.01.preview_fields.otherwise": {
+        "en": "the answer does not name all four fields: what your stage left in the context does "
+              "not show the first record (it ends {ends:,} characters into the {size:,}-character "
+              "file), or the run stopped before the model could answer",
+        "zh": "回答没有说出全部四个字段：你的这一步留在上下文里的内容没有展示出第一条记录（它在这个 "
+              "{size:,} 字符的文件中第 {ends:,} 个字符处结束），或者运行在模型回答之前就停了"},
+    "why.02.same_run.otherwise": {
+        "en": "the stage you passed in cut somewhere else than the package's on some turn, so other "
+              "messages were sent: see the table and the two lines below",
+        "zh": "你传进去的这一步在某一轮切在了和本包不同的位置，所以发送的消息不同：请看表格和下面的两条线"},
+    "why.03.same_run.otherwise": {
+        "en": "the stage you passed in made another run than the package's: {found}. Check how many "
+              "results it keeps whole, and which end of the list it keeps",
+        "zh": "你传进去的这一步跑出了和本包不同的运行：{found}。检查它保留了几条完整的结果、"
+              "保留的是列表的哪一端"},
+    "why.03.titles.otherwise": {
+        "en": "with your stage the answer misses some titles: a result the model needed was replaced "
+              "before it could note it, or the run stopped first (see its last line above)",
+        "zh": "用你的这一步时，回答漏掉了一些标题：模型需要的某条结果在它记下笔记之前就被替换了，"
+              "或者运行先停了下来（见上面最后一行）"},
+    "why.04.same_run.otherwise": {
+        "en": "your stage sent other messages than the package's: {found}. The usual cause is a "
+              "summary not passed through json.dumps, or sections not written byte for byte",
+        "zh": "你的这一步发送的消息和本包的不同：{found}。常见原因是摘要没有经过 json.dumps，"
+              "或者两个部分没有逐字节写出"},
+    "why.05.same_rescue.otherwise": {
+        "en": "your reactive_compact sent other messages than the package's after the refusal: "
+              "check where it cuts (the last 5 messages, moved back for a tool pair) and that it "
+              "summarises only what comes before them",
+        "zh": "拒绝之后，你的 reactive_compact 发送的消息和本包的不同：检查它在哪里切分（最后 5 条"
+              "消息，遇到工具调用配对时往前挪），以及它是否只摘要了这之前的内容"},
 })
