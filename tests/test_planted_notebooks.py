@@ -1,0 +1,41 @@
+"""Each write-it-yourself notebook run with a wrong stage of a known kind in place of the worked
+solution (tests/planted.py), as a learner who got it wrong runs it: every cell still runs, no
+reveal explains a result the run did not give, and the reveal on the learner's own run says how
+it went another way."""
+
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from planted import PLANTED
+from test_notebooks import NOTEBOOK_DIR, kernel_home  # noqa: F401  (a fixture)
+
+MARKED = re.compile(r"^from compact\.classroom\.solutions import .*← .*$", re.M)
+OUTCOME = re.compile(r"data-outcome='(\w+)'")
+CASES = [f"{n}" for n in sorted(PLANTED)] + ["zh/03"]
+
+
+def planted_notebook(case: str) -> nbformat.NotebookNode:
+    folder, key = (NOTEBOOK_DIR / "zh", case[3:]) if case.startswith("zh/") else (NOTEBOOK_DIR, case)
+    [path] = folder.glob(f"{key}_*.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and MARKED.search(c.source)]
+    assert len(cells) == 1, f"{path.name}: one marked import line expected"
+    cells[0].source = MARKED.sub(lambda _: PLANTED[key][1].strip(), cells[0].source)
+    return nb
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_wrong_stage_runs_to_the_end_and_every_reveal_follows_its_result(case, kernel_home,  # noqa: F811
+                                                                           monkeypatch):
+    monkeypatch.delenv("COMPACT_CHECK_CLAIMS", raising=False)       # a learner's run, not the suite's
+    nb = planted_notebook(case)
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(kernel_home)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    errors = [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
+    assert errors == [], errors
+    outcomes = [m for o in outputs for m in OUTCOME.findall(o.get("data", {}).get("text/html", ""))]
+    assert "unexpected" not in outcomes, "a reveal has no explanation for what the wrong stage did"
+    assert "otherwise" in outcomes, "the reveal on the learner's run should say it went another way"
