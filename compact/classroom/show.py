@@ -280,9 +280,27 @@ def describe_event(event: StageEvent) -> str:
                ma=event.messages_after, sb=event.size_before, sa=event.size_after)
 
 
+TITLES = {   # the titles the notebooks give show(), in the chosen language (English: as written)
+    "the whole session": "整个会话",
+    "the offline model's answer": "离线模型的回答",
+    "the offline model's answer, written after compaction": "离线模型在压缩之后写出的回答",
+    "experiment 3, compaction on": "实验三，开启压缩",
+    "experiment 3, compaction off": "实验三，关闭压缩",
+    "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
+    "the answer from a 500-char preview": "根据 500 字符预览给出的回答",
+    "s09_memory/README.md in the demo course": "演示课程中的 s09_memory/README.md",
+    "the end of the transcript saved at compaction: the closed turn":
+        "压缩时保存的 transcript 的结尾：已结束的那一轮",
+    "the cache-friendly strategy's last summary": "cache-friendly 策略的最后一份摘要",
+}
+register({f"show.title.{en}": {"en": en, "zh": zh} for en, zh in TITLES.items()})
+
+
 def show(value: Any, title: str = "", start: int = 0) -> None:
     """Display anything a notebook shows: a history as a table, a long text folded, a stage
-    event in words, a compacted message as its two sections, a run as one row per turn."""
+    event in words, a compacted message as its two sections, a run as one row per turn. A
+    ``title`` of ``TITLES`` is shown in the chosen language."""
+    title = say(f"show.title.{title}") if title in TITLES else title
     if isinstance(value, StageEvent):
         view: Any = Event(value)
     elif isinstance(value, str):

@@ -61,7 +61,7 @@ register({   # every text a stage picture shows (looked up when drawn)
     "picture.more_files": {"en": "… and {count} more", "zh": "…… 另有 {count} 个"},
     "picture.scale": {"en": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: "
                             "chars of a block",
-                      "zh": "共 {chars:,} 字符 · 方块宽度与字符数成正比（最窄按 {minimum:,} 字符画）"
+                      "zh": "比例尺：{chars:,} 字符 · 方块宽度与字符数成正比（最窄按 {minimum:,} 字符画）"
                             "· 数字：每个块的字符数"},
 })
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
