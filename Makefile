@@ -40,12 +40,12 @@ present: $(VENV)/.present
 # A static site of the executed notebooks, plots included, in English and Chinese (build/book/zh/): publish
 # build/book, e.g. on GitHub Pages.
 book: $(VENV)/.suite
-	$(PY) -m compact.classroom.book notebooks/book.json build/book
+	$(PY) -m tools.book notebooks/book.json build/book
 
 # Which prose cells of the Chinese notebooks are stale (their English changed since), untranslated
 # or missing, and any code cell that differs from the English; `--sync` copies the code over.
 translation: $(VENV)/.suite
-	$(PY) -m compact.classroom.translation notebooks notebooks/zh
+	$(PY) -m tools.translation notebooks notebooks/zh
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -65,7 +65,7 @@ test: $(VENV)/.dev chromium bubblewrap
 	$(PY) -m pytest
 
 figures: $(VENV)/.suite
-	$(PY) -m compact.classroom.figures docs/img
+	$(PY) -m tools.figures docs/img
 
 screenshots: $(VENV)/.dev chromium
 	$(PY) -m tests.browser.screenshots docs/img
@@ -77,6 +77,7 @@ constraints: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py
+
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache

@@ -1,5 +1,5 @@
 """Small Chinese notebooks for tests, made from the English ones as the translators make theirs
-(``compact.classroom.translation.translated``): the real ones are written separately, and the book
+(``tools.translation.translated``): the real ones are written separately, and the book
 and the lab must work with whichever exist."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 
-from compact.classroom.translation import translated
+from tools.translation import translated
 
 LANGUAGE_CELL = 'from compact.classroom import language\nlanguage("zh")\n'
 

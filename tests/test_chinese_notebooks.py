@@ -10,7 +10,7 @@ import pytest
 from test_notebooks import CHINESE, NOTEBOOK_DIR, NOTEBOOKS, code_cells, imported_names, markdown
 
 from compact.classroom.experiments import PROMPTS_ZH
-from compact.classroom.translation import LANGUAGE_CELL, compare, report
+from tools.translation import LANGUAGE_CELL, compare, report
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}

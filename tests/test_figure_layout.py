@@ -12,9 +12,7 @@ from matplotlib.figure import Figure
 
 from compact.classroom import lab
 from compact.classroom.experiments import run_experiment
-from compact.classroom.figure_check import figure_problems
 from compact.classroom.figure_fit import FittingLayout, fitted_legend
-from compact.classroom.figures import DPI, stage_examples
 from compact.classroom.plot import PANELS, headline, plot_context, plot_run
 from compact.classroom.stage_picture import plot_stage
 from compact.classroom.strategy_plot import plot_costs, plot_retention
@@ -23,18 +21,17 @@ from compact.pipeline import STAGES
 from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import compare
 from compact.study.workload import session_turns
+from tools.figure_check import figure_problems
+from tools.figures import DPI, clean_runs, stage_examples
 
 NOTEBOOK_DPI = 100                       # matplotlib's figure.dpi: what an inline plot uses
 LAB_DPI = lab.CSS_DPI * lab.PIXEL_RATIO
-RUNS = ["experiment 1", "experiment 2", "experiment 3", "baseline"]
+RUNS = ["experiment1", "experiment2", "experiment3", "baseline"]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("layout")
-    found = {f"experiment {n}": run_experiment(n, workdir=root / f"e{n}") for n in (1, 2, 3)}
-    found["baseline"] = run_experiment(3, compaction=False, workdir=root / "b")
-    return found
+    return clean_runs(tmp_path_factory.mktemp("layout"))
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +40,8 @@ def stages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", RUNS)
-def test_the_readme_plot_of_each_run(runs, name):
+def test_the_readme_plot_and_every_panel_of_each_run(runs, name):
     assert figure_problems(plot_run(runs[name]), dpi=DPI) == []
-
-
-@pytest.mark.parametrize("name", RUNS)
-def test_every_panel_of_each_run(runs, name):
     assert figure_problems(plot_run(runs[name], panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
 
 
@@ -59,12 +52,12 @@ def test_the_labs_figure_of_each_run_at_the_labs_size(runs, name):
     assert figure_problems(fig, dpi=LAB_DPI) == []
     title = " ".join(fig.axes[0].get_title(loc="left").split())
     assert title == headline(runs[name])                 # every word is there, wrapped
-    whole = {"baseline": "19165 tokens > 16000 maximum", "experiment 2": "(278,002 → 2,847 chars)"}
+    whole = {"baseline": "19165 tokens > 16000 maximum", "experiment2": "(278,002 → 2,847 chars)"}
     assert whole.get(name, "") in title                  # what issue 20 saw cut off
 
 
 def test_the_labs_figure_of_a_failed_run(runs):
-    fig = lab.lab_figure(runs["experiment 3"], title="experiment 3 failed after 2 turns: SummaryError")
+    fig = lab.lab_figure(runs["experiment3"], title="experiment 3 failed after 2 turns: SummaryError")
     assert figure_problems(fig, dpi=LAB_DPI) == []
 
 
@@ -82,7 +75,7 @@ def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
     forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
     fig = Figure(figsize=(11, 10), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, sharey=True)
-    plot_context(runs["experiment 1"], ax=top, title="with notes: no re-reads", mark_rereads=True)
+    plot_context(runs["experiment1"], ax=top, title="with notes: no re-reads", mark_rereads=True)
     plot_context(forgetful, ax=bottom, title=f"without notes: {forgetful.trace.rereads} re-reads",
                  mark_rereads=True)
     assert isinstance(fig.get_layout_engine(), FittingLayout)
@@ -112,7 +105,7 @@ def test_the_lab_figure_without_the_fitting_layout_has_the_problems_issue_20_saw
     characters, the legend in the upper left. The check finds the cut title and the legend on
     experiment 3's turn-3 point."""
     problems = {}
-    for name in ("baseline", "experiment 3"):
+    for name in ("baseline", "experiment3"):
         fig = Figure(figsize=lab.FIGSIZE, layout="constrained")
         top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
         plot_context(runs[name], ax=top, title=textwrap.fill(headline(runs[name]), 62))
@@ -122,7 +115,7 @@ def test_the_lab_figure_without_the_fitting_layout_has_the_problems_issue_20_saw
     assert any("cut off by the figure's edge (right" in p and "No compaction: refused" in p
                for p in problems["baseline"]), problems["baseline"]
     assert any("covers 'chars before the pipeline' point (3, 75027)" in p
-               for p in problems["experiment 3"]), problems["experiment 3"]
+               for p in problems["experiment3"]), problems["experiment3"]
 
 
 def test_the_check_finds_a_cut_off_title_and_label():

@@ -4,10 +4,9 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from compact import STAGES, Compactor, Trace, agent_loop, summarizer_for
+from compact import Compactor, Trace, agent_loop, summarizer_for
 from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.figure_fit import FittingLayout
-from compact.classroom.figures import write_figures
 from compact.classroom.plot import (
     RC,
     batch_sizes,
@@ -79,14 +78,6 @@ def test_composition_stacks_every_kind_present(runs):
 def test_plot_run_has_two_panels(runs):
     fig = plot_run(runs[3])
     assert len(fig.axes) >= 2
-
-
-def test_figures_command_writes_pngs(tmp_path):
-    paths = write_figures(tmp_path)
-    assert [p.name for p in paths] == ["experiment1.png", "experiment2.png", "experiment3.png",
-                                       "baseline.png", *[f"stage-{stage}.png" for stage in STAGES]]
-    for path in paths:
-        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
 
 
 def test_an_axes_made_outside_the_classroom_style_gets_its_fonts_and_layout(runs):

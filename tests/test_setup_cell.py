@@ -1,5 +1,7 @@
 """Every notebook opens with the same quiet set-up cell (collapsed, one line saying what it does);
-the script that puts it there is idempotent; opened alone with no address set, it says what to do."""
+the script that puts it there is idempotent. The repository's address lives in one place
+(pyproject.toml [project.urls] Repository); while it is unset a notebook opened alone says what
+to do, nothing shows a placeholder link, and the command that prints the links says so."""
 
 import json
 import subprocess
@@ -9,34 +11,34 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from compact.classroom.setup_cell import CELL, MARKER, cell_source, main, refresh, with_setup_cell
+from tools.repository import PYPROJECT, UNSET, links, repository_url, source_link
+from tools.setup_cell import CELL, MARKER, cell, cell_source, main, refresh, with_setup_cell
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted((REPO / "notebooks" / "zh").glob("*.ipynb"))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_first_code_cell_is_the_canonical_set_up_cell(path):
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(REPO / "notebooks").as_posix())
+def test_the_first_code_cell_is_the_canonical_set_up_cell(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    assert nb.cells[1].cell_type == "code" and nb.cells[1].source == CELL, \
-        f"{path.name}: run `python -m compact.classroom.setup_cell notebooks/`"
-    assert sum(MARKER in c.source for c in nb.cells) == 1
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_the_first_code_cell_is_quiet(path):
-    """At most 3 visible lines, or collapsed, with its first line saying what it does."""
-    nb = nbformat.read(path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
-    collapsed = first.metadata.get("jupyter", {}).get("source_hidden") is True
-    assert collapsed or len(first.source.splitlines()) <= 3
-    assert first.source.splitlines()[0].startswith(MARKER) and "does nothing" in first.source.splitlines()[0]
-    assert first.metadata.get("cellView") == "form"          # Colab shows the title line only
+    canonical = {"source": CELL, **{k: v for k, v in cell().items() if k in ("id", "metadata")}}
+    assert first is nb.cells[1] and {k: first[k] for k in canonical} == canonical, \
+        f"{path}: run `python -m tools.setup_cell {path.parent.relative_to(REPO)}`"
+    assert sum(MARKER in c.source for c in nb.cells) == 1
+    assert "YOUR-ORG" not in path.read_text(encoding="utf-8")
 
 
-def test_no_placeholder_address_anywhere_in_the_notebooks():
-    for path in NOTEBOOKS:
-        assert "YOUR-ORG" not in path.read_text(encoding="utf-8"), path.name
+def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
+    """Collapsed (a Colab form shows its title line only), that line saying what it does; run
+    as a script in this environment: no install, no clone, no output, no error."""
+    assert cell()["metadata"] == {"cellView": "form", "jupyter": {"source_hidden": True}}
+    assert CELL.splitlines()[0].startswith(MARKER) and "does nothing" in CELL.splitlines()[0]
+    done = subprocess.run([sys.executable, "-c", CELL], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and list(tmp_path.iterdir()) == []
 
 
 def test_a_notebook_opened_alone_without_an_address_says_what_to_do(tmp_path):
@@ -61,7 +63,7 @@ def notebook(*cells):
     return json.loads(nbformat.writes(nb))
 
 
-def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp_path):
+def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp_path, capsys):
     path = tmp_path / "n.ipynb"
     title = nbformat.v4.new_markdown_cell("# Title")
     body = nbformat.v4.new_code_cell("x = 1")
@@ -72,21 +74,39 @@ def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp
     assert ["".join(c["source"]) for c in cells] == ["# Title", CELL, "x = 1"]
     stamp = path.stat().st_mtime_ns
     assert refresh(path) is False and path.stat().st_mtime_ns == stamp
+    untitled = with_setup_cell(notebook(nbformat.v4.new_code_cell("x = 1")))
+    assert "".join(untitled["cells"][0]["source"]) == CELL           # no title: the cell comes first
+    assert main([str(tmp_path / "empty")]) == 1 and "no notebooks" in capsys.readouterr().err
 
 
-def test_a_notebook_without_a_title_gets_the_cell_first():
-    nb = with_setup_cell(notebook(nbformat.v4.new_code_cell("x = 1")))
-    assert "".join(nb["cells"][0]["source"]) == CELL
+def test_the_address_is_read_from_pyproject(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n'
+                         'Repository = "https://github.com/acme/compact"\n')
+    assert repository_url(pyproject) == "https://github.com/acme/compact"
+    pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n# Repository = "..."\n')
+    assert repository_url(pyproject) is None
+    assert PYPROJECT == REPO / "pyproject.toml"
 
 
-def test_main_reports_an_empty_folder(tmp_path, capsys):
-    assert main([str(tmp_path)]) == 1
-    assert "no notebooks" in capsys.readouterr().err
+def test_the_links_built_from_a_github_address():
+    made = links("https://github.com/acme/compact.git")
+    assert made["Binder"] == "https://mybinder.org/v2/gh/acme/compact/HEAD?urlpath=lab/tree/notebooks/06_lab.ipynb"
+    assert made["Colab"] == "https://colab.research.google.com/github/acme/compact/blob/main/notebooks/06_lab.ipynb"
+    assert "repo=https%3A%2F%2Fgithub.com%2Facme%2Fcompact.git&branch=main" in made["JupyterHub"]
+    assert source_link("https://github.com/acme/compact.git", "compact/loop.py") == \
+        "https://github.com/acme/compact/blob/main/compact/loop.py"
+    with pytest.raises(ValueError, match="not a https://github.com/<owner>/<name> address"):
+        links("git@example.invalid:acme/compact")
 
 
-def test_the_cell_does_nothing_where_the_package_imports(tmp_path):
-    """Run as a script in this environment: no install, no clone, no output, no error."""
-    done = subprocess.run([sys.executable, "-c", CELL], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "" and list(tmp_path.iterdir()) == []
+def test_while_unset_no_page_shows_a_link_and_the_command_says_where_to_set_it():
+    if repository_url() is not None:
+        pytest.fail("this test describes the unpublished state; with an address set, drop it")
+    done = subprocess.run([sys.executable, "-m", "tools.repository"], capture_output=True,
+                          text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 1 and done.stderr.strip() == UNSET
+    for path in [REPO / "README.md", REPO / "SECURITY.md", *sorted((REPO / "docs").rglob("*.md"))]:
+        text = path.read_text(encoding="utf-8")     # written as instructions, never as a link that fails
+        assert "YOUR-ORG" not in text, path
+        assert "](https://mybinder.org" not in text and "](https://colab.research" not in text, path

@@ -12,7 +12,6 @@ from matplotlib.text import Text
 from compact import Compactor
 from compact import texts as text_table
 from compact.classroom.experiments import run_experiment
-from compact.classroom.figures import long_history, stage_examples
 from compact.classroom.histories import tool_turn
 from compact.classroom.plot import KIND_COLOURS, plot_run
 from compact.classroom.stage_picture import (
@@ -23,6 +22,7 @@ from compact.classroom.stage_picture import (
     run_stage,
     show_stage,
 )
+from tools.figures import long_history, stage_examples
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from functools import partial
 import pytest
 
 from compact import Compactor
-from compact.classroom.figure_check import figure_problems
 from compact.classroom.strategy_plot import (
     CUT_OFF,
     plot_costs,
@@ -26,6 +25,7 @@ from compact.study.strategies import (
     compare,
 )
 from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
+from tools.figure_check import figure_problems
 
 NONE = STRATEGIES[0]
 

@@ -24,8 +24,6 @@ from matplotlib.text import Text
 from compact import __main__ as repl
 from compact import texts as text_table
 from compact.classroom import check, run_experiment
-from compact.classroom.figure_check import figure_problems
-from compact.classroom.figures import stage_examples
 from compact.classroom.lab import Lab, lab_figure
 from compact.classroom.plot import headline, plot_run
 from compact.classroom.show import turns
@@ -37,6 +35,8 @@ from compact.pipeline.formats import AUTHORITATIVE, REFERENCE
 from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import STRATEGIES, compare
 from compact.study.workload import session_turns
+from tools.figure_check import figure_problems
+from tools.figures import stage_examples
 
 KEPT = [   # English the messages themselves carry (the API's error, the formats' own headers)
     re.compile(r"prompt is too long[^\n]*"),     # the API's refusal, verbatim

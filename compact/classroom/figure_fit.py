@@ -7,32 +7,32 @@ label that would cross the figure's edge and (2) moves each legend made with ``f
 to the first corner of its Axes where it covers no data point, bar or note; when none is free,
 it raises the top of a linear y axis until an upper corner is free (the data keep at least
 ``MIN_DATA`` of the height), and failing that puts the legend below the Axes, under its tick
-labels. The layout runs again after each change that moves an Axes. Its geometry is
-``figure_check``'s, so ``figure_problems`` finds nothing it left.
+labels. The layout runs again after each change that moves an Axes. Its geometry (where each
+point, line, bar and legend is drawn, in pixels) is the one ``tools/figure_check.py`` checks
+figures with, so ``figure_problems`` finds nothing it left.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
+import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backend_bases import RendererBase
+from matplotlib.cbook import STEP_LOOKUP_MAP
+from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure, FigureBase
+from matplotlib.image import AxesImage
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.path import Path
 from matplotlib.text import Text
-from matplotlib.transforms import offset_copy
-
-from .figure_check import (
-    TOLERANCE,
-    all_axes,
-    covers,
-    crossed_lines,
-    data_boxes,
-    data_points,
-    line_heights,
-    overlap,
-)
+from matplotlib.transforms import Bbox, offset_copy
 
 FITTED = "fitted legend"          # the gid of a legend this layout may move
 BELOW = "below"                   # a fitted legend's place under its Axes
@@ -44,6 +44,154 @@ EDGE = 4.0                        # pixels kept free at the figure's edge
 GAP_POINTS = 6.0                  # between the tick labels and a legend moved below
 PAD = 4.0                         # pixels between a legend and the data under it
 MIN_DATA = 0.4                    # the share of an Axes' height the data keep when it makes room
+TOLERANCE = 1.0                   # pixels: anti-aliasing and rounding, not a cut
+NO_MARKER = (None, "None", "none", "", " ")   # a line drawn without markers or without a line
+
+
+# Where the figure's pieces are drawn, in pixels (tools/figure_check.py checks with the same)
+
+def all_figures(fig: FigureBase) -> Iterator[FigureBase]:
+    """The figure and its subfigures, at any depth."""
+    yield fig
+    for sub in fig.subfigs:
+        yield from all_figures(sub)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A piece of the drawn figure: what a problem report calls it, and its box in pixels."""
+
+    what: str
+    box: Bbox
+
+
+@dataclass(frozen=True)
+class Point:
+    """A data point as drawn: its name, centre and marker radius (pixels), clipped or not."""
+
+    what: str
+    x: float
+    y: float
+    radius: float
+    clipped: bool                # drawn only inside its axes
+
+
+def all_axes(fig: Figure) -> list[Axes]:
+    """Every Axes drawn, secondary and inset axes included (they are children of an Axes)."""
+    found, todo = [], [ax for ax in fig.axes if ax.get_visible()]
+    while todo:
+        ax = todo.pop(0)
+        found.append(ax)
+        todo += [child for child in ax.child_axes if child.get_visible()]
+    return found
+
+
+def _label(artist, fallback: str) -> str:
+    label = artist.get_label() or ""
+    return repr(label) if label and not label.startswith("_") else (artist.get_gid() or fallback)
+
+
+def _line_points(line: Line2D, scale: float) -> Iterator[Point]:
+    shown = line.get_marker() not in NO_MARKER or line.get_linestyle() not in NO_MARKER
+    if not line.get_visible() or not shown:
+        return
+    radius = line.get_markersize() / 2 * scale if line.get_marker() not in NO_MARKER else 0
+    data = np.asarray(line.get_xydata(), dtype=float)
+    for (x, y), (px, py) in zip(data, line.get_transform().transform(data), strict=True):
+        if np.isfinite([px, py]).all():
+            yield Point(f"{_label(line, 'line')} point ({x:g}, {y:g})", px, py, radius,
+                        line.get_clip_on())
+
+
+def _collection_points(collection, scale: float) -> Iterator[Point]:
+    if not collection.get_visible():
+        return
+    if isinstance(collection, LineCollection):
+        for segment in collection.get_segments():
+            for px, py in collection.get_transform().transform(segment):
+                yield Point(f"{_label(collection, 'segment')} end", px, py, 0, collection.get_clip_on())
+    elif isinstance(collection, PathCollection):
+        offsets = np.asarray(collection.get_offsets(), dtype=float)
+        sizes = collection.get_sizes()
+        for k, ((x, y), (px, py)) in enumerate(zip(
+                offsets, collection.get_offset_transform().transform(offsets), strict=True)):
+            radius = math.sqrt(sizes[k % len(sizes)]) / 2 * scale if len(sizes) else 0
+            yield Point(f"{_label(collection, 'marker')} at ({x:g}, {y:g})", px, py, radius,
+                        collection.get_clip_on())
+
+
+def data_points(ax: Axes) -> list[Point]:
+    """Line vertices and markers, scatter markers, segment ends, in pixels."""
+    scale = ax.figure.dpi / 72           # points → pixels
+    points = [p for line in ax.get_lines() for p in _line_points(line, scale)]
+    return points + [p for c in ax.collections for p in _collection_points(c, scale)]
+
+
+def _drawn_paths(ax: Axes) -> Iterator[tuple[str, np.ndarray]]:
+    """Every drawn line of the Axes as pixel vertices, steps as drawn: curves, reference lines
+    (``axhline``) and segments (``vlines``)."""
+    for line in ax.get_lines():
+        if line.get_visible() and line.get_linestyle() not in NO_MARKER:
+            xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+            xy = np.column_stack(STEP_LOOKUP_MAP[line.get_drawstyle() or "default"](*xy.T))
+            yield _label(line, "line"), xy[np.isfinite(xy).all(axis=1)]
+    for collection in ax.collections:
+        if isinstance(collection, LineCollection) and collection.get_visible():
+            for segment in collection.get_segments():
+                yield _label(collection, "segment"), collection.get_transform().transform(segment)
+
+
+def line_heights(ax: Axes, x0: float, x1: float) -> list[float]:
+    """The pixel heights each drawn line reaches between x0 and x1 (where it enters, turns and
+    leaves that stretch)."""
+    heights = []
+    for _, xy in _drawn_paths(ax):
+        for (xa, ya), (xb, yb) in zip(xy[:-1], xy[1:], strict=True):
+            lo, hi = max(min(xa, xb), x0), min(max(xa, xb), x1)
+            if lo <= hi:
+                heights += [ya if xa == xb else ya + (yb - ya) * (x - xa) / (xb - xa)
+                            for x in (lo, hi)] + ([max(ya, yb)] if xa == xb else [])
+    return heights
+
+
+def crossed_lines(box: Bbox, ax: Axes) -> list[str]:
+    """The lines of ``ax`` that run through ``box`` (a legend's), by name."""
+    inner = Bbox.from_extents(box.x0 + TOLERANCE, box.y0 + TOLERANCE, box.x1 - TOLERANCE,
+                              box.y1 - TOLERANCE)
+    return list(dict.fromkeys(name for name, xy in _drawn_paths(ax)
+                              if len(xy) > 1 and Path(xy).intersects_bbox(inner, filled=False)))
+
+
+def _patch_name(patch, owners: dict) -> str:
+    if id(patch) in owners:                       # a bar: its container has the label
+        return f"bar {owners[id(patch)]!r}"
+    return f"{'box' if isinstance(patch, Rectangle) else 'shape'} {_label(patch, 'patch')}"
+
+
+def data_boxes(ax: Axes, renderer: RendererBase | None = None) -> list[Drawn]:
+    """Bars (named by their container's label), boxes and other shapes, and images, in pixels."""
+    owners = {id(p): c.get_label() for c in ax.containers for p in getattr(c, "patches", ())}
+    found = [Drawn(_patch_name(p, owners), p.get_window_extent(renderer))
+             for p in ax.patches if p.get_visible()]
+    found += [Drawn(f"image {_label(i, 'image')}", i.get_window_extent(renderer))
+              for i in ax.get_images() if isinstance(i, AxesImage) and i.get_visible()]
+    return [d for d in found if d.box.width > 0 and d.box.height > 0]
+
+
+def overlap(a: Bbox, b: Bbox) -> float:   # the pixels two boxes share (0 when apart)
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return width * height if width > TOLERANCE and height > TOLERANCE else 0.0
+
+
+def covers(box: Bbox, point: Point) -> bool:     # the legend hides the point or part of its marker
+    near_x = min(max(point.x, box.x0), box.x1)
+    near_y = min(max(point.y, box.y0), box.y1)
+    return math.hypot(point.x - near_x, point.y - near_y) < max(point.radius, TOLERANCE)
+
+
+# The layout
+
 
 
 def fitted_legend(ax: Axes, loc: str = "upper left", **kwargs) -> Legend:
@@ -53,12 +201,6 @@ def fitted_legend(ax: Axes, loc: str = "upper left", **kwargs) -> Legend:
     legend = ax.legend(loc="upper center" if loc == BELOW else loc, **kwargs)
     legend.set_gid(f"{FITTED}:{loc}")
     return legend
-
-
-def _figures(fig: FigureBase):
-    yield fig
-    for sub in fig.subfigs:
-        yield from _figures(sub)
 
 
 def _length(text: Text) -> float:          # along its reading direction, in pixels
@@ -123,7 +265,7 @@ def _room(text: Text, frame) -> float:
 def _wrappable(fig: Figure) -> list[Text]:
     """Figure texts, titles, axis labels and notes marked ``WRAP`` (tick labels and other notes
     keep their lines)."""
-    found = [t for f in _figures(fig) for t in f.texts]
+    found = [t for f in all_figures(fig) for t in f.texts]
     for ax in all_axes(fig):
         found += [t for t in ax.get_children() if isinstance(t, Text) and t not in ax.texts]
         found += [t for t in ax.texts if (t.get_gid() or "").startswith(WRAP)]

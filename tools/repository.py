@@ -4,16 +4,14 @@ in ``pyproject.toml``.
 Until it is set (the project is not published yet), a notebook opened outside the repository
 says what to do instead of cloning a placeholder, and the Binder, Colab and JupyterHub links
 are written as instructions, not shown as links that would not work. Once it is set,
-``python -m compact.classroom.repository`` prints the links, ``python -m
-compact.classroom.setup_cell notebooks/`` writes the address into every notebook's set-up cell,
-and ``make book`` links source files to it.
+``python -m tools.repository`` prints the links, ``python -m tools.setup_cell notebooks/``
+writes the address into every notebook's set-up cell, and ``make book`` links source files to it.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from importlib import metadata
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,24 +20,16 @@ if sys.version_info >= (3, 11):
 else:                                          # Python 3.10: the same parser, from the registry
     import tomli as tomllib
 
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 GITHUB = re.compile(r"^https://github\.com/(?P<slug>[\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 UNSET = ("the repository's address is not set: add `Repository = \"https://github.com/<owner>/<name>\"` "
          "under [project.urls] in pyproject.toml")
 
 
 def repository_url(pyproject: Path = PYPROJECT) -> str | None:
-    """The address from ``pyproject.toml`` (a checkout), else from the installed package's
-    metadata (a pip install from git); None while it is unset."""
-    if pyproject.is_file():
-        urls = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("urls", {})
-        return urls.get("Repository") or None
-    try:
-        entries = metadata.metadata("compact").get_all("Project-URL") or []
-    except metadata.PackageNotFoundError:
-        return None
-    found = [value for label, _, value in (e.partition(", ") for e in entries) if label == "Repository"]
-    return found[0] if found else None
+    """The address from ``pyproject.toml``; None while it is unset."""
+    urls = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("urls", {})
+    return urls.get("Repository") or None
 
 
 def links(url: str, notebook: str = "notebooks/06_lab.ipynb", branch: str = "main") -> dict[str, str]:

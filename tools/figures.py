@@ -17,16 +17,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..client import summarizer_for
-from ..offline import OfflineModel
-from ..pipeline import STAGES, Compactor, StageEvent
-from .experiments import PROMPTS, ExperimentResult, run_experiment
+from compact.classroom.experiments import PROMPTS, ExperimentResult, run_experiment
+from compact.classroom.histories import tool_turn
+from compact.classroom.plot import plot_run
+from compact.classroom.stage_picture import plot_stage, run_stage
+from compact.client import summarizer_for
+from compact.offline import OfflineModel
+from compact.pipeline import STAGES, Compactor, StageEvent
+
 from .facts import all_facts
-from .histories import tool_turn
-from .plot import plot_run
-from .stage_picture import plot_stage, run_stage
 
 DPI = 80
+FACTS = Path("docs") / "generated" / "facts.json"
 SNIP_REQUEST = "Read the thirty notes in notes/ and list the open questions."
 
 
@@ -66,9 +68,6 @@ def stage_examples(folder: str | Path) -> dict[str, tuple[list, list, StageEvent
         found[stage] = run_stage(compactor, stage, before, request)
     return found
 
-FACTS = Path("docs") / "generated" / "facts.json"
-
-
 def clean_runs(scratch: Path) -> dict[str, ExperimentResult]:
     """The three experiments and the baseline, each in a fresh folder of ``scratch``."""
     runs = {f"experiment{n}": run_experiment(n, workdir=scratch / f"e{n}") for n in (1, 2, 3)}
@@ -76,12 +75,8 @@ def clean_runs(scratch: Path) -> dict[str, ExperimentResult]:
     return runs
 
 
-def facts_text(runs: dict[str, ExperimentResult]) -> str:
-    return json.dumps(all_facts(runs), indent=1, ensure_ascii=False) + "\n"
-
-
-def write_figures(folder: str | Path, facts: str | Path | None = None) -> list[Path]:
-    """The PNGs written into ``folder`` (and ``facts``, when given, from the same runs)."""
+def write_figures(folder: str | Path, facts: str | Path) -> list[Path]:
+    """Write the PNGs into ``folder`` and ``facts``, from the same runs; the PNGs written."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -94,14 +89,13 @@ def write_figures(folder: str | Path, facts: str | Path | None = None) -> list[P
             path = out / f"{name}.png"
             fig.savefig(path, dpi=DPI, metadata={"Software": None})
             written.append(path)
-        if facts is not None:
-            Path(facts).parent.mkdir(parents=True, exist_ok=True)
-            Path(facts).write_text(facts_text(runs), encoding="utf-8")
+        text = json.dumps(all_facts(runs), indent=1, ensure_ascii=False) + "\n"   # reads the runs' files
+    Path(facts).parent.mkdir(parents=True, exist_ok=True)
+    Path(facts).write_text(text, encoding="utf-8")
     return written
 
 
 if __name__ == "__main__":
     facts_path = sys.argv[2] if len(sys.argv) > 2 else FACTS
-    for path in write_figures(sys.argv[1] if len(sys.argv) > 1 else "docs/img", facts_path):
+    for path in [*write_figures(sys.argv[1] if len(sys.argv) > 1 else "docs/img", facts_path), facts_path]:
         print(path)
-    print(facts_path)

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from ..offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKENS, count_tokens
-from ..offline.api import MAX_OUTPUT_TOKENS
-from ..offline.request_guard import REQUEST_DEADLINE
-from ..offline.threads import MAX_THREADS
-from ..pipeline import Limits
-from ..pipeline.messages import IMAGE_TOKENS
-from ..pipeline.summary import SummaryInput
-from ..study.caching import LOOKBACK_BLOCKS, MIN_CACHE_TOKENS
-from ..study.strategies import CACHE_FRIENDLY, TOOL_OUTPUT_CAP
-from ..study.workload import PROBES, session_turns
-from .experiments import ExperimentResult
+from compact.classroom.experiments import ExperimentResult
+from compact.offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKENS, count_tokens
+from compact.offline.api import MAX_OUTPUT_TOKENS
+from compact.offline.request_guard import REQUEST_DEADLINE
+from compact.offline.threads import MAX_THREADS
+from compact.pipeline import Limits
+from compact.pipeline.messages import IMAGE_TOKENS
+from compact.pipeline.summary import SummaryInput
+from compact.study.caching import LOOKBACK_BLOCKS, MIN_CACHE_TOKENS
+from compact.study.strategies import CACHE_FRIENDLY, TOOL_OUTPUT_CAP
+from compact.study.workload import PROBES, session_turns
 
 
 def fired_at(result: ExperimentResult, stage: str) -> tuple[int, int, int]:

@@ -7,9 +7,9 @@ repository's public address (``repository.py``); where everything imports, it do
 It never installs JupyterLab or ipykernel: a hosted runtime keeps its own.
 
 The cell is collapsed (``jupyter.source_hidden``; a Colab form, ``cellView``), so a reader sees
-one line saying what it does. ``python -m compact.classroom.setup_cell notebooks/`` inserts or
-refreshes it in every notebook (right after the title cell) and rewrites a file only when the
-cell changed: run it again after setting the address.
+one line saying what it does. ``python -m tools.setup_cell notebooks/`` inserts or refreshes
+it in every notebook (right after the title cell) and rewrites a file only when the cell
+changed: run it again after setting the address.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ cells are the English ones, character for character, except one: the cell that c
 language (it holds ``language("zh")``). Each Chinese markdown cell records, in its metadata, a
 hash of the English cell it translates (``translation.en_sha1``), so::
 
-    python -m compact.classroom.translation notebooks notebooks/zh          # report what is stale
-    python -m compact.classroom.translation notebooks notebooks/zh --sync   # copy the code over
+    python -m tools.translation notebooks notebooks/zh          # report what is stale
+    python -m tools.translation notebooks notebooks/zh --sync   # copy the code over
 
 says which prose cells changed in English since the Chinese was last updated, and ``--sync``
 copies every English code cell into the Chinese notebook (the language cell kept), so code,
@@ -121,7 +121,7 @@ def report(english_dir: Path, chinese_dir: Path, sync: bool = False) -> list[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compact.classroom.translation")
+    parser = argparse.ArgumentParser(prog="python -m tools.translation")
     parser.add_argument("english", type=Path)
     parser.add_argument("chinese", type=Path)
     parser.add_argument("--sync", action="store_true", help="copy the English code cells over first")
