@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 # committed); the Chinese notebooks (notebooks/zh/) are in its zh/.
 LAB_COPY ?= my-notebooks
 
-.PHONY: lab notebook present book translation test chromium bubblewrap figures screenshots constraints bench clean
+.PHONY: lab notebook present book translation test chromium bubblewrap figures screenshots constraints bench budgets clean
 
 $(VENV)/.suite: requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ constraints: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py
 
+# The size budgets of issue #30 (package, folders, functions, imports and tests) and whether each holds;
+# the README's development section quotes docs/generated/budgets.md.
+budgets: $(VENV)/.suite
+	$(PY) tools/budgets.py docs/generated/budgets.md
 
 clean:
 	rm -rf $(VENV) artifacts .pytest_cache
