@@ -86,7 +86,7 @@ def test_the_address_is_read_from_pyproject(tmp_path):
     assert repository_url(pyproject) == "https://github.com/acme/compact"
     pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n# Repository = "..."\n')
     assert repository_url(pyproject) is None
-    assert PYPROJECT == REPO / "pyproject.toml"
+    assert repository_url(tmp_path / "absent.toml") is None and PYPROJECT == REPO / "pyproject.toml"
 
 
 def test_the_links_built_from_a_github_address():

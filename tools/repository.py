@@ -27,7 +27,9 @@ UNSET = ("the repository's address is not set: add `Repository = \"https://githu
 
 
 def repository_url(pyproject: Path = PYPROJECT) -> str | None:
-    """The address from ``pyproject.toml``; None while it is unset."""
+    """The address from ``pyproject.toml``; None while it is unset (or there is no such file)."""
+    if not pyproject.is_file():
+        return None
     urls = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("urls", {})
     return urls.get("Repository") or None
 
