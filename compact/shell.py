@@ -1,14 +1,19 @@
 """Running one bash command for the agent: its own process group, a timeout, an output cap.
 
-Nothing a command starts outlives the call: when the shell exits, whatever it left running
-in the background (``sleep 100 &``) is killed with its group; so is everything on a timeout,
-at the output cap, or when the user presses Ctrl-C (the ``KeyboardInterrupt`` is re-raised
-after the group is gone, for the agent loop to answer the call as interrupted).
+Nothing a command starts outlives the call: when the shell exits, whatever it left in the
+background (``sleep 100 &``) is killed with its group; so is everything on a timeout, at the
+cap, or on Ctrl-C (the ``KeyboardInterrupt`` is re-raised once the group is gone). Its
+environment is the caller's less every credential (names holding KEY, TOKEN, SECRET, PASS,
+AUTH, ...; ``ANTHROPIC_*``; URLs with a password; ``BASH_ENV``/``ENV``, which a shell would
+run first), its ``PATH`` less relative folders and the workspace's (``ls`` is never its file).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -19,6 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GRACE = 0.2          # seconds to read what a finished shell's background jobs still print
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^ANTHROPIC_"
+                          r"|^(BASH_)?ENV$", re.IGNORECASE)
+_URL_WITH_USER = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s@]+@", re.IGNORECASE)
+
+
+def command_environment(environ: dict[str, str], workspace: Path) -> dict[str, str]:
+    """``environ`` less its credentials, with a ``PATH`` that cannot lead into the workspace."""
+    kept = {k: v for k, v in environ.items()
+            if not (_SECRET_NAME.search(k) or _URL_WITH_USER.search(v))}
+    outside = [p for p in kept.get("PATH", "").split(os.pathsep)
+               if os.path.isabs(p) and not Path(p).resolve().is_relative_to(workspace.resolve())]
+    return {**kept, "PATH": os.pathsep.join(outside)} if "PATH" in kept else kept
 
 
 @dataclass
@@ -29,16 +46,15 @@ class Finished:
     stopped: bool = False             # stopped at the output cap
 
 
-def run_command(command: str | list[str], cwd: Path, timeout: float, max_bytes: int,
-                env: dict[str, str] | None = None) -> Finished:
-    """Run ``command`` with ``/bin/sh -c`` (or ``command`` as a program and its arguments,
-    such as the sandbox's command line) in ``env``; see the module docstring."""
+def run_command(command: str | list[str], cwd: Path, timeout: float, max_bytes: int) -> Finished:
+    """Run ``command`` with ``/bin/sh -c``, or as a program's argv (the sandbox's), in ``cwd``."""
     deadline = time.monotonic() + timeout
     held: list[int] = []
     release = _hold_interrupts(held)     # a Ctrl-C while the shell starts waits for its pid
     process = None
     try:
-        process = subprocess.Popen(command, shell=isinstance(command, str), cwd=cwd, env=env,
+        process = subprocess.Popen(command, shell=isinstance(command, str), cwd=cwd,
+                                   env=command_environment(dict(os.environ), cwd),
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         release()
@@ -52,38 +68,28 @@ def run_command(command: str | list[str], cwd: Path, timeout: float, max_bytes: 
                 timed_out = True
     finally:                      # also on Ctrl-C: no process of the command survives it
         release()
-        if process is not None:
-            kill_group(process)
+        if process is not None:           # the shell runs in its own session: stop all of it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.stdout.close()
             returncode = process.wait()
     return Finished(data, returncode, timed_out, stopped)
 
 
-def _hold_interrupts(held: list[int]) -> Callable[[], None]:
-    """Hold SIGINT (record it in ``held``) until the returned function is called.
-
-    Why: Ctrl-C during ``Popen()`` would raise before the caller has the process, and the
-    shell, already running in its own session, would be left alive. Only the main thread can
-    set handlers; elsewhere nothing is held.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+def _hold_interrupts(held: list[int]) -> Callable[[], object]:
+    """Hold SIGINT (record it in ``held``) until the returned function is called: a Ctrl-C
+    during ``Popen()`` would raise before the caller has the process, and leave the shell
+    alive. Only the main thread sets handlers; SIG_IGN/SIG_DFL leave nothing to hold."""
     previous = signal.getsignal(signal.SIGINT)
-    if not callable(previous):                    # SIG_IGN / SIG_DFL: nothing to hold
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
         return lambda: None
     signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    restored = []
-
-    def release() -> None:
-        if not restored:
-            restored.append(True)
-            signal.signal(signal.SIGINT, previous)
-    return release
+    return functools.partial(signal.signal, signal.SIGINT, previous)
 
 
 def _shell_exited(process: subprocess.Popen) -> bool:
-    """Whether the shell has exited, without reaping it: its pid (the group's id) stays
-    taken until ``kill_group`` has run, so the kill can never reach a recycled pid."""
+    """Whether the shell has exited, without reaping it (its pid, the group's id, stays taken
+    until the group is killed: the kill never reaches a recycled pid)."""
     waitid = getattr(os, "waitid", None)
     if waitid is None:                                  # no waitid: reap (a tiny pid race)
         return process.poll() is not None
@@ -95,41 +101,28 @@ def _shell_exited(process: subprocess.Popen) -> bool:
 
 def _collect(process: subprocess.Popen, deadline: float, max_bytes: int
              ) -> tuple[bytes, bool, bool]:
-    """Read output until EOF, the timeout or the cap: (data, timed out, stopped at cap).
-
-    Why not ``communicate()``: it holds all output in memory (``yes`` fills gigabytes
-    before a 30 s timeout) and waits for grandchildren that keep the pipe open. Once the
-    shell itself has exited, the pipe is read on until it stays quiet for ``GRACE`` seconds
-    (a background job holding it open does not keep the call waiting).
-    """
+    """Read output until EOF, the timeout or the cap: (data, timed out, stopped at cap). Not
+    ``communicate()``: it holds all output (``yes`` fills gigabytes in 30 s) and waits for
+    grandchildren holding the pipe; once the shell has exited, reading goes on only until the
+    pipe is quiet for ``GRACE`` seconds."""
     chunks: list[bytes] = []
-    size, quiet_since = 0, None          # quiet_since: the shell has exited and no data came
+    size, quiet_since, stopped = 0, None, False   # quiet_since: the shell exited, no data came
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                return b"".join(chunks), True, False
+        while not stopped and not (timed_out := (now := time.monotonic()) >= deadline):
             if quiet_since is None and _shell_exited(process):
                 quiet_since = now
             if quiet_since is not None and now - quiet_since > GRACE:
-                return b"".join(chunks), False, False
+                break
             if not selector.select(min(deadline - now, 0.05)):
                 continue
             chunk = os.read(process.stdout.fileno(), 65_536)
             if not chunk:
-                return b"".join(chunks), False, False
+                break
             if quiet_since is not None:
                 quiet_since = time.monotonic()      # still draining: not quiet yet
             chunks.append(chunk)
             size += len(chunk)
-            if size > max_bytes:
-                return b"".join(chunks), False, True
+            stopped = size > max_bytes
+    return b"".join(chunks), timed_out, stopped
 
-
-def kill_group(process: subprocess.Popen) -> None:
-    """Stop the shell and everything it started (it runs in its own session)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -6,9 +6,10 @@ confined: paths are resolved (symlinks included) and must stay inside the worksp
 are then opened without following links (``fileio``), so a symlink swapped in after the
 check cannot lead out; writes replace a file whole or not at all, one writer at a time.
 ``bash`` (``shell``) runs with a timeout and an output cap, nothing it starts outlives the
-call, and it never gets a credential from the environment (``credentials``). Where
-bubblewrap works (``sandbox``) it writes only inside the workspace and has no network;
-elsewhere it runs as you, with your files (SECURITY.md says exactly what holds).
+call, and it never gets a credential from the environment. A command that is not plainly
+read-only is asked about first (``asking``). Where bubblewrap works (``sandbox``) it writes
+only inside the workspace and has no network; elsewhere it runs as you, with your files
+(SECURITY.md says exactly what holds).
 """
 
 from __future__ import annotations
@@ -20,17 +21,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .credentials import without_credentials
-from .destructive import ask_on_stdin, judge
+from .asking import ask_on_stdin, judge
 from .errors import ToolError
 from .fileio import opened, read_text, replace_bytes, write_whole
 from .globbing import glob_files
 from .sandbox import argv as sandbox_argv
-from .sandbox import available as sandbox_available
+from .sandbox import bubblewrap
 from .sandbox import describe as describe_sandbox
 from .shell import run_command
 from .unicode_names import stored_spelling
-from .verdict import Level, Verdict
 
 COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
@@ -89,9 +88,8 @@ class Workspace:
     the workspace, no home folder, no network), ``"network"`` the same with the network,
     ``"off"`` runs bash as you; ``self.sandboxed`` says which holds.
 
-    ``confirm(command) -> bool`` is asked before a bash command that deletes, overwrites or
-    cannot be judged (``destructive.judge``), and, without a sandbox, before every command
-    that is not read-only. The default ``"auto"`` asks on stdin (``ask_on_stdin``; no
+    ``confirm(command) -> bool`` is asked before every bash command that is not plainly
+    read-only (``asking.judge``), sandboxed or not. The default ``"auto"`` asks on stdin (``ask_on_stdin``; no
     answer is "no"). Only one kind of command goes unasked: ``for_run(offline=True,
     request=...)`` tells the workspace that the client is the offline model, which runs
     only a command the user's request names in backticks, so a command named there exactly
@@ -112,7 +110,7 @@ class Workspace:
         self.glob_timeout = glob_timeout
         self.max_edit_bytes = max_edit_bytes
         self.confirm = ask_on_stdin if confirm == "auto" else confirm
-        self.sandboxed = sandbox != "off" and sandbox_available()
+        self.sandboxed = sandbox != "off" and bubblewrap() is not None
         self.network = sandbox == "network" or not self.sandboxed
         self.named_commands: frozenset[str] = frozenset()
 
@@ -202,27 +200,22 @@ class Workspace:
     def bash(self, command: str) -> str:
         if not isinstance(command, str) or not command.strip():
             raise ToolError("empty command")
-        verdict = judge(command, self.root)
-        if verdict.level == Level.DENIED:
-            raise ToolError(f"dangerous command blocked: {command!r} ({verdict.reason}); it is "
+        verdict = judge(command)
+        if verdict.never:
+            raise ToolError(f"dangerous command blocked: {command!r} ({verdict.never}); it is "
                             "never run, even if confirmed")
-        if self._must_ask(verdict) and not self._confirmed(command):
-            raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.reason}); "
+        if verdict.ask and not self._confirmed(command):
+            raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.ask}); "
                             "do not retry it, ask the user or choose a non-destructive way")
         argv = sandbox_argv(command, self.root, self.network) if self.sandboxed \
             else command
         done = run_command(argv, self.root, self.bash_timeout,
-                           4 * self.max_output_chars + 4,   # enough bytes for the cap in UTF-8
-                           env=without_credentials(os.environ))
+                           4 * self.max_output_chars + 4)   # enough bytes for the cap in UTF-8
         if done.timed_out:
             raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
         return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
-
-    def _must_ask(self, verdict: Verdict) -> bool:
-        """Destructive or unknown: always; anything not read-only: when there is no sandbox."""
-        return verdict.asks or (not self.sandboxed and verdict.level != Level.READ_ONLY)
 
     def _confirmed(self, command: str) -> bool:
         if command.strip() in self.named_commands or self.confirm is None:

@@ -1,5 +1,6 @@
-"""Nothing that changes files runs unasked: the judgement reads bash's grammar (bashlex), and
-only the offline model's run of a command the user's request names skips the question.
+"""Nothing that is not plainly read-only runs unasked, sandboxed or not; what reaches past the
+workspace never runs; only the offline model's run of a command the user's request names
+skips the question.
 
 Each command runs in a real workspace whose target exists, with a ``confirm`` that says no:
 the target must still be there, and the question must have been asked.
@@ -11,10 +12,12 @@ import builtins
 
 import anthropic
 import pytest
+from conftest import fake_summary
 from histories import user
-from test_faults import reply, scripted, tool_call
+from test_faults import files, reply, scripted, tool_call
 
 from compact import Compactor, LoopOptions, Workspace, agent_loop
+from compact.asking import ask_on_stdin
 from compact.classroom.lab import Lab
 from compact.offline import OfflineModel
 
@@ -24,6 +27,8 @@ def root(tmp_path):
     folder = tmp_path / "ws"
     (folder / "build").mkdir(parents=True)
     (folder / "build" / "out.o").write_text("object")
+    (folder / "old").mkdir()
+    (folder / "old" / "a.txt").write_text("old\n")
     for name in ("a.txt", "b.txt", "list"):
         (folder / name).write_text("a.txt\n" if name == "list" else f"{name} body\n")
     return folder
@@ -33,80 +38,118 @@ def refusing(asked: list[str]):
     return lambda command: asked.append(command) or False
 
 
-# The issue's list: each of these deleted its target with a confirm that would have said no.
+# Each of these deletes or overwrites a.txt when run: ordinary shell around a deletion, what
+# cannot be told (a variable command, an unreadable script, PATH=, sh reading its input).
 ORDINARY_SHELL = [
-    'for f in *.txt; do rm "$f"; done',
-    "if true; then rm a.txt; fi",
-    "{ rm a.txt; }",
-    "! rm a.txt",
-    "timeout 5 rm a.txt",
-    "bash -lc 'rm a.txt'",
-    "xargs -a list rm",
-    "x=rm; $x a.txt",
-    "nice -n 5 rm a.txt",
-    "env FOO=1 rm a.txt",
-    "nohup rm a.txt",
-    "command rm a.txt",
-    "exec rm a.txt",
-    "sh -c 'rm a.txt'",
-    "echo $(rm a.txt)",
-    "echo `rm a.txt`",
-    "cat list | while read f; do rm \"$f\"; done",
-    "f() { rm a.txt; }; f",
-    "(rm a.txt)",
-    "true && rm a.txt",
-    "eval 'rm a.txt'",
-    "env -S 'rm a.txt'",
-    "timeout -k 1 5 rm a.txt",
-    "find . -name a.txt -exec rm {} \\;",
-    "find . -name a.txt -delete",
-    "sed -Ei s/a/b/ a.txt",
-    "echo gone > a.txt",
-    "bash <<EOF\nrm a.txt\nEOF",
-    "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''",         # quotes inside quotes
+    'for f in *.txt; do rm "$f"; done', "if true; then rm a.txt; fi", "{ rm a.txt; }", "! rm a.txt",
+    "timeout 5 rm a.txt", "bash -lc 'rm a.txt'", "xargs -a list rm", "x=rm; $x a.txt",
+    "nice -n 5 rm a.txt", "env FOO=1 rm a.txt", "nohup rm a.txt", "command rm a.txt",
+    "exec rm a.txt", "sh -c 'rm a.txt'", "echo $(rm a.txt)", "echo `rm a.txt`",
+    "cat list | while read f; do rm \"$f\"; done", "f() { rm a.txt; }; f", "(rm a.txt)",
+    "true && rm a.txt", "eval 'rm a.txt'", "env -S 'rm a.txt'", "timeout -k 1 5 rm a.txt",
+    "find . -name a.txt -exec rm {} \\;", "find . -name a.txt -delete", "sed -Ei s/a/b/ a.txt",
+    "echo gone > a.txt", "bash <<EOF\nrm a.txt\nEOF", "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''",
+    "$CMD a.txt", "$(echo rm) a.txt", "echo $((1 + 2)) > a.txt", "case x in x) rm a.txt;; esac",
+    "echo 'unbalanced", "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh",
+    "source ./cleanup.sh", "echo ${x:-$(rm a.txt)}", "sort -o a.txt b.txt", "sort --out=a.txt b.txt",
+    "cat b.txt | tee a.txt", "cp b.txt a.txt", "git checkout -- a.txt", "python3 -c 'open(\"a.txt\", \"w\")'",
+    "printf -v PATH .; ls", "echo $'\\x41' > a.txt",
+]
+# Misses of the judgement this replaced: each ran unasked (in the sandbox).
+KNOWN_MISSES = [
+    "env -S'rm a.txt'", "hash -p /bin/rm cat; cat a.txt", "r\\\nm a.txt",
+    "find . -name a.txt -dele\\\nte", "trap 'rm a.txt' EXIT", "mapfile -C 'rm a.txt' -c 1 < list",
+    "rbash -c 'rm a.txt'", "rsync -r old/ .", "rsync -r --del build/ .",
 ]
 
 
-@pytest.mark.parametrize("command", ORDINARY_SHELL)
-def test_ordinary_shell_around_a_deletion_is_asked(root, command):
+def assert_asked(root, command: str, sandbox: str) -> None:
     asked: list[str] = []
-    ws = Workspace(root, confirm=refusing(asked))
-    out = ws.run("bash", {"command": command})
+    out = Workspace(root, confirm=refusing(asked), sandbox=sandbox).run("bash", {"command": command})
     assert asked == [command], out
-    assert out.startswith("Error: command not confirmed by the user")
+    assert out.startswith("Error: command not confirmed by the user") and "do not retry" in out
     assert (root / "a.txt").read_text() == "a.txt body\n"
 
 
-@pytest.mark.parametrize("command", ["rm -fr /", "rm -r -f /", "rm -Rf /", 'rm -rf "/"',
-                                     "rm -rf //", "rm -rf /*", "rm -rf ~", "timeout 5 rm -rf /",
-                                     "bash -c 'rm -rf /'", "rm --no-preserve-root -r /x"])
-def test_rm_of_the_root_is_denied_however_it_is_spelled(root, command):
-    asked: list[str] = []
-    out = Workspace(root, confirm=refusing(asked)).run("bash", {"command": command})
-    assert "dangerous command blocked" in out and "never run" in out
-    assert asked == []                                   # not even asked: never run
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("command", ORDINARY_SHELL)
+def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
+    assert_asked(root, command, sandbox)
 
 
-@pytest.mark.parametrize("command", ["$CMD a.txt", "$(echo rm) a.txt", "echo $((1 + 2)) > a.txt",
-                                     "case x in x) rm a.txt;; esac", "echo 'unbalanced",
-                                     "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh",
-                                     "source ./cleanup.sh", "echo ${x:-$(rm a.txt)}"])
-def test_what_cannot_be_told_is_asked(root, command):
-    asked: list[str] = []
-    out = Workspace(root, confirm=refusing(asked)).run("bash", {"command": command})
-    assert asked == [command] and (root / "a.txt").exists()
-    assert "cannot tell what it does" in out, out
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("command", KNOWN_MISSES)
+def test_the_known_misses_are_asked(root, command, sandbox):
+    assert_asked(root, command, sandbox)
 
 
-@pytest.mark.parametrize("command", ["ls -la", "cat a.txt | grep body", "git status",
-                                     "echo new > new.txt", "python3 -c 'print(1)'",
-                                     "cp a.txt copy.txt", "grep -n body *.txt"])
-def test_commands_that_lose_nothing_are_not_asked_in_the_sandbox(root, command):
-    asked: list[str] = []
-    ws = Workspace(root, confirm=refusing(asked))
-    assert ws.sandboxed
+READ_ONLY = ["ls -la", "cat a.txt | grep body", "grep -n body *.txt", "wc -l a.txt b.txt",
+             "find . -name '*.txt' | sort", "ls missing 2>/dev/null; echo ok", "pwd && cd build && ls",
+             "if [ -f a.txt ]; then head -1 a.txt; fi", "echo $(cat list) >/dev/null"]
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("command", READ_ONLY)
+def test_plainly_read_only_commands_run_unasked(root, command, sandbox):
+    ws = Workspace(root, confirm=lambda cmd: pytest.fail(f"asked: {cmd}"), sandbox=sandbox)
+    before = files(root)
     assert not ws.run("bash", {"command": command}).startswith("Error")
-    assert asked == []
+    assert files(root) == before
+
+
+NEVER = ["rm -fr /", "rm -r -f /", "rm -Rf /", 'rm -rf "/"', "rm -rf //", "rm -rf /*", "rm -rf ~",
+         "timeout 5 rm -rf /", "bash -c 'rm -rf /'", "rm --no-preserve-root -r /x", "sudo rm -rf /",
+         "mkfs.ext4 /dev/sda", ":(){ :|:& };:", "echo x > /dev/sda", "shutdown now",
+         "dd if=/dev/zero of=/dev/sda", "find . -exec sh -c 'rm -rf ~' \\;", "echo 'x | sudo y"]
+
+
+@pytest.mark.parametrize("command", NEVER)
+def test_what_reaches_past_the_workspace_is_never_run_even_if_confirmed(root, command):
+    asked: list[str] = []
+    before = files(root)
+    for confirm in (lambda cmd: asked.append(cmd) or True, None):
+        out = Workspace(root, confirm=confirm).run("bash", {"command": command})
+        assert "dangerous command blocked" in out and "never run" in out
+    assert asked == [] and files(root) == before                 # not even asked: never run
+
+
+def test_a_yes_runs_it_and_no_confirm_never_asks(root):
+    assert Workspace(root, confirm=lambda cmd: True).run("bash", {"command": "rm a.txt"}) \
+        == "(no output, exit code 0)"
+    assert Workspace(root, confirm=None).run("bash", {"command": "rm b.txt; ls"}) == "build\nlist\nold"
+
+
+@pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
+                                                 ("", False), (EOFError, False)])
+def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answer, removed):
+    """Whether a key is set does not matter: only for_run(offline=True) skips a named command."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    prompts: list[str] = []
+
+    def fake_input(prompt):
+        prompts.append(prompt)
+        if answer is EOFError:
+            raise EOFError
+        return answer
+    monkeypatch.setattr(builtins, "input", fake_input)
+    ws = Workspace(root)
+    assert ws.confirm is ask_on_stdin
+    ws.run("bash", {"command": "ls"})
+    ws.run("bash", {"command": "rm a.txt"})
+    assert len(prompts) == 1 and "rm a.txt" in prompts[0]
+    assert (root / "a.txt").exists() is not removed
+
+
+def test_a_refused_command_in_the_loop_is_an_error_result(root):
+    client = scripted(tool_call("bash", {"command": "rm a.txt"}),
+                      reply({"type": "text", "text": "not deleted"}))
+    messages = [user("clean up")]
+    trace = agent_loop(messages, "clean up", client=client, log=lambda line: None,
+                       options=LoopOptions(model="scripted"),
+                       workspace=Workspace(root, confirm=lambda cmd: False),
+                       compactor=Compactor(root, summarize=fake_summary))
+    assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
+    assert trace.answer == "not deleted" and (root / "a.txt").exists()
 
 
 def test_an_sdk_client_with_no_key_in_the_environment_asks(root, monkeypatch):
@@ -140,6 +183,8 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
         assert run.run("bash", {"command": "rm a.txt"}).startswith("Error: command not confirmed")
     assert asked == ["rm a.txt", "rm a.txt"] and (root / "a.txt").exists()
     assert ws.named_commands == frozenset()          # for_run made a copy
+    named = ws.for_run(offline=True, request="Run `rm -rf /`")
+    assert "dangerous command blocked" in named.run("bash", {"command": "rm -rf /"})
 
 
 def test_a_lab_with_a_real_client_asks(tmp_path, monkeypatch):

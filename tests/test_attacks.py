@@ -1,5 +1,5 @@
 """Hostile input: forged references, odd tool_use_ids, planted instructions, awkward
-Unicode and huge output, and the sandbox's rules for bash.
+Unicode and huge output.
 
 Each test asserts the list is unchanged or the exact expected result, and that files on
 disk are intact.
@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from conftest import fake_summary
 from histories import assistant, tool_turn, user
-from test_faults import files, reply, scripted, tool_call
 
 from compact import (
     PLACEHOLDER,
@@ -34,7 +33,6 @@ from compact import (
     read_transcript,
     summarizer_for,
 )
-from compact.destructive import ask_on_stdin, is_destructive
 from compact.offline import OfflineModel
 from compact.pipeline.formats import persisted_path
 from compact.pipeline.storage import TOOL_RESULTS_DIR
@@ -306,95 +304,9 @@ def test_fifty_megabytes_of_output(tmp_path):
     assert preview_in(replaced) == text[: cut - 1]      # stepped back before "e" + accent
     assert estimate_size(out) < 3_000 and history[-1]["content"][0]["content"] is text
 
-# ---- the sandbox ------------------------------------------------------------------------------
+# ---- bash ----------------------------------------------------------------------------------
+# (what is asked and what never runs: test_asking.py; the sandbox: test_bash_sandbox.py)
 
 
-@pytest.fixture
-def ws_root(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "kept.txt").write_text("keep me")
-    return root
-
-
-def test_bash_runs_in_the_workspace(ws_root):
-    assert Workspace(ws_root).run("bash", {"command": "pwd"}) == str(ws_root.resolve())
-
-
-@pytest.mark.parametrize(("command", "destructive"), [
-    ("ls -la", False), ("cat kept.txt | grep keep", False), ("echo hi > new.txt", False),
-    ("echo hi >> kept.txt", False), ("ls 2>/dev/null", False), ("git status", False),
-    ("git push origin main", False), ("echo 'rm -rf x'", False), ("python -c 'print(1)'", False),
-    ("rm kept.txt", True), ("sudo rm x", True), ("FOO=1 /bin/rm -f x", True),
-    ("ls; rm x", True), ("ls\nrm x", True), ("echo $(rm x)", True), ("echo `rm x`", True),
-    ("mv kept.txt other.txt", True), ("cp new.txt kept.txt", True), ("cp kept.txt new.txt", False),
-    ("echo hi > kept.txt", True), ("tee kept.txt", True), ("git reset --hard", True),
-    ("git -C . clean -fdx", True), ("git push --force", True), ("chmod -R 777 .", True),
-    ("dd if=/dev/zero of=x", True), ("truncate -s 0 kept.txt", True), ("sed -i s/a/b/ f", True),
-    ("find . -name '*.pyc' -delete", True), ("find . -exec rm {} ;", True),
-    ("xargs -0 rm < list", True), ("bash -c 'rm x'", True), ("echo 'unbalanced", True),
-])
-def test_which_commands_count_as_destructive(ws_root, command, destructive):
-    assert is_destructive(command, ws_root) is destructive
-
-
-def test_confirm_is_asked_only_for_destructive_commands(ws_root):
-    asked: list[str] = []
-    ws = Workspace(ws_root, confirm=lambda cmd: asked.append(cmd) or False)
-    assert ws.run("bash", {"command": "cat kept.txt"}) == "keep me"
-    out = ws.run("bash", {"command": "rm kept.txt"})
-    assert out.startswith("Error: command not confirmed by the user") and "do not retry" in out
-    assert asked == ["rm kept.txt"] and (ws_root / "kept.txt").read_text() == "keep me"
-    assert Workspace(ws_root, confirm=lambda cmd: True).run("bash", {"command": "rm kept.txt"}) \
-        == "(no output, exit code 0)"
-    assert not (ws_root / "kept.txt").exists()
-
-
-def test_deny_list_comes_before_confirm(ws_root):
-    asked: list[str] = []
-    ws = Workspace(ws_root, confirm=lambda cmd: asked.append(cmd) or True)
-    for command in ("sudo rm -rf /", "rm -rf /", "mkfs.ext4 /dev/sda", ":(){ :|:& };:",
-                    "echo x > /dev/sda", "shutdown now"):
-        assert "dangerous command blocked" in ws.run("bash", {"command": command})
-    assert asked == [] and files(ws_root) == {"kept.txt": b"keep me"}
-
-
-@pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
-                                                 ("", False), (EOFError, False)])
-def test_the_default_asks_on_stdin_with_or_without_a_key(ws_root, monkeypatch, answer, removed):
-    """Whether a key is set does not matter: only for_run(offline=True) skips a named command."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    prompts: list[str] = []
-
-    def fake_input(prompt):
-        prompts.append(prompt)
-        if answer is EOFError:
-            raise EOFError
-        return answer
-    monkeypatch.setattr(builtins, "input", fake_input)
-    ws = Workspace(ws_root)
-    assert ws.confirm is ask_on_stdin
-    ws.run("bash", {"command": "ls"})
-    ws.run("bash", {"command": "rm kept.txt"})
-    assert len(prompts) == 1 and "rm kept.txt" in prompts[0]
-    assert (ws_root / "kept.txt").exists() is not removed
-
-
-def test_confirm_none_never_asks(ws_root):
-    """The caller's own choice, stated in code: every command runs (the deny list still holds)."""
-    ws = Workspace(ws_root, confirm=None)
-    assert ws.run("bash", {"command": "rm kept.txt"}) == "(no output, exit code 0)"
-    assert "dangerous command blocked" in ws.run("bash", {"command": "rm -rf /"})
-
-
-def test_a_refused_command_in_the_loop_is_an_error_result(ws_root):
-    client = scripted(tool_call("bash", {"command": "rm kept.txt"}),
-                      reply({"type": "text", "text": "not deleted"}))
-    messages = [user("clean up")]
-    trace = agent_loop(messages, "clean up", client=client, log=lambda line: None,
-                       options=LoopOptions(model="scripted"),
-                       workspace=Workspace(ws_root, confirm=lambda cmd: False),
-                       compactor=Compactor(ws_root, summarize=fake_summary))
-    assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
-    assert trace.answer == "not deleted" and (ws_root / "kept.txt").read_text() == "keep me"
-
+def test_bash_runs_in_the_workspace(tmp_path):
+    assert Workspace(tmp_path).run("bash", {"command": "pwd"}) == str(tmp_path.resolve())

@@ -1,6 +1,6 @@
 """bash in bubblewrap: writes only inside the workspace, no home folder, no network, no
-credential from the environment; and without a sandbox, every command that is not
-read-only asks first. (``make test`` installs bubblewrap, so the sandbox is there.)"""
+credential from the environment, no PATH into the workspace. (``make test`` installs
+bubblewrap, so the sandbox is there; what asks first, sandboxed or not: test_asking.py.)"""
 
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ def ws(tmp_path):
 
 
 def test_bubblewrap_works_here_and_the_workspace_uses_it(ws):
-    assert sandbox.available() and ws.sandboxed
+    assert sandbox.bubblewrap() and ws.sandboxed
     assert "[sandbox]" in ws.describe() and "no network" in ws.describe()
+    bare = Workspace(ws.root, sandbox="off")
+    assert not bare.sandboxed and "[no sandbox]" in bare.describe()
 
 
 def test_bash_writes_only_inside_the_workspace(ws, tmp_path):
@@ -77,7 +79,7 @@ def test_bash_has_no_network_unless_asked_for(ws):
         assert with_network.run("bash", {"command": CONNECT.format(port=port)}) == "connected"
 
 
-def test_bash_never_inherits_credentials(ws, monkeypatch):
+def test_bash_never_inherits_credentials_nor_a_path_into_the_workspace(ws, monkeypatch):
     secrets = {"ANTHROPIC_API_KEY": "sk-ant-secret-1", "GITHUB_TOKEN": "ghp_secret2",
                "AWS_SECRET_ACCESS_KEY": "aws-secret-3", "DB_PASSWORD": "hunter4",
                "DATABASE_URL": "postgres://me:pw5@db.example/x", "ANTHROPIC_BASE_URL": "http://s6"}
@@ -90,6 +92,13 @@ def test_bash_never_inherits_credentials(ws, monkeypatch):
         assert value not in out
     unsandboxed = Workspace(ws.root, sandbox="off", confirm=None)
     assert "sk-ant-secret-1" not in unsandboxed.run("bash", {"command": "env"})
+    (ws.root / "bin").mkdir()
+    for folder in (ws.root, ws.root / "bin"):           # a planted `ls`, on a PATH of "." or bin/
+        (folder / "ls").write_text("#!/bin/sh\necho planted\n")
+        (folder / "ls").chmod(0o755)
+    monkeypatch.setenv("PATH", f".::{ws.root / 'bin'}:{os.environ['PATH']}")
+    for workspace in (ws, unsandboxed):
+        assert "planted" not in workspace.run("bash", {"command": "ls"})
 
 
 def test_nothing_started_outlives_the_call_even_in_a_new_session(ws):
@@ -97,16 +106,6 @@ def test_nothing_started_outlives_the_call_even_in_a_new_session(ws):
     seconds = 50_000 + os.getpid() % 10_000           # unique to this run: no other sleep matches
     out = ws.run("bash", {"command": f"setsid sleep {seconds} > /dev/null 2>&1 & echo started"})
     assert out == "started" and running(f"sleep {seconds}") == []
-
-
-def test_without_a_sandbox_every_command_that_is_not_read_only_asks(ws):
-    asked: list[str] = []
-    bare = Workspace(ws.root, sandbox="off", confirm=lambda cmd: asked.append(cmd) or False)
-    assert not bare.sandboxed and "[no sandbox]" in bare.describe()
-    assert bare.run("bash", {"command": "cat kept.txt"}) == "keep me"
-    for command in ("echo new > new.txt", "python3 -c 'open(\"p.txt\", \"w\")'", "mkdir d"):
-        assert bare.run("bash", {"command": command}).startswith("Error: command not confirmed")
-    assert len(asked) == 3 and sorted(p.name for p in ws.root.iterdir()) == ["kept.txt"]
 
 
 def test_the_repl_says_where_bash_runs(tmp_path, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""A property of the destructive-command judgement, checked by running what it judges.
+"""A property of the judgement of bash commands, checked by running what it judges.
 
 Hypothesis writes shell scripts: commands that delete or overwrite (``rm``, ``mv``, ``dd``,
 ``>``, ``sed -i``, ``git clean``, ``find -delete``, ``xargs rm``, ...) and harmless ones,
@@ -6,9 +6,9 @@ inside wrappers (``timeout``, ``nice``, ``nohup``, ``env``, ``command``, ``bash 
 ``sh -c``, ``eval``), compounds (``{ }``, ``( )``, ``if``, ``for``, ``while``, ``!``,
 functions, ``&&``, ``||``, ``;``, pipelines) and substitutions (``$(...)``, ``<(...)``).
 Each script runs through the real Workspace, in bubblewrap, in a throwaway folder that is a
-git repository; the folder is compared before and after. Every script that lost a byte of
-a file that was there before (deleted, moved away, overwritten, edited in place; appending
-loses nothing) must have been asked about, or blocked.
+git repository; the folder is compared before and after. Every script that changed a byte
+of a file that was there before (deleted, moved away, overwritten, appended to, edited in
+place) or wrote a file with anything in it must have been asked about, or blocked.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -92,12 +93,16 @@ def lost(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
     return [p for p, data in before.items() if p not in after or not after[p].startswith(data)]
 
 
+def changed(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    return [p for p in before.keys() | after.keys() if after.get(p, b"") != before.get(p, b"")]
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=scripts)
 # Found by a 3,000-example run: bashlex's own word text gets this mixed quoting wrong.
 @example(script="bash -c 'bash -c '\"'\"'rm -f b.txt'\"'\"''")
 @example(script="eval 'sh -c '\"'\"'find . -name a.txt -exec rm {} +'\"'\"''")
-def test_every_script_that_loses_data_in_the_sandbox_was_asked(script):
+def test_every_script_that_writes_in_the_sandbox_was_asked(script):
     root = make_folder()
     try:
         before, asked = snapshot(root), []
@@ -105,15 +110,24 @@ def test_every_script_that_loses_data_in_the_sandbox_was_asked(script):
                        bash_timeout=10)
         assert ws.sandboxed
         out = ws.run("bash", {"command": script})
-        gone = lost(before, snapshot(root))
+        written = changed(before, snapshot(root))
         blocked = out.startswith("Error: dangerous command blocked")
-        assert not gone or asked == [script] or blocked, (script, gone, out)
+        assert not written or asked == [script] or blocked, (script, written, out)
     finally:
         shutil.rmtree(root)
 
 
 def test_the_generated_scripts_do_lose_data_when_run():
-    """The property is not empty: each deleting command, run alone, loses something."""
+    """The property is not empty: each deleting command, run alone, loses something; the
+    plain reads among the harmless ones run unasked."""
+    reads = ["ls", "cat a.txt", "echo hi", "true", "grep alpha a.txt", "wc -l b.txt",
+             "find . -name '*.txt'", "mkdir -p fresh"]
+    root = make_folder()
+    try:
+        ws = Workspace(root, confirm=lambda command: pytest.fail(f"asked: {command}"))
+        assert not [c for c in reads if ws.run("bash", {"command": c}).startswith("Error")]
+    finally:
+        shutil.rmtree(root)
     for command in LOSES + VARIABLE[:5]:
         root = make_folder()
         try:
