@@ -1,25 +1,29 @@
 """What the notebooks use, in one import line: the lesson's experiments, your own stages,
-predictions, views and plots.
+predictions, views and plots, the lab, and three namespaces for the rest.
 
     from compact.classroom import Compactor, Limits, run_experiment, check, reveal, show, ...
 
-``as_written`` keeps the lesson's snippets exactly as the lesson prints them, shortfalls
-included; ``stage_cases`` holds each stage's own test cases, which the package's tests and the
-``check`` of a learner's stage share; ``language("zh")`` shows everything in Chinese. The
-package itself starts in ``compact/pipeline/compactor.py``.
+``agent`` is the agent loop with its tools and clients (``agent.OfflineModel``), ``kit`` the
+helpers a stage writes with and the demo course, ``study`` the strategy study of notebooks 07 and
+08. ``as_written`` keeps the lesson's snippets exactly as the lesson prints them, shortfalls
+included; ``language("zh")`` shows everything in Chinese. The package itself starts in
+``compact/pipeline/compactor.py``.
 """
 
 from ..pipeline import Compactor, Context, Limits
 from ..texts import language
-from . import as_written, fonts, reveal_texts  # noqa: F401  (Chinese glyphs in every plot; why texts)
+
+# fonts: Chinese glyphs in every plot; lab_texts and reveal_texts register their texts
+from . import agent, as_written, fonts, kit, lab_texts, reveal_texts, study  # noqa: F401
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
-from .histories import assistant, results, tool_turn, user
+from .histories import results, tool_turn
+from .lab import Lab
 from .picture import picture
 from .plot import plot_run
 from .reveal import reveal
-from .show import show, source
+from .show import show
 
-__all__ = ["Compactor", "Context", "Limits", "Runs", "as_written", "assistant", "check", "language",
-           "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show", "source",
-           "tool_turn", "user"]
+__all__ = ["Compactor", "Context", "Lab", "Limits", "Runs", "agent", "as_written", "check", "kit",
+           "language", "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",
+           "study", "tool_turn"]

@@ -33,7 +33,6 @@ from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import say
 from ..trace import Trace, Turn
-from . import lab_texts  # noqa: F401  (registers the lab's texts)
 from .experiments import ExperimentResult, prompt, run_experiment
 from .figure_fit import FittingLayout
 from .plot import headline, plot_composition, plot_context

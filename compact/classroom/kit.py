@@ -1,0 +1,11 @@
+"""Parts of the package a notebook builds with: the helpers a stage writes with (stage 1's file
+and preview, stage 3's placeholder), the archiving variant of the Compactor, the demo course."""
+
+from ..demo import expected_titles, make_workspace
+from ..extensions import ArchivingCompactor
+from ..pipeline.formats import placeholder_for
+from ..pipeline.storage import persist_tool_result
+from ..pipeline.tool_result_budget import persisted_text
+
+__all__ = ["ArchivingCompactor", "expected_titles", "make_workspace", "persist_tool_result",
+           "persisted_text", "placeholder_for"]
