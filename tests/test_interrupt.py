@@ -27,7 +27,7 @@ from compact.offline.validation import messages_problem
 from compact.pipeline.validation import validate_history
 from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
 
-SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
+SECONDS = 10_000_000 + 10 * os.getpid()     # sleep durations no other test process runs
 
 
 @pytest.fixture(autouse=True)

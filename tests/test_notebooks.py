@@ -1,5 +1,5 @@
-"""The notebooks run top to bottom offline, twice in the same kernel (Run All, then Run All
-again), are committed without outputs, open with a title, and follow the suite's conventions.
+"""The notebooks run top to bottom offline and every cell is safe to re-run (tests/executed.py),
+they are committed without outputs, open with a title, and follow the suite's conventions.
 
 Every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb`` is picked up automatically (sorted), so a
 new notebook or translation is tested as soon as it is added. The executed notebooks run with the
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from executed import NOTEBOOK_DIR, errors
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
 BOTH = NOTEBOOKS + CHINESE
@@ -34,48 +33,21 @@ def markdown(nb):
     return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
 
 
-@pytest.fixture
-def kernel_home(tmp_path, monkeypatch):
-    """An offline environment whose Jupyter, IPython and matplotlib state lives in tmp_path."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("COMPACT_CHECK_CLAIMS", "1")         # reveal() and check() assert the claims
-    monkeypatch.delenv("MPLBACKEND", raising=False)
-    for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
-        folder = tmp_path / name.lower()
-        folder.mkdir()
-        monkeypatch.setenv(name, str(folder))
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    return cwd
-
-
 def test_notebooks_are_found():
     assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
-    """Run All, then Run All again in the same kernel: every cell is safe to re-run. The
-    lesson notebooks are then run once more bottom to top: any cell after any other."""
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=180, kernel_name="python3",
-                            resources={"metadata": {"path": str(kernel_home)}})
-    cells = list(enumerate(nb.cells))
-    lesson = path.name[:2] in {p.name[:2] for p in LESSON_NOTEBOOKS}
-    rounds = [cells, cells] + ([cells[::-1]] if lesson else [])
-    with client.setup_kernel():
-        for order in rounds:
-            for index, cell in order:              # raises CellExecutionError on a failing cell
-                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-    outputs = [output for cell in code_cells(nb) for output in cell.outputs]   # the last run's
-    assert [o for o in outputs if o.output_type == "error"] == []
-    source = "\n".join(cell.source for cell in code_cells(nb))
+def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
+    """Run All offline, then every cell again in the same kernel, last to first (tests/executed.py)."""
+    run = executed(path)
+    assert (errors(run.notebook.cells), run.rerun_errors) == ([], [])
+    outputs = [output for cell in code_cells(run.notebook) for output in cell.outputs]
+    source = "\n".join(cell.source for cell in code_cells(run.notebook))
     if PLOT_CALL.search(source):
-        images = [o for o in outputs if "image/png" in o.get("data", {})]
-        assert images, f"{path.name} draws a plot but showed no image"
+        assert any("image/png" in o.get("data", {}) for o in outputs), f"{path.name} showed no plot"
     if "Runs(" in source:
-        runs = kernel_home / "runs"
-        assert runs.is_dir() and any(runs.iterdir()), "runs should land in runs/ beside the notebook"
+        assert run.made_runs, "runs should land in runs/ beside the notebook"
 
 
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())

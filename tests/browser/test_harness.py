@@ -17,7 +17,7 @@ from .jupyterlab import (
     save_screenshot,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
 WIDGET_CELL = """\
 import ipywidgets as widgets

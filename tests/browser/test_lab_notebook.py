@@ -22,7 +22,7 @@ from compact.classroom.lab import SLIDERS
 from .conftest import ARTIFACTS, REPO_ROOT
 from .jupyterlab import open_notebook, run_all_cells, save_screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
 PROJECTOR = {"width": 1280, "height": 720}
 LAPTOP = {"width": 900, "height": 700}

@@ -30,7 +30,7 @@ from repo_copy import git, snapshot
 from .conftest import ARTIFACTS
 from .jupyterlab import LAB_SETTINGS, LabServer, lab_env, open_notebook, run_all_cells, save_screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 VENV = Path(sys.executable).parent.parent     # the venv running the tests: make must not rebuild it
 NEWS = "official Jupyter news"                # JupyterLab's pop-up asking whether to fetch news
 WINDOWING = "@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
