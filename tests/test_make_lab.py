@@ -11,16 +11,14 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import venv
 from pathlib import Path
 
 import pytest
-from browser.jupyterlab import lab_env
+from browser.jupyterlab import free_port, lab_env, wait_served
 from chinese import write_chinese
 from repo_copy import snapshot
 
@@ -129,12 +127,6 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
     assert "zh/03_micro_compact.ipynb" in json.loads((copy / MANIFEST).read_text())
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve(tmp_path: Path, mode: str, *args: str) -> tuple[subprocess.Popen, Path]:
     """``python -m compact.classroom.lab_server MODE`` as ``make lab`` / ``make present`` run it,
     on a copy of the notebooks with two Chinese ones, its output in a log."""
@@ -150,18 +142,6 @@ def serve(tmp_path: Path, mode: str, *args: str) -> tuple[subprocess.Popen, Path
     return process, log
 
 
-def wait_for(url: str, process: subprocess.Popen, log: Path, timeout: float = 90) -> bytes:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()
-        try:
-            with urllib.request.urlopen(url, timeout=timeout) as response:
-                return response.read()
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"nothing served at {url} within {timeout} s:\n{log.read_text()}")
-
-
 def get_json(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
@@ -173,7 +153,7 @@ def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path):
                          f"--IdentityProvider.token={token}")
     base = f"http://127.0.0.1:{port}"
     try:
-        root = json.loads(wait_for(f"{base}/api/contents?token={token}", process, log))
+        root = json.loads(wait_served(f"{base}/api/contents?token={token}", process, log))
         assert {"name": "zh", "type": "directory"}.items() <= next(
             item for item in root["content"] if item["name"] == "zh").items()
         listed = {item["name"] for item in get_json(f"{base}/api/contents/zh?token={token}")["content"]}
@@ -198,7 +178,7 @@ def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(tmp_path):
     process, log = serve(tmp_path, "present", "--language", "zh", f"--port={port}", "--no-browser",
                          "--Voila.ip=127.0.0.1", f"--Voila.token={token}")
     try:
-        page = html.unescape(wait_for(f"http://127.0.0.1:{port}/?token={token}", process, log,
+        page = html.unescape(wait_served(f"http://127.0.0.1:{port}/?token={token}", process, log,
                                       timeout=180).decode())
         assert "06_lab · 中文译文" in page and "第 1 段译文" in page         # the Chinese lab, run
         assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
