@@ -51,17 +51,12 @@ def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
 
 
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_is_committed_without_outputs(path):
+def test_notebook_is_committed_without_outputs_and_opens_with_a_title(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     for index, cell in enumerate(code_cells(nb)):
         assert cell.outputs == [], f"{path.name}: code cell {index} has outputs; clear them"
         assert cell.execution_count is None, f"{path.name}: code cell {index} has an execution count"
-
-
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_opens_with_a_title(path):
-    nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# "), \
         f"{path.name}: the first cell must be a markdown title starting with '# '"
@@ -80,8 +75,7 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
         assert "### zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
 
 
-GOING_FURTHER = "## Going further"
-PREDICT = re.compile(r"predict", re.I)
+PREDICT = re.compile(r"预测|predict", re.I)
 FROM_COMPACT = re.compile(r"^from (compact(?:\.[\w.]+)?) import ([^\n#]+)", re.M)
 
 
@@ -99,7 +93,7 @@ def test_at_most_twelve_names_come_from_the_package(path):
     assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_no_prediction_is_answered_before_it_is_asked(path):
     """The code cell right after a markdown cell that asks to predict holds no assert: the
     learner writes a guess first; the cell after runs the thing and reveals."""
@@ -111,15 +105,17 @@ def test_no_prediction_is_answered_before_it_is_asked(path):
                 f"{path.name} cell {i}: the code right after a prediction asserts its answer"
 
 
-STAGE_NOTEBOOKS = [p for p in LESSON_NOTEBOOKS if p.name[:2] != "00"]
+STAGE_NOTEBOOKS = [p for p in BOTH if p.name[:2] in WRITE_IT_YOURSELF]
+RECAP_THEN_FURTHER = {"notebooks": ("## Recap", "## Going further"), "zh": ("## 小结", "## 延伸")}
 
 
-@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.name)
-def test_the_lessons_part_comes_first_in_at_most_thirty_cells(path):
+@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+def test_the_lessons_part_comes_first_in_at_most_thirty_cells_and_ends_with_the_recap(path):
+    recap, further = RECAP_THEN_FURTHER[path.parent.name]
     cells = nbformat.read(path, as_version=4).cells
-    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and GOING_FURTHER in c.source)
-    assert at <= 30, f"{path.name}: {at} cells before {GOING_FURTHER!r}"
-    assert "## Recap" in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and further in c.source)
+    assert at <= 30, f"{path.name}: {at} cells before {further!r}"
+    assert recap in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
 
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
