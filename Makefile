@@ -60,9 +60,11 @@ bubblewrap:
 	  $$SUDO apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; }
 
+# Two pytest-xdist workers; the browser tests share one (their Chromium and JupyterLab servers).
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev chromium bubblewrap
-	$(PY) -m ruff check compact tests benchmarks
-	$(PY) -m pytest
+	$(PY) -m ruff check compact tests benchmarks tools
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 figures: $(VENV)/.suite
 	$(PY) -m tools.figures docs/img

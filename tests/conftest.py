@@ -1,19 +1,26 @@
 import atexit
+import functools
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
+from executed import executed as executed_in
 
 from compact import Compactor
 
 os.environ.pop("ANTHROPIC_API_KEY", None)      # tests are offline unless a test says otherwise
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no outside lookup
-# Study sessions are remembered in a folder of this test run's own (compact/study/remembered.py):
-# never the user's, so every number a test reads was replayed by this code in this run.
-_STUDY_CACHE = tempfile.mkdtemp(prefix="compact-tests-study-")
-os.environ["COMPACT_STUDY_CACHE"] = _STUDY_CACHE
-atexit.register(shutil.rmtree, _STUDY_CACHE, ignore_errors=True)
+# A folder of this test run's own, shared by pytest-xdist's workers (they inherit the variable
+# from the process that made it, which removes it at the end). In it, the study sessions are
+# remembered (compact/study/remembered.py), never in the user's folder, so every number a test
+# reads was replayed by this code in this run; and the notebooks are executed (tests/executed.py).
+if "COMPACT_TESTS_RUN" not in os.environ:
+    os.environ["COMPACT_TESTS_RUN"] = tempfile.mkdtemp(prefix="compact-tests-")
+    atexit.register(shutil.rmtree, os.environ["COMPACT_TESTS_RUN"], ignore_errors=True)
+RUN = Path(os.environ["COMPACT_TESTS_RUN"])
+os.environ["COMPACT_STUDY_CACHE"] = str(RUN / "study")
 
 
 def fake_summary(messages: list) -> str:
@@ -23,3 +30,10 @@ def fake_summary(messages: list) -> str:
 @pytest.fixture
 def compactor(tmp_path):
     return Compactor(tmp_path, summarize=fake_summary)
+
+
+@pytest.fixture(scope="session")
+def executed():
+    """``executed(path)``: the notebook as run once in this test session (tests/executed.py)."""
+    (RUN / "notebooks").mkdir(exist_ok=True)
+    return functools.partial(executed_in, shared=RUN / "notebooks")

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -17,9 +15,9 @@ import pytest
 from chinese import write_chinese
 from repo_copy import git, snapshot
 
+from tools import book as book_module
 from tools.book import Book, build, github_slug, plain, read_book, title_of, translation_key
 
-VENV = Path(sys.executable).parent.parent
 REPO = Path(__file__).resolve().parent.parent
 PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|strategies|cumulative)\w*\(|gallery\(")
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
@@ -101,13 +99,14 @@ def check_translations(site: Path, pages: dict[Path, Page], book: Book) -> int:
     return count
 
 
-@pytest.mark.slow
-def test_make_book_from_a_fresh_clone(tmp_path):
+def test_the_book_of_a_fresh_clone_shows_every_notebook_executed(tmp_path, executed, monkeypatch, capsys):
+    """What `make book` builds from a fresh clone, the notebooks as this session executed them
+    (tests/executed.py) rather than run a second time."""
     clone = snapshot(tmp_path / "clone")
-    done = subprocess.run(["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
-                           "book"], cwd=clone, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "link to a missing file" not in done.stderr, done.stderr[-3000:]
+    monkeypatch.setattr(book_module, "execute",
+                        lambda path, scratch: executed(REPO / path.relative_to(clone)).notebook)
+    build(clone / "build" / "book", clone / "notebooks" / "book.json")
+    assert "link to a missing file" not in capsys.readouterr().err
     site = clone / "build" / "book"
     pages = check_site(site)
     book = read_book(clone / "notebooks" / "book.json")

@@ -27,7 +27,7 @@ from compact.offline.validation import messages_problem
 from compact.pipeline.validation import validate_history
 from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
 
-SECONDS = 40_000 + 10 * (os.getpid() % 1_000)     # sleep durations unique to this test run
+SECONDS = 10_000_000 + 10 * os.getpid()     # sleep durations no other test process runs
 
 
 @pytest.fixture(autouse=True)
@@ -43,14 +43,17 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def when_running(marker: str, then, timeout: float = 20) -> threading.Thread:
-    """Call ``then()`` from a thread as soon as a process with ``marker`` runs."""
-    def watch():
-        deadline = time.monotonic() + timeout
-        while not running(marker, settle=0) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        then()
-    thread = threading.Thread(target=watch, daemon=True)
+def started(marker: str, timeout: float = 20) -> bool:
+    """Whether a process with ``marker`` in its command line runs within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not running(marker, settle=0) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return bool(running(marker, settle=0))
+
+
+def when_running(marker: str, then) -> threading.Thread:
+    """Call ``then()`` from a thread as soon as a process with ``marker`` runs (or in 20 s)."""
+    thread = threading.Thread(target=lambda: (started(marker), then()), daemon=True)
     thread.start()
     return thread
 
@@ -119,10 +122,7 @@ def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
     try:
         repl.stdin.write(f"Run `sleep {SECONDS + 4} & sleep {SECONDS + 5}`\n")
         repl.stdin.flush()
-        deadline = time.monotonic() + 30
-        while not running(f"sleep {SECONDS + 5}", settle=0) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert running(f"sleep {SECONDS + 5}", settle=0), "the command never started"
+        assert started(f"sleep {SECONDS + 5}", 30), "the command never started"
         repl.send_signal(signal.SIGINT)                  # what Ctrl-C sends to the REPL
         out, err = repl.communicate("Say hello\nq\n", timeout=60)
     finally:

@@ -11,16 +11,13 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import venv
 from pathlib import Path
 
 import pytest
-from browser.jupyterlab import lab_env
+from browser.jupyterlab import answers, free_port, lab_env, wait_served
 from chinese import write_chinese
 from repo_copy import snapshot
 
@@ -129,86 +126,62 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
     assert "zh/03_micro_compact.ipynb" in json.loads((copy / MANIFEST).read_text())
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serve(tmp_path: Path, mode: str, *args: str) -> tuple[subprocess.Popen, Path]:
-    """``python -m compact.classroom.lab_server MODE`` as ``make lab`` / ``make present`` run it,
-    on a copy of the notebooks with two Chinese ones, its output in a log."""
-    source = tmp_path / "notebooks"
+@pytest.fixture
+def serve(tmp_path):
+    """``serve(mode, *args) -> (base URL, token, log)``: ``python -m compact.classroom.lab_server
+    MODE`` as ``make lab`` / ``make present`` run it, on a free port, on a copy of the notebooks
+    with two Chinese ones, once it answers; stopped after the test."""
+    source, started = tmp_path / "notebooks", []
     shutil.copytree(REPO / "notebooks", source, dirs_exist_ok=True)
     for name in ("00_context_window.ipynb", "06_lab.ipynb"):
         write_chinese(source, name)
-    log = tmp_path / f"{mode}.log"
-    process = subprocess.Popen([sys.executable, "-m", "compact.classroom.lab_server", mode, "--source",
-                                str(source), "--copy", str(tmp_path / "my-notebooks"), *args],
-                               cwd=tmp_path, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    return process, log
 
+    def start(mode: str, *args: str, ready: str = "/api/contents") -> tuple[str, str, Path]:
+        port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"{mode}.log"
+        auth = f"--Voila.token={token}" if mode == "present" else f"--IdentityProvider.token={token}"
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "compact.classroom.lab_server", mode, "--source", str(source), "--copy",
+             str(tmp_path / "my-notebooks"), f"--port={port}", "--no-browser", auth, *args],
+            cwd=tmp_path, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        base = f"http://127.0.0.1:{port}"
+        return base, token, wait_served(f"{base}{ready}?token={token}", started[-1], log, timeout=180)
 
-def wait_for(url: str, process: subprocess.Popen, log: Path, timeout: float = 90) -> bytes:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, log.read_text()
-        try:
-            with urllib.request.urlopen(url, timeout=timeout) as response:
-                return response.read()
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"nothing served at {url} within {timeout} s:\n{log.read_text()}")
-
-
-def get_json(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return json.loads(response.read())
-
-
-def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path):
-    port, token = free_port(), secrets.token_hex(16)
-    process, log = serve(tmp_path, "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-                         f"--IdentityProvider.token={token}")
-    base = f"http://127.0.0.1:{port}"
-    try:
-        root = json.loads(wait_for(f"{base}/api/contents?token={token}", process, log))
-        assert {"name": "zh", "type": "directory"}.items() <= next(
-            item for item in root["content"] if item["name"] == "zh").items()
-        listed = {item["name"] for item in get_json(f"{base}/api/contents/zh?token={token}")["content"]}
-        assert {"00_context_window.ipynb", "06_lab.ipynb"} <= listed
-        opened = get_json(f"{base}/api/contents/zh/06_lab.ipynb?token={token}")
-        assert opened["type"] == "notebook"
-        assert any("06_lab · 中文译文" in cell["source"] for cell in opened["content"]["cells"])
-        assert any('language("zh")' in cell["source"] for cell in opened["content"]["cells"])
-        with urllib.request.urlopen(f"{base}/lab/tree/zh/06_lab.ipynb?token={token}", timeout=30) as page:
-            assert page.status == 200 and b"JupyterLab" in page.read()
-        said = log.read_text(encoding="utf-8")
-        assert f"中文 notebook 在 {tmp_path / 'my-notebooks'}/zh/" in said
-        assert "the zh folder of the file browser" in said
-    finally:
+    yield start
+    for process in started:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path, serve):
+    base, token, root = serve("lab", "--ServerApp.ip=127.0.0.1")
+
+    def get(path: str) -> bytes:
+        return answers(f"{base}{path}?token={token}", 30) or b"{}"
+    assert {"name": "zh", "type": "directory"}.items() <= next(
+        item for item in json.loads(root)["content"] if item["name"] == "zh").items()
+    listed = {item["name"] for item in json.loads(get("/api/contents/zh"))["content"]}
+    assert {"00_context_window.ipynb", "06_lab.ipynb"} <= listed
+    opened = json.loads(get("/api/contents/zh/06_lab.ipynb"))
+    assert opened["type"] == "notebook"
+    assert any("06_lab · 中文译文" in cell["source"] for cell in opened["content"]["cells"])
+    assert any('language("zh")' in cell["source"] for cell in opened["content"]["cells"])
+    assert b"JupyterLab" in get("/lab/tree/zh/06_lab.ipynb")
+    said = (tmp_path / "lab.log").read_text(encoding="utf-8")
+    assert f"中文 notebook 在 {tmp_path / 'my-notebooks'}/zh/" in said
+    assert "the zh folder of the file browser" in said
 
 
 @pytest.mark.slow
-def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(tmp_path):
-    port, token = free_port(), secrets.token_hex(16)
-    process, log = serve(tmp_path, "present", "--language", "zh", f"--port={port}", "--no-browser",
-                         "--Voila.ip=127.0.0.1", f"--Voila.token={token}")
-    try:
-        page = html.unescape(wait_for(f"http://127.0.0.1:{port}/?token={token}", process, log,
-                                      timeout=180).decode())
-        assert "06_lab · 中文译文" in page and "第 1 段译文" in page         # the Chinese lab, run
-        assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
-        assert "One slider, one question" not in page                        # not the English one
-        said = log.read_text(encoding="utf-8")
-        assert f"Presenting {tmp_path / 'my-notebooks' / 'zh' / '06_lab.ipynb'} in Voilà" in said
-        assert "`make present COMPACT_LANG=en` presents" in said
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(tmp_path, serve):
+    *_, page = serve("present", "--language", "zh", "--Voila.ip=127.0.0.1", ready="/")
+    page = html.unescape(page.decode())
+    assert "06_lab · 中文译文" in page and "第 1 段译文" in page         # the Chinese lab, run
+    assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
+    assert "One slider, one question" not in page                        # not the English one
+    said = (tmp_path / "present.log").read_text(encoding="utf-8")
+    assert f"Presenting {tmp_path / 'my-notebooks' / 'zh' / '06_lab.ipynb'} in Voilà" in said
+    assert "`make present COMPACT_LANG=en` presents" in said
 
 
 def test_presenting_a_language_whose_lab_is_not_written_says_what_to_do(tmp_path):
@@ -250,6 +223,8 @@ def test_the_commands_serve_the_copy(tmp_path):
     lab = lab_command(tmp_path, ["--no-browser"])
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in lab and lab[-1] == "--no-browser"
     assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
+    notebook = lab_command(tmp_path, ["--no-browser"], app="notebook")     # Notebook 7, the same copy
+    assert notebook[1:3] == ["-m", "notebook"] and f"--ServerApp.root_dir={tmp_path.resolve()}" in notebook
     present = present_command(tmp_path, ["--port=1"])
     assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
     assert str(tmp_path.resolve() / "zh" / "06_lab.ipynb") in present_command(tmp_path, [], "zh")
@@ -354,11 +329,6 @@ def test_installing_the_package_prints_no_warning_box(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     output = done.stdout + done.stderr
     assert "Editable installation" not in output and "*****" not in output, output[-3000:]
-
-
-def test_the_notebook_command_serves_the_same_copy(tmp_path):
-    command = lab_command(tmp_path, ["--no-browser"], app="notebook")
-    assert command[1:3] == ["-m", "notebook"] and f"--ServerApp.root_dir={tmp_path.resolve()}" in command
 
 
 @pytest.mark.parametrize("path", ["my-notebooks/06_lab.ipynb", "notebooks/runs/lab/x",

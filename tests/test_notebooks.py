@@ -1,5 +1,5 @@
-"""The notebooks run top to bottom offline, twice in the same kernel (Run All, then Run All
-again), are committed without outputs, open with a title, and follow the suite's conventions.
+"""The notebooks run top to bottom offline and every cell is safe to re-run (tests/executed.py),
+they are committed without outputs, open with a title, and follow the suite's conventions.
 
 Every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb`` is picked up automatically (sorted), so a
 new notebook or translation is tested as soon as it is added. The executed notebooks run with the
@@ -13,9 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from executed import NOTEBOOK_DIR, errors
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
 BOTH = NOTEBOOKS + CHINESE
@@ -34,62 +33,30 @@ def markdown(nb):
     return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
 
 
-@pytest.fixture
-def kernel_home(tmp_path, monkeypatch):
-    """An offline environment whose Jupyter, IPython and matplotlib state lives in tmp_path."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("COMPACT_CHECK_CLAIMS", "1")         # reveal() and check() assert the claims
-    monkeypatch.delenv("MPLBACKEND", raising=False)
-    for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
-        folder = tmp_path / name.lower()
-        folder.mkdir()
-        monkeypatch.setenv(name, str(folder))
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    return cwd
-
-
 def test_notebooks_are_found():
     assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_runs_twice_in_one_kernel(path, kernel_home):
-    """Run All, then Run All again in the same kernel: every cell is safe to re-run. The
-    lesson notebooks are then run once more bottom to top: any cell after any other."""
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=180, kernel_name="python3",
-                            resources={"metadata": {"path": str(kernel_home)}})
-    cells = list(enumerate(nb.cells))
-    lesson = path.name[:2] in {p.name[:2] for p in LESSON_NOTEBOOKS}
-    rounds = [cells, cells] + ([cells[::-1]] if lesson else [])
-    with client.setup_kernel():
-        for order in rounds:
-            for index, cell in order:              # raises CellExecutionError on a failing cell
-                client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
-    outputs = [output for cell in code_cells(nb) for output in cell.outputs]   # the last run's
-    assert [o for o in outputs if o.output_type == "error"] == []
-    source = "\n".join(cell.source for cell in code_cells(nb))
+def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
+    """Run All offline, then every cell again in the same kernel, last to first (tests/executed.py)."""
+    run = executed(path)
+    assert (errors(run.notebook.cells), run.rerun_errors) == ([], [])
+    outputs = [output for cell in code_cells(run.notebook) for output in cell.outputs]
+    source = "\n".join(cell.source for cell in code_cells(run.notebook))
     if PLOT_CALL.search(source):
-        images = [o for o in outputs if "image/png" in o.get("data", {})]
-        assert images, f"{path.name} draws a plot but showed no image"
+        assert any("image/png" in o.get("data", {}) for o in outputs), f"{path.name} showed no plot"
     if "Runs(" in source:
-        runs = kernel_home / "runs"
-        assert runs.is_dir() and any(runs.iterdir()), "runs should land in runs/ beside the notebook"
+        assert run.made_runs, "runs should land in runs/ beside the notebook"
 
 
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_is_committed_without_outputs(path):
+def test_notebook_is_committed_without_outputs_and_opens_with_a_title(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     for index, cell in enumerate(code_cells(nb)):
         assert cell.outputs == [], f"{path.name}: code cell {index} has outputs; clear them"
         assert cell.execution_count is None, f"{path.name}: code cell {index} has an execution count"
-
-
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_notebook_opens_with_a_title(path):
-    nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# "), \
         f"{path.name}: the first cell must be a markdown title starting with '# '"
@@ -108,8 +75,7 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
         assert "### zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
 
 
-GOING_FURTHER = "## Going further"
-PREDICT = re.compile(r"predict", re.I)
+PREDICT = re.compile(r"预测|predict", re.I)
 FROM_COMPACT = re.compile(r"^from (compact(?:\.[\w.]+)?) import ([^\n#]+)", re.M)
 
 
@@ -127,7 +93,7 @@ def test_at_most_twelve_names_come_from_the_package(path):
     assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_no_prediction_is_answered_before_it_is_asked(path):
     """The code cell right after a markdown cell that asks to predict holds no assert: the
     learner writes a guess first; the cell after runs the thing and reveals."""
@@ -139,15 +105,17 @@ def test_no_prediction_is_answered_before_it_is_asked(path):
                 f"{path.name} cell {i}: the code right after a prediction asserts its answer"
 
 
-STAGE_NOTEBOOKS = [p for p in LESSON_NOTEBOOKS if p.name[:2] != "00"]
+STAGE_NOTEBOOKS = [p for p in BOTH if p.name[:2] in WRITE_IT_YOURSELF]
+RECAP_THEN_FURTHER = {"notebooks": ("## Recap", "## Going further"), "zh": ("## 小结", "## 延伸")}
 
 
-@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.name)
-def test_the_lessons_part_comes_first_in_at_most_thirty_cells(path):
+@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+def test_the_lessons_part_comes_first_in_at_most_thirty_cells_and_ends_with_the_recap(path):
+    recap, further = RECAP_THEN_FURTHER[path.parent.name]
     cells = nbformat.read(path, as_version=4).cells
-    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and GOING_FURTHER in c.source)
-    assert at <= 30, f"{path.name}: {at} cells before {GOING_FURTHER!r}"
-    assert "## Recap" in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and further in c.source)
+    assert at <= 30, f"{path.name}: {at} cells before {further!r}"
+    assert recap in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
 
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))

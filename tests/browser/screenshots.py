@@ -18,7 +18,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-from .jupyterlab import launch_chromium, open_notebook, run_all_cells, start_lab
+from .jupyterlab import launch_chromium, open_notebook, painted, run_all_cells, start_lab
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
                 events = dashboard.locator("li.stage-event").all_text_contents()
                 dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
                 page.mouse.move(0, 0)                            # no hover highlight
-                page.wait_for_timeout(500)
+                painted(page)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(out))
                 browser.close()

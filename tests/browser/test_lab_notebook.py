@@ -20,9 +20,9 @@ from playwright.sync_api import expect
 from compact.classroom.lab import SLIDERS
 
 from .conftest import ARTIFACTS, REPO_ROOT
-from .jupyterlab import open_notebook, run_all_cells, save_screenshot
+from .jupyterlab import open_notebook, painted, run_all_cells, save_screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
 PROJECTOR = {"width": 1280, "height": 720}
 LAPTOP = {"width": 900, "height": 700}
@@ -45,7 +45,7 @@ def open_lab(page: Any, lab: Any) -> Any:
     expect(dashboard.locator("img.compact-plot")).to_have_attribute(
         "src", re.compile(r"^(blob:|data:image/png)"), timeout=30_000)
     dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    painted(page)
     return dashboard
 
 
@@ -199,7 +199,7 @@ def test_a_double_click_runs_once_and_says_so(lab):
 
 def test_no_two_controls_overlap_at_900px(lab):
     lab.page.set_viewport_size(LAPTOP)
-    lab.page.wait_for_timeout(500)
+    painted(lab.page)
     controls = {f"button {i}": box(button(lab, label)) for i, label in enumerate(EXPERIMENT_BUTTONS)}
     controls["progress"] = box(lab.locator(".widget-hprogress").first)
     for name in SLIDERS:
@@ -220,7 +220,7 @@ def test_no_two_controls_overlap_at_900px(lab):
 def test_dark_theme_plot_is_not_a_white_rectangle(lab):
     choose_theme(lab.page, "JupyterLab Dark")
     try:
-        lab.page.wait_for_timeout(300)
+        painted(lab.page)
         shot = Image.open(io.BytesIO(lab.locator("img.compact-plot").screenshot())).convert("L")
         save_screenshot(lab.page, ARTIFACTS / "lab-dark.png")
     finally:

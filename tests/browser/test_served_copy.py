@@ -14,11 +14,8 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,12 +25,24 @@ from playwright.sync_api import expect
 from repo_copy import git, snapshot
 
 from .conftest import ARTIFACTS
-from .jupyterlab import LAB_SETTINGS, LabServer, lab_env, open_notebook, run_all_cells, save_screenshot
+from .jupyterlab import (
+    LAB_SETTINGS,
+    LabServer,
+    answers,
+    free_port,
+    lab_env,
+    open_notebook,
+    run_all_cells,
+    save_screenshot,
+    until,
+    wait_served,
+)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 VENV = Path(sys.executable).parent.parent     # the venv running the tests: make must not rebuild it
 NEWS = "official Jupyter news"                # JupyterLab's pop-up asking whether to fetch news
 WINDOWING = "@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
+PROJECTOR = {"width": 1280, "height": 720}
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +50,7 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot(tmp_path_factory.mktemp("clone"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_make(clone: Path, state: Path, target: str, variable: str, args: str,
-               ready: str) -> tuple[subprocess.Popen, Path]:
+def start_make(clone: Path, state: Path, target: str, args: str) -> tuple[subprocess.Popen, Path]:
     """``make <target>`` in the clone with this venv (its set-up steps marked done)."""
     log = state / f"make-{target}.log"
     env = lab_env(state)
@@ -56,21 +58,13 @@ def start_make(clone: Path, state: Path, target: str, variable: str, args: str,
     settings = clone / "my-notebooks" / ".jupyter" / "settings" / WINDOWING
     settings.parent.mkdir(parents=True, exist_ok=True)   # every cell in the DOM, for the harness
     settings.write_text(json.dumps(LAB_SETTINGS[WINDOWING]))
+    variable = "PRESENT_ARGS" if target == "present" else "LAB_ARGS"
     process = subprocess.Popen(
         ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
          "-o", f"{VENV}/.present", target, f"{variable}={args}"],
         cwd=clone, env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"make {target} exited:\n{log.read_text()}")
-        try:
-            urllib.request.urlopen(ready, timeout=2).close()
-            return process, log
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"make {target} did not serve {ready} within 90 s:\n{log.read_text()}")
+    return process, log
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -84,28 +78,38 @@ def stop(process: subprocess.Popen) -> None:
 
 @pytest.fixture
 def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
+    """``served(target) -> (base URL, token, log)``: `make <target>` serving on a free port."""
     started: list[subprocess.Popen] = []
 
-    def serve(target: str, variable: str, args: str, ready: str) -> Path:
-        process, log = start_make(clone, tmp_path, target, variable, args, ready)
+    def serve(target: str) -> tuple[str, str, Path]:
+        port, token = free_port(), secrets.token_hex(16)
+        args, ready = ((f"--port={port} --no-browser --Voila.ip=127.0.0.1 --Voila.token={token}", "/")
+                       if target == "present" else
+                       (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
+                        f"--no-browser --IdentityProvider.token={token}", "/api/status"))
+        process, log = start_make(clone, tmp_path, target, args)
         started.append(process)
-        return log
+        base = f"http://127.0.0.1:{port}"
+        wait_served(f"{base}{ready}?token={token}", process, log, read=False)
+        return base, token, log
 
     yield serve
     for process in started:
         stop(process)
 
 
-def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, tmp_path):
-    port, token = free_port(), secrets.token_hex(16)
+def saved_outputs(path: Path) -> bool:
+    return any(cell.get("outputs") for cell in json.loads(path.read_text(encoding="utf-8"))["cells"])
+
+
+def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page):
     committed = (clone / "notebooks" / "06_lab.ipynb").read_bytes()
-    args = (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
-            f"--no-browser --IdentityProvider.token={token}")
-    log = served("lab", "LAB_ARGS", args, f"http://127.0.0.1:{port}/api/status?token={token}")
+    base, token, log = served("lab")
     copy = clone / "my-notebooks"
     assert "my-notebooks/06_lab.ipynb: new" in log.read_text()
     assert "my-notebooks/runs/: 0 run folder(s), 0.0 MB" in log.read_text()
-    lab = LabServer(subprocess.Popen(["true"]), port, token, copy, log, open(os.devnull, "wb"))
+    lab = LabServer(subprocess.Popen(["true"]), int(base.rsplit(":", 1)[1]), token, copy, log,
+                    open(os.devnull, "wb"))
     names = {item["name"] for item in lab.api("/api/contents")["content"]}
     assert {"00_context_window.ipynb", "06_lab.ipynb"} <= names
 
@@ -117,14 +121,7 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, 
     setup = page.locator(".jp-Notebook .jp-CodeCell").first        # the set-up cell, collapsed
     expect(setup.locator(".jp-InputArea-editor")).to_have_count(0)
     page.keyboard.press("Control+s")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        saved = json.loads((copy / "06_lab.ipynb").read_text(encoding="utf-8"))
-        if any(cell.get("outputs") for cell in saved["cells"]):
-            break
-        page.wait_for_timeout(300)
-    else:
-        raise AssertionError("the notebook was not saved with its outputs")
+    until(lambda: saved_outputs(copy / "06_lab.ipynb"), 30, lambda: "not saved with its outputs")
     save_screenshot(page, ARTIFACTS / "make-lab-saved.png")
 
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
@@ -136,23 +133,14 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page, 
 
 
 def test_make_notebook_serves_the_same_copy_in_notebook_7(clone, served, new_page):
-    port, token = free_port(), secrets.token_hex(16)
-    args = (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
-            f"--no-browser --IdentityProvider.token={token}")
-    log = served("notebook", "LAB_ARGS", args, f"http://127.0.0.1:{port}/api/status?token={token}")
+    base, token, log = served("notebook")
     assert "Starting Notebook 7 on my-notebooks/" in log.read_text()
-    page = new_page({"width": 1280, "height": 720})
-    page.goto(f"http://127.0.0.1:{port}/notebooks/06_lab.ipynb?token={token}", wait_until="domcontentloaded")
+    page = new_page(PROJECTOR)
+    page.goto(f"{base}/notebooks/06_lab.ipynb?token={token}", wait_until="domcontentloaded")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-    deadline = time.monotonic() + 60                   # a kernel that exists and is idle (REST)
-    while time.monotonic() < deadline:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/kernels?token={token}", timeout=5) as r:
-            kernels = json.load(r)
-        if kernels and all(k["execution_state"] == "idle" for k in kernels):
-            break
-        page.wait_for_timeout(300)
-    else:
-        raise AssertionError(f"no idle kernel in Notebook 7: {kernels}")
+    kernels = f"{base}/api/kernels?token={token}"                      # one that exists and is idle
+    until(lambda: (found := json.loads(answers(kernels) or b"[]")) and
+          all(k["execution_state"] == "idle" for k in found), 60, lambda: f"not idle: {answers(kernels)}")
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^\s*Run\s*$")).click()
     page.locator(".lm-Menu-item", has_text=re.compile(r"^Run All Cells$")).first.click()
     dashboard = page.locator(".compact-lab").first
@@ -172,13 +160,11 @@ def test_make_notebook_serves_the_same_copy_in_notebook_7(clone, served, new_pag
 
 
 def test_make_present_serves_the_lab_in_voila(clone, served, new_page):
-    port, token = free_port(), secrets.token_hex(16)
-    args = f"--port={port} --no-browser --Voila.ip=127.0.0.1 --Voila.token={token}"
-    served("present", "PRESENT_ARGS", args, f"http://127.0.0.1:{port}/?token={token}")
-    page = new_page({"width": 1280, "height": 720})
+    base, token, _ = served("present")
+    page = new_page(PROJECTOR)
     # Voilà streams the page while the notebook runs: the document is complete only after the last
     # cell, so wait for the response only; the dashboard (near the top) is awaited below.
-    page.goto(f"http://127.0.0.1:{port}/?token={token}", wait_until="commit")
+    page.goto(f"{base}/?token={token}", wait_until="commit")
     dashboard = page.locator(".compact-lab").first
     state = dashboard.locator(".lab-state").first
     expect(state).to_contain_text(re.compile(r"Run \d+ · "), timeout=90_000)
