@@ -15,9 +15,8 @@ import pytest
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
 from compact.demo import expected_titles
 from compact.offline import MODEL_NAME, OfflineModel
-from compact.offline.conversation import Entry
 from compact.offline.phrases import LANGUAGES, PHRASES, forms, phrase
-from compact.offline.summarizer import offline_summary
+from compact.offline.summarizer import Entry, offline_summary
 from compact.offline.view import notes_in, read_view
 from compact.pipeline.formats import COMPACTED, compacted_message, parse_compacted
 from compact.pipeline.summary import SUMMARY_SYSTEM, render_history

@@ -17,8 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
-from compact.offline.tokens import estimate_tokens
-from compact.offline.validation import lone_surrogate, messages_problem, request_problem, surrogate_free
+from compact.offline.api import (
+    estimate_tokens,
+    lone_surrogate,
+    messages_problem,
+    request_problem,
+    surrogate_free,
+)
 from compact.tools import TOOLS
 
 UNANSWERED = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from ..offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKENS, count_tokens
-from ..offline.api import MAX_OUTPUT_TOKENS
-from ..offline.request_guard import REQUEST_DEADLINE
-from ..offline.threads import MAX_THREADS
+from ..offline.api import MAX_OUTPUT_TOKENS, MAX_THREADS
+from ..offline.server import REQUEST_DEADLINE
 from ..pipeline import Limits
 from ..pipeline.messages import IMAGE_TOKENS
 from ..pipeline.summary import SummaryInput

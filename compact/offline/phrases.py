@@ -1,9 +1,9 @@
 """Every phrase the offline model writes, in each language it answers in, keyed by name.
 
-The model answers in the language of the request it is sent (``request_text.language``:
-Chinese for a Chinese request), never in a language chosen elsewhere. ``phrase(name, lang,
-**values)`` writes one; readers of the model's own earlier text (its notes, its summaries)
-use ``forms(name)``, every language's form, so a note written in either language is read back.
+The model answers in the language of the request it is sent (``language``: Chinese for a
+request with any CJK character), never in a language chosen elsewhere. ``phrase(name, lang,
+**values)`` writes one; readers of the model's own earlier text (its notes, its summaries) use
+``forms(name)``, every language's form, so a note written in either language is read back.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 LANGUAGES = ("en", "zh")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 PHRASES: dict[str, dict[str, str]] = {
     # how the model labels itself and its own lines (read back by view / summarizer)
@@ -18,7 +19,6 @@ PHRASES: dict[str, dict[str, str]] = {
     "note": {"en": "Note [{key}]: {fact}", "zh": "笔记 [{key}]：{fact}"},
     "next": {"en": "Next: {step}", "zh": "下一步：{step}"},
     "sep": {"en": "; ", "zh": "；"},
-    "period": {"en": ".", "zh": "。"},
     "none": {"en": "none", "zh": "无"},
     # next steps
     "next_read": {"en": "read {path}.", "zh": "读取 {path}。"},
@@ -83,7 +83,6 @@ PHRASES: dict[str, dict[str, str]] = {
     "system_from": {"en": "system from {names}", "zh": "system 来自 {names}"},
     "messages_from": {"en": "messages from {names}", "zh": "messages 来自 {names}"},
     "content_texts": {"en": "texts it puts in a content: {texts}", "zh": "放进 content 的文本：{texts}"},
-    "the_text": {"en": "the text “{text}”", "zh": "文本“{text}”"},
     "catches": {"en": "catches {items}", "zh": "捕获 {items}"},
     "raises": {"en": "raises {items}", "zh": "抛出 {items}"},
     # JSON notes
@@ -245,7 +244,10 @@ PHRASES: dict[str, dict[str, str]] = {
     "no_matches": {"en": "(no matches)", "zh": "（没有匹配）"},
 }
 
-_PLACE = re.compile(r"\{(\w+)[^}]*\}")
+
+def language(request: str) -> str:
+    """``zh`` when the request is written in Chinese (any CJK character), else ``en``."""
+    return "zh" if _CJK.search(request) else "en"
 
 
 def phrase(key: str, lang: str, /, **values: object) -> str:
@@ -254,14 +256,14 @@ def phrase(key: str, lang: str, /, **values: object) -> str:
     return forms_of.get(lang, forms_of["en"]).format(**values)
 
 
+def offline_label(lang: str) -> str:
+    """How the model labels an answer it writes: as the offline model, in ``lang``."""
+    return phrase("prefix", lang)
+
+
 def forms(name: str) -> tuple[str, ...]:
     """Every language's form of a phrase without values (a label), for readers."""
     return tuple(dict.fromkeys(PHRASES[name][lang] for lang in LANGUAGES))
-
-
-def pattern(name: str) -> str:
-    """A regex alternation of every language's fixed form (placeholders excluded)."""
-    return "(?:" + "|".join(re.escape(f) for f in forms(name)) + ")"
 
 
 def labelled(key: str, lang: str, text: str) -> str:
