@@ -98,7 +98,6 @@ def carries(name: str, word: Word) -> bool:
     return any(stems_match(word.stem, part) for part in identifier_stems(name))
 
 
-
 @dataclass(frozen=True)
 class Facet:
     label: str                  # the phrase key of the note part it reads

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .phrases import labelled, phrase
@@ -26,7 +25,6 @@ _WRITE_MODES = re.compile(r"[wax+]")
 _COPIES = {"os.replace", "os.rename", "shutil.copy", "shutil.copyfile", "shutil.copy2",
            "shutil.move"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-PathOf = Callable[[ast.AST, dict], "str | None"]
 
 
 @dataclass
@@ -65,20 +63,27 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-def _text(node: ast.AST, strings: dict[str, str]) -> str | None:
+def _literal(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
         return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
+    return None
+
+
+def _text(node: ast.AST, strings: dict[str, str]) -> str | None:
+    """The text an expression holds: a literal, a module string, ``"[Marker]\n" + rest``."""
+    if _literal(node) is not None:
+        return _literal(node)
     if isinstance(node, ast.Name):
         return strings.get(node.id)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):   # "[Marker]\n" + rest
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _text(node.left, strings), _text(node.right, strings)
         return None if left is None and right is None else (left or "{…}") + (right or "{…}")
     return None
 
 
-def _local_env(function: ast.AST, env: dict[str, str], path_of: PathOf) -> dict[str, str]:
+def _local_env(function: ast.AST, env: dict[str, str]) -> dict[str, str]:
     """The module's paths, plus the function's defaults and assignments that build a path."""
     local = dict(env)
     arguments = function.args
@@ -87,14 +92,12 @@ def _local_env(function: ast.AST, env: dict[str, str], path_of: PathOf) -> dict[
                      strict=True))
     pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d]
     for argument, default in pairs:
-        value = path_of(default, local)
-        if value:
+        if value := _path_value(default, local):
             local[argument.arg] = value
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
-            value = path_of(node.value, local)
-            if value:
+            if value := _path_value(node.value, local):
                 local[node.targets[0].id] = value
     return local
 
@@ -138,14 +141,13 @@ def _raised(node: ast.Raise) -> str | None:
     return _unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
 
 
-def _function_effects(name: str, function: ast.AST, env: dict[str, str], path_of: PathOf,
-                      effects: Effects) -> None:
-    local = _local_env(function, env, path_of)
+def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects: Effects) -> None:
+    local = _local_env(function, env)
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             target = _write_target(node)
             if target is not None:
-                effects.writes.append((path_of(target, local) or GIVEN_PATH, name))
+                effects.writes.append((_path_value(target, local) or GIVEN_PATH, name))
         elif isinstance(node, ast.ExceptHandler):
             effects.catches += [(e, name) for e in _exceptions(node)]
         elif isinstance(node, ast.Raise) and _raised(node):
@@ -211,16 +213,15 @@ def _entry_point(tree: ast.Module) -> str | None:
     return None
 
 
-def read_effects(tree: ast.Module, env: dict[str, str], path_of: PathOf) -> Effects:
-    """``env``: module names bound to paths; ``path_of(node, env)``: the path an expression
-    builds (the reader of path expressions in ``read_code``)."""
+def read_effects(tree: ast.Module, env: dict[str, str]) -> Effects:
+    """``env``: module names bound to paths."""
     strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
                and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                for t in n.targets if isinstance(t, ast.Name)}
     effects = Effects(entry_point=_entry_point(tree))
     module_env = {**strings, **env}
     for name, function in _functions(tree):
-        _function_effects(name, function, module_env, path_of, effects)
+        _function_effects(name, function, module_env, effects)
     _model_requests(tree, strings, effects)
     return effects
 
@@ -372,14 +373,6 @@ def is_path_like(text: str, component: bool = False) -> bool:
             and not text.endswith(("-", "_")) and text[1:].lower() not in _SUFFIXES)
 
 
-def _literal(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
-    return None
-
-
 _PATH_CALLS = ("Path", "pathlib.Path", "PurePath", "PosixPath", "os.path.join")
 
 
@@ -393,14 +386,8 @@ def _path_value(node: ast.AST, env: dict[str, str]) -> str | None:
     if isinstance(node, ast.Name):
         return env.get(node.id)
     if isinstance(node, ast.Call) and node.args and not node.keywords:
-        try:
-            function = ast.unparse(node.func)
-        except (AttributeError, ValueError, RecursionError):
-            return None
-        if function in _PATH_CALLS:
-            parts = [_path_value(a, env) for a in node.args]
-            return "/".join(parts) if all(parts) else None
-        return None
+        parts = [_path_value(a, env) for a in node.args] if _unparse(node.func) in _PATH_CALLS else [None]
+        return "/".join(parts) if all(parts) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         right = _path_value(node.right, env)
         if right is None:
@@ -411,21 +398,12 @@ def _path_value(node: ast.AST, env: dict[str, str]) -> str | None:
 
 
 def _is_path_expression(node: ast.AST) -> bool:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        return True
-    if isinstance(node, ast.Call):
-        try:
-            return ast.unparse(node.func) in _PATH_CALLS
-        except (AttributeError, ValueError, RecursionError):
-            return False
-    return False
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or (
+        isinstance(node, ast.Call) and _unparse(node.func) in _PATH_CALLS)
 
 
 def _short(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except (AttributeError, ValueError, RecursionError):
-        return "…"
+    text = _unparse(node)
     return text if len(text) <= 40 else text[:39] + "…"
 
 
@@ -471,7 +449,7 @@ def _read_python(text: str) -> CodeFacts | None:
             if value and is_path_like(value):
                 paths.append(value)
     facts.paths = _dedupe_paths(paths)
-    facts.effects = read_effects(tree, env, _path_value)
+    facts.effects = read_effects(tree, env)
     return facts
 
 

@@ -54,6 +54,14 @@ class Entry:
     cut: bool = False          # the text was cut by the request's own size cap
 
 
+def _json_input(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _system_text(system: Any) -> str:
     if isinstance(system, str):
         return system
@@ -108,12 +116,7 @@ def rendered_entries(conversation: str) -> list[Entry]:
         if match.group(1) in ("user", "assistant"):
             result.append(Entry(match.group(1), text))
         elif match.group(2):
-            try:
-                tool_input = json.loads(text)
-            except ValueError:
-                tool_input = {}
-            result.append(Entry("tool_use", text, match.group(2), match.group(3),
-                                tool_input if isinstance(tool_input, dict) else {}))
+            result.append(Entry("tool_use", text, match.group(2), match.group(3), _json_input(text)))
         else:
             result.append(Entry("tool_result", text, id=match.group(4)))
     return result
@@ -126,12 +129,8 @@ def _xml_ai(body: str) -> list[Entry]:
     entries = [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
     for call in calls:
         raw = html.unescape(call.group(3))
-        try:
-            tool_input = json.loads(raw)
-        except ValueError:
-            tool_input = {}
         entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), html.unescape(call.group(1)),
-                             tool_input if isinstance(tool_input, dict) else {}))
+                             _json_input(raw)))
     return entries
 
 
@@ -244,7 +243,6 @@ def entries_of_messages(messages: list) -> list[Entry]:
 
 
 GOAL_CHARS = 240
-LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
 _CONSTRAINT = re.compile(r"\b(must|never|don't|do not|only|always|avoid)\b|必须|不要|不得|禁止|务必|"
                          r"只能|只用|请勿|不能", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
