@@ -14,7 +14,7 @@ import json
 import anthropic
 import httpx2
 
-from compact.offline.validation import request_problem
+from compact.offline.api import request_problem
 
 MODEL = "scripted-claude"
 

@@ -5,7 +5,7 @@ from histories import tool_turn, user
 
 from compact.client import default_model
 from compact.offline import OfflineModel
-from compact.offline.tokens import estimate_tokens
+from compact.offline.api import estimate_tokens
 from compact.pipeline.summary import SUMMARY_SYSTEM
 from compact.study.caching import CacheLedger, Pricing, RecordingClient
 

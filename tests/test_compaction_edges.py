@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from compact import Compactor, Limits, Workspace, agent_loop, estimate_size, summarizer_for
 from compact.extensions import ArchivingCompactor
 from compact.offline import MODEL_NAME, OfflineModel
-from compact.offline.validation import messages_problem
+from compact.offline.api import messages_problem
 from compact.pipeline.formats import PLACEHOLDER, parse_compacted
 from compact.pipeline.messages import IMAGE_CHARS
 from compact.pipeline.summary import ClientSummarizer, SummaryInput, render_history

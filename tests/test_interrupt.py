@@ -23,7 +23,7 @@ from replies import Script, call, reply, text
 from test_real_files import running
 
 from compact import Compactor, Workspace, agent_loop
-from compact.offline.validation import messages_problem
+from compact.offline.api import messages_problem
 from compact.pipeline.validation import validate_history
 from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
 

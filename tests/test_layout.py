@@ -11,6 +11,9 @@ import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
+import compact.model_identity as asked
+import compact.offline as offline
+
 PACKAGE = Path(__file__).resolve().parent.parent / "compact"
 SKIP = PACKAGE / "demo" / "files"          # the demo course's own code, data for the agent
 
@@ -174,3 +177,9 @@ def test_the_agent_loop_loads_neither_the_offline_model_nor_the_study():
     used = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                           env={k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"})
     assert used.stdout.strip() == "True"
+
+
+def test_the_client_asks_by_the_names_the_offline_model_answers_with():
+    """compact/model_identity.py (what the client asks) and the offline model agree."""
+    assert (asked.MODEL_NAME, asked.HEADER, asked.IN_PROCESS_URL, asked.AGENT_MAX_TOKENS) == \
+        (offline.MODEL_NAME, offline.HEADER, offline.IN_PROCESS_URL, offline.AGENT_MAX_TOKENS)

@@ -7,8 +7,7 @@ import textwrap
 
 from compact import Compactor, agent_loop, summarizer_for
 from compact.offline import OfflineModel
-from compact.offline.compare import question_of
-from compact.offline.question_words import carries, question_words
+from compact.offline.compare import carries, question_of, question_words
 from compact.offline.read_code import describe_code
 
 HELPER = '"""Small helpers."""\n\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n'

@@ -24,8 +24,7 @@ from served import (
 )
 
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
-from compact.offline.context_editing import CLEARED, clear_tool_uses
-from compact.offline.server_compaction import SUMMARY_HEADER
+from compact.offline.context_management import CLEARED, SUMMARY_HEADER, clear_tool_uses
 from compact.tools import TOOLS
 
 EDITING = "context-management-2025-06-27"

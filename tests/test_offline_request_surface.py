@@ -18,7 +18,7 @@ from anthropic.types.beta import message_count_tokens_params
 from anthropic.types.beta import message_create_params as beta_params
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel
-from compact.offline.request_surface import COUNT_FIELDS, HONOURED, NO_EFFECT, UNSUPPORTED
+from compact.offline.api import COUNT_FIELDS, HONOURED, NO_EFFECT, UNSUPPORTED
 from compact.tools import TOOLS
 
 ASK = [{"role": "user", "content": "Read README.md and guide.md"}]

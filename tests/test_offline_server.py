@@ -79,6 +79,8 @@ MALFORMED = {
     "a huge Content-Length": (post(b"{}", length=str(10 ** 15)), 413, "maximum size"),
     "a negative Content-Length": (post(b"{}", length="-5"), 400, "not a non-negative integer"),
     "a Content-Length that is no number": (post(b"{}", length="lots"), 400, "non-negative"),
+    "a non-ASCII Content-Length": (post(b"{}", length="X").replace(b": X", b": \xb2"), 400, "non-negative"),
+    "a 5,000-digit Content-Length": (post(b"{}", length="9" * 5_000), 400, "at most 18 digits"),
     "a chunked body": (b"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\n"
                        b"2\r\n{}\r\n0\r\n\r\n", 411, "Content-Length"),
     "an empty body": (post(b""), 400, "model: Field required"),

@@ -88,7 +88,7 @@ def test_a_failure_after_the_stream_started_is_an_error_event(monkeypatch):
 
     def broken(*_args):
         raise RuntimeError("the reply could not be written")
-    monkeypatch.setattr("compact.offline.replies.Replier.reply", broken)
+    monkeypatch.setattr("compact.offline.model.Replier.reply", broken)
     with pytest.raises(anthropic.APIStatusError) as caught:
         list(model.client().messages.create(model=MODEL_NAME, max_tokens=100, messages=ASK,
                                             stream=True))

@@ -23,7 +23,7 @@ from replies import Script, call, reply, text
 from test_strict_api import reference_problem
 
 from compact import Compactor, Limits, LoopOptions, Workspace, agent_loop
-from compact.offline.validation import messages_problem
+from compact.offline.api import messages_problem
 from compact.pipeline.validation import validate_history
 
 STOPS = ["tool_use", "end_turn", "max_tokens", "pause_turn", "refusal", "stop_sequence"]

@@ -17,8 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
-from compact.offline.tokens import estimate_tokens
-from compact.offline.validation import lone_surrogate, messages_problem, request_problem, surrogate_free
+from compact.offline.api import (
+    estimate_tokens,
+    lone_surrogate,
+    messages_problem,
+    request_problem,
+    surrogate_free,
+)
 from compact.tools import TOOLS
 
 UNANSWERED = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
@@ -118,9 +123,9 @@ def test_max_tokens_outside_one_to_the_model_maximum_is_refused(max_tokens, word
     assert status == 400 and body["error"]["message"] == wording
 
 
-def test_prompt_plus_max_tokens_over_the_window_is_refused():
+def test_a_prompt_or_prompt_plus_max_tokens_over_the_window_is_refused():
     client = OfflineModel(window_tokens=1_000).client()
-    messages = [user("x" * 3_400)]
+    messages, too_long = [user("x" * 3_400)], [user("x" * 5_000)]
     tokens = count_tokens({"messages": messages})
     assert tokens < 1_000 < tokens + 200                      # the prompt alone fits
     assert refusal(client, messages, max_tokens=200) == (
@@ -128,6 +133,8 @@ def test_prompt_plus_max_tokens_over_the_window_is_refused():
         "input length or `max_tokens` and try again")
     assert client.messages.create(model=MODEL_NAME, max_tokens=1_000 - tokens,
                                   messages=messages).content
+    assert refusal(client, too_long) == \
+        f"prompt is too long: {count_tokens({'messages': too_long})} tokens > 1000 maximum"
 
 
 def _request(messages: list, max_tokens: int) -> bytes:

@@ -12,9 +12,8 @@ from dataclasses import asdict
 
 from compact.classroom.experiments import ExperimentResult
 from compact.offline import AGENT_MAX_TOKENS, DEFAULT_WINDOW_TOKENS, SERVE_WINDOW_TOKENS, count_tokens
-from compact.offline.api import MAX_OUTPUT_TOKENS
-from compact.offline.request_guard import REQUEST_DEADLINE
-from compact.offline.threads import MAX_THREADS
+from compact.offline.api import MAX_OUTPUT_TOKENS, MAX_THREADS
+from compact.offline.server import REQUEST_DEADLINE
 from compact.pipeline import Limits
 from compact.pipeline.messages import IMAGE_TOKENS
 from compact.pipeline.summary import SummaryInput

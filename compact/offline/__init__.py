@@ -3,12 +3,14 @@
 from .api import (
     AGENT_MAX_TOKENS,
     DEFAULT_WINDOW_TOKENS,
+    HEADER,
+    IN_PROCESS_URL,
     MAX_OUTPUT_TOKENS,
+    MODEL_NAME,
     SERVE_WINDOW_TOKENS,
-    OfflineModel,
     count_tokens,
 )
-from .identity import HEADER, IN_PROCESS_URL, MODEL_NAME
+from .model import OfflineModel
 
 __all__ = ["AGENT_MAX_TOKENS", "DEFAULT_WINDOW_TOKENS", "HEADER", "IN_PROCESS_URL",
            "MAX_OUTPUT_TOKENS", "MODEL_NAME", "SERVE_WINDOW_TOKENS", "OfflineModel", "count_tokens"]

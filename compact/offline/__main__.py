@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from .api import SERVE_WINDOW_TOKENS, OfflineModel
-from .identity import MODEL_NAME
+from .api import MODEL_NAME, SERVE_WINDOW_TOKENS
+from .model import OfflineModel
 from .server import make_server
 
 

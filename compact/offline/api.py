@@ -1,167 +1,668 @@
-"""The offline model behind the Messages API: validation, errors and replies as the real API.
+"""The Messages API as the offline model speaks it, in one place: who it says it is, its
+tokenizer, every request rule in the real API's wording, the request surface (each field
+honoured, accepted with no effect, or refused by name), the Anthropic-defined tools, threads,
+the error shape and the server-sent events of a streamed reply.
 
-``OfflineModel.answer(method, path, body, headers)`` is the whole server; it is mounted
-in-process through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port
-(``serve``). A request goes through, in order: the request surface (``request_surface``:
-every field honoured, accepted with no effect, or refused), its thread (``threads``), the
-API's rules (``validation``), the API's context management (``context_management``), the
-window, then the reply (``replies``), streamed as server-sent events when asked
-(``streaming``).
+The rules' wordings are the API's own, as seen in its 400 bodies; the agent's tests use
+``messages_problem`` as the oracle for every history ``agent_loop`` sends. The surface is
+audited against the SDK's ``MessageCreateParams`` (tests/test_offline_request_surface.py), so
+nothing is silently ignored.
 """
 
 from __future__ import annotations
 
-import hashlib
+import copy
+import json
+import math
+import re
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-import anthropic
-import httpx2
+from ..pipeline.messages import BYTES_PER_TOKEN, blocks_of, image_adjustment, tool_use_ids, wire_json
 
-from .context_management import management_problem, prepare
-from .identity import HEADER, IN_PROCESS_URL, MODEL_NAME, model_info, route
-from .replies import Replier
-from .request_surface import surface_problem
-from .streaming import CONTENT_TYPE, error_events, reply_events
-from .threads import Threads
-from .tokens import estimate_tokens
-from .validation import error_answer, json_problem, request_problem, surrogate_free, window_problem
-
+MODEL_NAME = "offline-compact-1"
+HEADER = "x-offline-model"                 # on every HTTP answer: this is not Claude
+IN_PROCESS_URL = f"http://{MODEL_NAME}.invalid"   # never resolves: only the in-process transport
 DEFAULT_WINDOW_TOKENS = 16_000      # the teaching window, in-process (notebooks, experiments)
 SERVE_WINDOW_TOKENS = 200_000       # `serve`: as large as a real model's, for any client
 MAX_OUTPUT_TOKENS = 128_000         # the largest current model's maximum; its replies stay short
 AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
+MAX_THREADS = 256                   # threads kept, by reply id
+MAX_NESTING = 100                   # arrays and objects inside each other; deeper bodies are refused
+
+
+def estimate_tokens(value: Any) -> int:
+    """The offline tokenizer: one token per 4 UTF-8 bytes of the wire JSON (an image: 1,600)."""
+    messages = value.get("messages") if isinstance(value, dict) else value     # a request, or messages
+    size = len(wire_json(value).encode("utf-8", "surrogatepass")) + image_adjustment(messages)
+    return math.ceil(size / BYTES_PER_TOKEN)
 
 
 def count_tokens(payload: dict) -> int:
-    """The offline tokenizer: one token per 4 UTF-8 bytes of the request's JSON."""
-    relevant = {k: payload.get(k) for k in ("system", "messages", "tools") if k in payload}
-    return estimate_tokens(relevant)
+    """The input tokens of a request: its system, messages and tools."""
+    return estimate_tokens({k: payload.get(k) for k in ("system", "messages", "tools") if k in payload})
 
 
-class Body(NamedTuple):
-    """What the request's raw body says, before it is parsed."""
-
-    surrogate_free: bool                # no string in it can hold a lone surrogate
-    digest: str                         # names the reply and its tool calls: same body, same ids
-
-    @classmethod
-    def of(cls, body: Any) -> Body:
-        raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
-        return cls(isinstance(body, bytes) and surrogate_free(body),
-                   hashlib.sha256(raw).hexdigest()[:16])
+def error_answer(status: int, kind: str, message: str) -> tuple[int, dict]:
+    """An error answer in the API's shape: ``{"type": "error", "error": {type, message}}``."""
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
-class Answer(NamedTuple):
-    status: int
-    body: dict
-    stream: bool = False               # send ``body`` (a reply or an error) as events
+def models_answer(method: str, path: str, max_tokens: int, window: int) -> tuple[int, dict] | None:
+    """``GET /v1/models`` (only this model, its limits as the Models API gives them), else None."""
+    if method != "GET" or not path.startswith("/v1/models"):
+        return None
+    info = {"type": "model", "id": MODEL_NAME, "created_at": "2026-01-01T00:00:00Z",
+            "display_name": "offline-compact-1 (the embedded teaching model, not Claude)",
+            "lifecycle": "active", "max_tokens": max_tokens, "max_input_tokens": window}
+    if path.rstrip("/") == "/v1/models":
+        return 200, {"data": [info], "has_more": False, "first_id": MODEL_NAME, "last_id": MODEL_NAME}
+    if path == f"/v1/models/{MODEL_NAME}":
+        return 200, info
+    return error_answer(404, "not_found_error", f"model {path.rsplit('/', 1)[-1]!r} is not "
+                        f"served here; this server is {MODEL_NAME}")
+
+
+# ---- the body: JSON, nesting, lone surrogates ---------------------------------------------
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# In JSON text a lone surrogate comes only from a \uD800-\uDFFF escape or its own UTF-8 bytes.
+_SURROGATE_ESCAPE, _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]"), re.compile(rb"\xed[\xa0-\xbf]")
+NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
+
+
+def nesting_depth(value: Any, stop_at: int = MAX_NESTING + 1) -> int:
+    """How deep arrays and objects nest in ``value`` (walked without recursion), up to ``stop_at``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest >= stop_at:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def json_problem(body: bytes) -> tuple[Any, str | None]:
+    """(payload, None), or (None, why the body is not a JSON document the API can read)."""
+    try:
+        payload = json.loads(body or b"{}")
+    except RecursionError:
+        return None, "the request body is nested too deeply to parse"
+    except ValueError as error:             # bad JSON, or bytes that are not UTF-8
+        return None, f"the request body is not valid JSON ({error})"
+    if nesting_depth(payload) > MAX_NESTING:
+        return None, (f"the request body is nested too deeply: arrays and objects more than "
+                      f"{MAX_NESTING} levels inside each other are not accepted")
+    return payload, None
+
+
+def surrogate_free(body: bytes) -> bool:
+    """True when the JSON text ``body`` cannot parse to a string holding a surrogate, so its
+    payload needs no ``lone_surrogate`` check (a pair of escapes, an escaped backslash: checked)."""
+    return (b"\\u" not in body or _SURROGATE_ESCAPE.search(body) is None) and \
+        (b"\xed" not in body or _SURROGATE_BYTES.search(body) is None)
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The path of the first string holding a lone surrogate (no client can encode it, and a
+    reply echoing it would poison every later request), or None. Serialised once first: the
+    walk that names the place runs only when that text cannot be encoded."""
+    try:
+        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
+        pass                                 # a surrogate (or not plain JSON): the walk decides
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return path or "body"
+        elif isinstance(item, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in item.items())
+            stack.extend((f"{path}.{k}" if path else "key", k) for k in item if isinstance(k, str))
+        elif isinstance(item, list):
+            stack.extend((f"{path}.{k}", v) for k, v in enumerate(item))
+    return None
+
+
+# ---- the request rules ----------------------------------------------------------------------
+
+_ID = re.compile(r"[a-zA-Z0-9_-]+")
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+KNOWN_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking",
+                "redacted_thinking", "search_result", "compaction")
+RESULT_BLOCKS = ("text", "image", "document", "search_result")   # inside a tool_result
+
+
+def _pattern(where: str) -> str:
+    return f"{where}: String should match pattern '^[a-zA-Z0-9_-]+$'"
+
+
+def _tag_problem(kind: Any, allowed: tuple[str, ...], where: str) -> str:
+    return (f"{where}: Input tag {kind!r} found using 'type' does not match any of the "
+            f"expected tags: {', '.join(repr(t) for t in allowed)}")
+
+
+def _text_problem(text: Any, where: str) -> str | None:
+    if not isinstance(text, str):
+        return f"{where}.text: Input should be a valid string"
+    if not text:
+        return "messages: text content blocks must be non-empty"
+    return None if text.strip() else "messages: text content blocks must contain non-whitespace text"
+
+
+def _image_problem(block: dict, where: str) -> str | None:
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return f"{where}.image.source: Field required"
+    if source.get("type") == "base64":
+        if source.get("media_type") not in IMAGE_MEDIA_TYPES:
+            return (f"{where}.image.source.base64.media_type: Input should be "
+                    + ", ".join(f"'{t}'" for t in IMAGE_MEDIA_TYPES[:-1])
+                    + f" or '{IMAGE_MEDIA_TYPES[-1]}'")
+        if not isinstance(source.get("data"), str) or not source["data"]:
+            return f"{where}.image.source.base64.data: Field required"
+        return None
+    if source.get("type") == "url":
+        return None if isinstance(source.get("url"), str) else f"{where}.image.source.url.url: Field required"
+    return (f"{where}.image.source: Input tag {source.get('type')!r} found using 'type' does "
+            "not match any of the expected tags: 'base64', 'url'")
+
+
+def _inner_problem(block: Any, allowed: tuple[str, ...], where: str) -> str | None:
+    """A block's shape, its tag, and a text or image block's own rules."""
+    if not isinstance(block, dict):
+        return f"{where}: {NOT_AN_OBJECT}"
+    kind = block.get("type")
+    if kind not in allowed:
+        return _tag_problem(kind, allowed, where)
+    if kind == "text":
+        return _text_problem(block.get("text"), where)
+    return _image_problem(block, where) if kind == "image" else None
+
+
+def _result_problem(block: dict, role: str, where: str) -> str | None:
+    if role != "user":
+        return f"{where}: `tool_result` blocks can only be in `user` messages"
+    tool_use_id = block.get("tool_use_id")
+    if not isinstance(tool_use_id, str) or not _ID.fullmatch(tool_use_id):
+        return _pattern(f"{where}.tool_result.tool_use_id")
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"{where}.tool_result.content: Input should be a valid string or list"
+    return next((p for k, inner in enumerate(content)
+                 if (p := _inner_problem(inner, RESULT_BLOCKS, f"{where}.tool_result.content.{k}"))), None)
+
+
+def _use_problem(block: dict, role: str, where: str, seen_ids: set[str]) -> str | None:
+    if role != "assistant":
+        return f"{where}: `tool_use` blocks can only be in `assistant` messages"
+    tool_id = block.get("id")
+    if not isinstance(tool_id, str) or not _ID.fullmatch(tool_id):
+        return _pattern(f"{where}.tool_use.id")
+    if not isinstance(block.get("name"), str) or not block["name"]:
+        return f"{where}.tool_use.name: Field required"
+    if not isinstance(block.get("input"), dict):
+        return f"{where}.tool_use.input: Input should be a valid dictionary"
+    if tool_id in seen_ids:
+        return f"{where}: `tool_use` ids must be unique"
+    seen_ids.add(tool_id)
+    return None
+
+
+def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str | None:
+    problem = _inner_problem(block, KNOWN_BLOCKS, where)
+    if problem or block["type"] in ("text", "image"):
+        return problem
+    if block["type"] == "compaction" and role != "assistant":
+        return f"{where}: `compaction` blocks can only be in `assistant` messages"
+    if block["type"] == "tool_use":
+        return _use_problem(block, role, where, seen_ids)
+    return _result_problem(block, role, where) if block["type"] == "tool_result" else None
+
+
+def _message_problem(message: Any, i: int, last: bool, seen_ids: set[str]) -> str | None:
+    """What is wrong with message ``i`` on its own (its role, its content, its blocks)."""
+    if not isinstance(message, dict):
+        return f"messages.{i}: {NOT_AN_OBJECT}"
+    role, content = message.get("role"), message.get("content")
+    if role not in ("user", "assistant"):
+        return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+    opens_with_compaction = isinstance(content, list) and bool(content) and \
+        isinstance(content[0], dict) and content[0].get("type") == "compaction"
+    if i == 0 and role != "user" and not opens_with_compaction:
+        return 'messages: first message must use the "user" role'
+    if "content" not in message:
+        return f"messages.{i}.content: Field required"
+    if not isinstance(content, (str, list)):
+        return f"messages.{i}.content: Input should be a valid string or list"
+    if not content and not (last and role == "assistant"):
+        return (f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message")
+    if isinstance(content, str):
+        return "messages: text content blocks must contain non-whitespace text" \
+            if content and not content.strip() else None
+    return next((p for j, block in enumerate(content)
+                 if (p := _block_problem(block, role, f"messages.{i}.content.{j}", seen_ids))), None)
+
+
+def _leading_result_ids(message: dict) -> list[str]:
+    """The tool_use_ids of the tool_result blocks at the START of a user message."""
+    ids = []
+    for block in blocks_of(message) if message.get("role") == "user" else []:
+        if block.get("type") != "tool_result":
+            break
+        ids.append(block.get("tool_use_id"))
+    return ids
+
+
+def _pairing_problem(messages: list) -> str | None:
+    """A result with no call just before it, or a call the next message does not answer."""
+    for i, message in enumerate(messages):
+        asked = tool_use_ids(messages[i - 1]) if i else []
+        for j, block in enumerate(blocks_of(message)):
+            if block.get("type") == "tool_result" and block["tool_use_id"] not in asked:
+                return (f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
+                        f"blocks: {block['tool_use_id']}. Each `tool_result` block must have a "
+                        "corresponding `tool_use` block in the previous message.")
+        answered = set(_leading_result_ids(messages[i + 1])) if i + 1 < len(messages) else None
+        missing = [t for t in tool_use_ids(message) if answered is not None and t not in answered]
+        if missing:
+            return (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
+                    "corresponding `tool_result` block in the next message.")
+    return None
+
+
+def messages_problem(messages: Any) -> str | None:
+    """The first rule ``messages`` breaks, in the API's words, or None."""
+    if not isinstance(messages, list):
+        return "messages: Input should be a valid list"
+    if not messages:
+        return "messages: at least one message is required"
+    seen_ids: set[str] = set()
+    for i, message in enumerate(messages):
+        problem = _message_problem(message, i, i == len(messages) - 1, seen_ids)
+        if problem:
+            return problem
+    problem = _pairing_problem(messages)
+    final = messages[-1]
+    if problem or final["role"] != "assistant":
+        return problem
+    content = final["content"]             # a prefill may not end with whitespace
+    tail = content if isinstance(content, str) else (
+        content[-1].get("text", "") if content and content[-1].get("type") == "text" else "")
+    return "messages: final assistant content cannot end with trailing whitespace" \
+        if tail and tail != tail.rstrip() else None
+
+
+def _max_tokens_problem(payload: dict, max_output_tokens: int, model: str) -> str | None:
+    limit = payload.get("max_tokens")
+    if "max_tokens" not in payload:
+        return "max_tokens: Field required"
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return "max_tokens: Input should be a valid integer"
+    if limit < 1:
+        return "max_tokens: Input should be greater than or equal to 1"
+    if limit > max_output_tokens:
+        return (f"max_tokens: {limit} > {max_output_tokens}, which is the maximum allowed "
+                f"number of output tokens for {model}")
+    return None
+
+
+def request_problem(payload: Any, *, max_output_tokens: int, model: str,
+                    count_only: bool = False, text_checked: bool = False) -> str | None:
+    """The first rule a ``/v1/messages`` body (or a ``count_tokens`` body) breaks, or None;
+    ``text_checked``: the body it was parsed from is ``surrogate_free``."""
+    if not isinstance(payload, dict):
+        return NOT_AN_OBJECT
+    where = None if text_checked else lone_surrogate(payload)
+    if where:
+        return (f"{where}: the text holds a lone surrogate, which is not valid Unicode; the "
+                "request body must be valid UTF-8 JSON")
+    if not isinstance(payload.get("model"), str) or not payload["model"]:
+        return "model: Field required"
+    problem = None if count_only else _max_tokens_problem(payload, max_output_tokens, model)
+    if problem:
+        return problem
+    system = payload.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list) or not all(
+                isinstance(b, dict) and b.get("type") == "text" for b in system):
+            return "system: Input should be a valid string or a list of text blocks"
+        for k, block in enumerate(system):
+            if problem := _text_problem(block.get("text"), f"system.{k}"):
+                return problem
+    tools = payload.get("tools")
+    if tools is not None and not (isinstance(tools, list) and all(
+            isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)):
+        return "tools: Input should be a valid list of tools, each with a name"
+    return messages_problem(payload.get("messages"))
+
+
+def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | None:
+    """The API's refusals when the prompt, or the prompt plus ``max_tokens``, exceeds the window."""
+    if tokens > window:
+        return f"prompt is too long: {tokens} tokens > {window} maximum"
+    if max_tokens is not None and tokens + max_tokens > window:
+        return (f"input length and `max_tokens` exceed context limit: {tokens} + {max_tokens} "
+                f"> {window}, decrease input length or `max_tokens` and try again")
+    return None
+
+
+# ---- the Anthropic-defined tools ------------------------------------------------------------
+
+# type → (the fixed name, the role it plays); the memory tool is never used for workspace files
+DEFINED: dict[str, tuple[str, str]] = {
+    "bash_20250124": ("bash", "bash"), "bash_20241022": ("bash", "bash"),
+    "text_editor_20250728": ("str_replace_based_edit_tool", "text_editor"),
+    "text_editor_20250429": ("str_replace_based_edit_tool", "text_editor"),
+    "text_editor_20250124": ("str_replace_editor", "text_editor"),
+    "memory_20250818": ("memory", "memory"),
+}
+EDITOR_COMMANDS = {"view": "read_file", "create": "write_file", "str_replace": "edit_file"}
+_SCHEMAS = {
+    "text_editor": {"type": "object", "required": ["command", "path"], "properties": {
+        "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"]},
+        "path": {"type": "string"}, "file_text": {"type": "string"},
+        "old_str": {"type": "string"}, "new_str": {"type": "string"},
+        "view_range": {"type": "array"}, "insert_line": {"type": "integer"}}},
+    "bash": {"type": "object", "required": ["command"], "properties": {
+        "command": {"type": "string"}, "restart": {"type": "boolean"}}},
+}
+
+
+def defined_role(spec: dict) -> str | None:
+    """The role of an Anthropic-defined tool (``bash``, ``text_editor``, ``memory``), else None."""
+    entry = DEFINED.get(spec.get("type"))
+    return entry[1] if entry else None
+
+
+def schema_of(spec: dict) -> dict:
+    schema = _SCHEMAS.get(defined_role(spec)) or spec.get("input_schema")
+    return schema if isinstance(schema, dict) else {}
+
+
+def _tool_problem(index: int, spec: Any) -> str | None:
+    where = f"tools.{index}"
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+        return f"{where}: Input should be a valid tool, with a name"
+    kind = spec.get("type")
+    if kind in (None, "custom"):
+        schema = spec.get("input_schema")
+        if not isinstance(schema, dict):
+            return f"{where}.custom.input_schema: Field required"
+        return None if schema.get("type") == "object" else \
+            f"{where}.custom.input_schema.type: Input should be 'object'"
+    if kind in DEFINED:
+        name = DEFINED[kind][0]
+        return None if spec["name"] == name else f"{where}.{kind}.name: Input should be '{name}'"
+    return (f"{where}: the tool type {kind!r} is not supported by the offline model "
+            "offline-compact-1 (it runs no server tools: web search, web fetch, code execution, "
+            "computer use, ...); give a custom tool with an input_schema, or use the real API")
+
+
+def tools_problem(tools: Any) -> str | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return "tools: Input should be a valid list"
+    seen: set[str] = set()
+    for index, spec in enumerate(tools):
+        problem = _tool_problem(index, spec)
+        if problem:
+            return problem
+        if spec["name"] in seen:
+            return f"tools: Tool names must be unique. Duplicate: {spec['name']!r}"
+        seen.add(spec["name"])
+    return None
+
+
+# ---- the request surface: every top-level field, and what the offline model does with it -----
+
+HONOURED = ("model", "max_tokens", "messages", "system", "tools", "tool_choice",
+            "stop_sequences", "stream", "context_management", "compaction", "thread")
+NO_EFFECT = {                        # accepted; docs/offline-model.md says the same
+    "metadata": "recorded by the real API for abuse detection; nothing to record offline",
+    "temperature": "a deterministic model answers the same at every temperature",
+    "top_p": "a deterministic model always takes its one answer",
+    "top_k": "a deterministic model always takes its one answer",
+    "service_tier": "one tier offline; usage reports service_tier 'standard'",
+    "cache_control": "no prompt cache offline; usage reports 0 cache tokens",
+}
+UNSUPPORTED = {
+    "container": "code-execution containers", "mcp_servers": "remote MCP servers",
+    "fallbacks": "model fallbacks", "fallback_credit_token": "fallback credits",
+    "billing_policy": "billing policies", "diagnostics": "request diagnostics",
+    "inference_geo": "inference regions",
+}
+COUNT_FIELDS = ("model", "messages", "system", "tools", "tool_choice", "thinking",
+                "context_management", "compaction", "cache_control", "output_config", "speed",
+                "mcp_servers", "billing_policy")
+BETAS = {"context_management": "context-management-2025-06-27", "compact_20260112": "compact-2026-01-12",
+         "compaction": "compact-2026-09-04", "thread": "message-threads-2026-08-12"}
+
+
+def unsupported(field: str, what: str) -> str:
+    return (f"{field}: {what} are not supported by the offline model offline-compact-1; remove it, "
+            "or point the client at the real API (ANTHROPIC_API_KEY)")
+
+
+def _field_problem(payload: dict, count_only: bool) -> str | None:
+    allowed = COUNT_FIELDS if count_only else (*HONOURED, *NO_EFFECT, *UNSUPPORTED, "thinking",
+                                               "output_config", "speed")
+    for name in payload:
+        if name not in allowed:
+            return f"{name}: Extra inputs are not permitted"
+        if name in UNSUPPORTED and payload[name] not in (None, [], {}):
+            return unsupported(name, UNSUPPORTED[name])
+    return None
+
+
+def _option_problem(payload: dict) -> str | None:
+    """thinking, output_config and speed: only their plain settings are supported."""
+    thinking = payload.get("thinking")
+    if thinking is not None and (not isinstance(thinking, dict) or thinking.get("type") != "disabled"):
+        return (f"thinking: {thinking!r}: extended thinking is not supported by the offline model "
+                f"offline-compact-1 (it writes no thinking blocks); send {{\"type\": \"disabled\"}} "
+                "or leave it out")
+    config = payload.get("output_config")
+    if config is not None:
+        if not isinstance(config, dict):
+            return "output_config: Input should be a valid dictionary"
+        extra = [k for k, v in config.items() if v is not None and k != "effort"]
+        if extra:
+            return unsupported(f"output_config.{extra[0]}", "structured outputs and task budgets")
+        if config.get("effort") not in (None, "low", "medium", "high", "xhigh", "max"):
+            return "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
+    return unsupported("speed", "fast-mode requests") if payload.get("speed") not in (None, "standard") \
+        else None
+
+
+def _sampling_problem(payload: dict) -> str | None:
+    for name in ("temperature", "top_p"):
+        value = payload.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value <= 1):
+            return f"{name}: Input should be a number between 0 and 1"
+    top_k = payload.get("top_k")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+        return "top_k: Input should be a non-negative integer"
+    if payload.get("service_tier") not in (None, "auto", "standard_only"):
+        return "service_tier: Input should be 'auto' or 'standard_only'"
+    if payload.get("stream") not in (None, True, False):
+        return "stream: Input should be a valid boolean"
+    stops = payload.get("stop_sequences")
+    if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
+        return "stop_sequences: Input should be a valid list of strings"
+    if stops and any(not s.strip() for s in stops):
+        return "stop_sequences: each stop sequence must contain non-whitespace characters"
+    return None
+
+
+def _tool_choice_problem(choice: Any, tools: Any) -> str | None:
+    if choice is None:
+        return None
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        return ("tool_choice: Input tag found using 'type' does not match any of the expected "
+                "tags: 'auto', 'any', 'tool', 'none'")
+    if not isinstance(choice.get("disable_parallel_tool_use", False), bool):
+        return "tool_choice.disable_parallel_tool_use: Input should be a valid boolean"
+    names = [t.get("name") for t in tools or [] if isinstance(t, dict)]
+    if choice["type"] in ("any", "tool") and not names:
+        return f"tool_choice.{choice['type']} may only be specified while providing tools"
+    if choice["type"] == "tool" and choice.get("name") not in names:
+        return f"tool_choice: Tool '{choice.get('name')}' not found in provided tools"
+    return None
+
+
+def _beta_problem(field: str, beta: str, betas: set[str]) -> str | None:
+    return None if beta in betas else (
+        f"{field}: this feature is in beta; send the header `anthropic-beta: {beta}` "
+        f"(the SDK: client.beta.messages.create(..., betas=[\"{beta}\"]))")
+
+
+def _betas_problem(payload: dict, headers: Any) -> str | None:
+    """Each beta field needs its ``anthropic-beta`` header (comma-separated, as the SDK sends);
+    context editing needs its beta, the compaction edit the compaction beta."""
+    value = headers.get("anthropic-beta", "") if headers else ""
+    betas = {part.strip() for part in str(value).split(",") if part.strip()}
+    for name in ("compaction", "thread"):
+        if payload.get(name) is not None and (problem := _beta_problem(name, BETAS[name], betas)):
+            return problem
+    management = payload.get("context_management")
+    if management is None:
+        return None
+    edits = management.get("edits") if isinstance(management, dict) else None
+    kinds = {e.get("type") for e in edits if isinstance(e, dict)} if isinstance(edits, list) else set()
+    if "compact_20260112" in kinds and (problem := _beta_problem(
+            "context_management.edits.compact_20260112", BETAS["compact_20260112"], betas)):
+        return problem
+    if kinds - {"compact_20260112"} or not kinds:
+        return _beta_problem("context_management", BETAS["context_management"], betas)
+    return None
+
+
+def surface_problem(payload: dict, headers: Any = None, count_only: bool = False) -> str | None:
+    """The first field of ``payload`` the offline model refuses, in the API's words, or None."""
+    return _field_problem(payload, count_only) or _option_problem(payload) \
+        or _sampling_problem(payload) or tools_problem(payload.get("tools")) \
+        or _tool_choice_problem(payload.get("tool_choice"), payload.get("tools")) \
+        or _betas_problem(payload, headers)
+
+
+# ---- threads (beta message-threads-2026-08-12): the server keeps a conversation by reply id ----
+
+CREATE_ONLY = ("system", "tools")
 
 
 @dataclass
-class OfflineModel:
-    """A deterministic model that decides from what it is sent.
+class Threads:
+    """SDK 2.14's tool runner sends ``thread: {"type": "create"}``, then ``continue`` with only
+    the new messages (no system, no tools); a continue from a reply no longer held gets the API's
+    ``thread_not_found``, on which the SDK sends the whole history again. The model still decides
+    only from the request's messages (with the thread's in front)."""
 
-    window_tokens: requests over this many (offline) tokens are refused with the API's
-        "prompt is too long" error; 16,000 tokens ≈ 64,000 ASCII chars, above the lesson's
-        50,000-char compaction limit, below what an uncompacted long task sends.
-    take_notes: write facts about each result in its own text (so they survive
-        micro_compact). Off, it must re-read whatever was compacted away.
-    max_output_tokens: the largest ``max_tokens`` it accepts; prompt + ``max_tokens`` must
-        fit in the window, as with the real API.
-    """
+    held: OrderedDict = field(default_factory=OrderedDict)   # reply id → the request it ends
 
-    window_tokens: int = DEFAULT_WINDOW_TOKENS
-    take_notes: bool = True
-    max_output_tokens: int = MAX_OUTPUT_TOKENS
-    calls: int = 0
-    usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
-    threads: Threads = field(default_factory=Threads)
+    def resolve(self, payload: dict) -> tuple[dict, tuple[int, dict] | None]:
+        """(the request with the thread's conversation in front, None) or (payload, the error)."""
+        thread = payload.get("thread")
+        if thread is None:
+            return payload, None
+        if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
+            return payload, error_answer(400, "invalid_request_error", "thread.type: Input "
+                                         "should be 'create' or 'continue'")
+        if thread["type"] == "create":
+            return payload, None
+        previous = thread.get("previous_message_id")
+        held = self.held.get(previous) if isinstance(previous, str) else None
+        if held is None:
+            status, body = error_answer(404, "not_found_error", f"thread.previous_message_id: "
+                                        f"no thread ends at {previous!r} (this server keeps the "
+                                        f"last {MAX_THREADS}); send the whole conversation")
+            body["error"]["details"] = {"error_code": "thread_not_found"}
+            return payload, (status, body)
+        repeated = [f for f in CREATE_ONLY if f in payload]
+        if repeated:
+            return payload, error_answer(400, "invalid_request_error", f"{repeated[0]}: a thread "
+                                         "continue takes it from the thread; leave it out")
+        if not isinstance(payload.get("messages"), list):
+            return payload, None            # the rules refuse it in the API's words
+        return {**payload, **{f: held[f] for f in CREATE_ONLY if f in held},
+                "messages": [*held["messages"], *payload["messages"]]}, None
 
-    def respond(self, method: str, path: str, body: bytes,
-                headers: Any = None) -> tuple[int, dict]:
-        """(status, JSON body) of a Messages API request; a streamed reply as its whole message."""
-        status, reply, _ = self._respond(method, path, body, headers)
-        return status, reply
-
-    def _respond(self, method: str, path: str, body: bytes, headers: Any) -> Answer:
-        if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
-        payload, problem = json_problem(body)
-        count_only = path.endswith("count_tokens")
-        try:
-            return self._checked(payload, problem, headers, count_only, Body.of(body))
-        except RecursionError:
-            return Answer(*error_answer(400, "invalid_request_error",
-                                        "the request body is nested too deeply"))
-
-    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
-                 body: Body) -> Answer:
-        if problem is None and isinstance(payload, dict):
-            problem = surface_problem(payload, headers, count_only)
-        if problem is None and isinstance(payload, dict) and not count_only:
-            payload, refused = self.threads.resolve(payload)
-            if refused:
-                return Answer(*refused)
-        problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
-                                             model=MODEL_NAME, count_only=count_only,
-                                             text_checked=body.surrogate_free) \
-            or management_problem(payload)
-        if problem:                          # the real API's rules and wording (validation.py)
-            return Answer(*error_answer(400, "invalid_request_error", problem))
-        prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
-        if count_only:
-            answer = {"input_tokens": prepared.tokens}
-            if payload.get("context_management") is not None:
-                answer["context_management"] = {"original_input_tokens": prepared.original_tokens}
-            return Answer(200, answer)
-        problem = window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens)
-        if problem:
-            return Answer(*error_answer(400, "invalid_request_error", problem))
-        stream = bool(payload.get("stream"))
-        try:
-            reply = Replier(payload, self.usage, self.take_notes, count_tokens, body.digest).reply(prepared)
-        except Exception as error:           # after the stream started, the API sends `error`
-            if not stream:
-                raise
-            return Answer(*error_answer(200, "api_error", f"the offline model failed: "
-                                        f"{type(error).__name__}: {error}"), stream=True)
-        self.calls += 1
-        self.threads.record(payload, reply)
-        return Answer(200, reply, stream)
-
-    # ---- transports ---------------------------------------------------------------------
-
-    def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
-        """``respond`` plus the models list that says what this server is; a failure of the
-        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
-        listed = route(method, path, model_info(self.max_output_tokens, self.window_tokens))
-        if listed:
-            return Answer(*listed)
-        try:
-            return self._respond(method, path, body, headers)
-        except Exception as error:           # a bug must answer 500, never drop the client
-            return Answer(*error_answer(500, "api_error", f"the offline model failed: "
-                                        f"{type(error).__name__}: {error}"))
-
-    def handle(self, request: httpx2.Request) -> httpx2.Response:
-        status, body, stream = self.answer(request.method, request.url.path, request.read(),
-                                           request.headers)
-        headers = {"request-id": f"req_offline_{self.calls}", HEADER: MODEL_NAME}
-        if stream:
-            return httpx2.Response(status, content=b"".join(event_stream(body)),
-                                   headers={**headers, "content-type": CONTENT_TYPE})
-        return httpx2.Response(status, json=body, headers=headers)
-
-    def client(self) -> anthropic.Anthropic:
-        """A real ``anthropic.Anthropic`` whose requests are answered in-process."""
-        return anthropic.Anthropic(
-            api_key="offline", base_url=IN_PROCESS_URL, max_retries=0,
-            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+    def record(self, payload: dict, reply: dict) -> None:
+        """Keep the conversation a threaded request ended in, under the reply's id (its messages
+        shared, not copied: nothing changes a request's messages in place)."""
+        if payload.get("thread") is None:
+            return
+        self.held[reply["id"]] = {
+            **{f: payload[f] for f in CREATE_ONLY if f in payload},
+            "messages": [*payload["messages"],
+                         {"role": "assistant", "content": copy.deepcopy(reply["content"])}]}
+        self.held.move_to_end(reply["id"])
+        while len(self.held) > MAX_THREADS:
+            self.held.popitem(last=False)
 
 
-def event_stream(body: dict):
-    """The events of a streamed answer: a reply's, or the ``error`` of one that failed."""
+# ---- "stream": true — a finished reply as the API's server-sent events ------------------------
+
+PIECE = 24                     # characters per text delta / JSON delta: every client sees several
+CONTENT_TYPE = "text/event-stream; charset=utf-8"
+
+
+def sse(event: str, data: dict) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def _block_events(index: int, block: dict) -> Iterator[bytes]:
+    def pieces(text: str) -> list[str]:
+        return [text[i:i + PIECE] for i in range(0, len(text), PIECE)] or [""]
+    if block["type"] == "text":
+        start = {**block, "text": ""}
+        deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]
+    elif block["type"] == "tool_use":
+        start = {**block, "input": {}}
+        text = json.dumps(block["input"], ensure_ascii=False) if block["input"] else ""
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(text)]
+    else:                                   # compaction: one delta with the whole summary
+        start = {"type": "compaction", "content": None}
+        deltas = [{"type": "compaction_delta", "content": block.get("content"),
+                   "encrypted_content": block.get("encrypted_content")}]
+    yield sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+    for delta in deltas:
+        yield sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+    yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def event_stream(body: dict) -> Iterator[bytes]:
+    """The events of a streamed answer, in the API's order: ``message_start`` (empty content, no
+    stop reason), ``ping``, each block's start/deltas/stop, ``message_delta`` (stop reason, usage,
+    ``context_management``), ``message_stop``; or the ``error`` event of one that failed."""
     if body.get("type") == "error":
-        return error_events(None, body["error"]["type"], body["error"]["message"])
-    return reply_events(body)
+        yield sse("error", body)
+        return
+    usage = {**body["usage"], "output_tokens": 1 if body["content"] else 0}
+    usage.pop("iterations", None)
+    message = {**body, "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}
+    message.pop("context_management", None)
+    yield sse("message_start", {"type": "message_start", "message": message})
+    yield sse("ping", {"type": "ping"})
+    for index, block in enumerate(body["content"]):
+        yield from _block_events(index, block)
+    delta = {"type": "message_delta",
+             "delta": {"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]},
+             "usage": {k: v for k, v in body["usage"].items() if k != "service_tier"}}
+    if body.get("context_management") is not None:
+        delta["context_management"] = body["context_management"]
+    yield sse("message_delta", delta)
+    yield sse("message_stop", {"type": "message_stop"})

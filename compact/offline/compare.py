@@ -1,25 +1,231 @@
 """Skill: compare programs, answering the question asked from what each program contains.
 
-A careful agent reads each program, then lists the documentation beside them and reads
-each one's README (in the request's language when there is one), and answers from its
-notes: what each program is and defines, then what the question asks about. The question's
-own words choose the answer's parts (``compare_facets``): what each stores and where, what
-it keeps in the prompt, how it handles errors; when they point at none, every part the notes
-have something for. The names in each program that carry the question's words follow.
+Which programs: those the request names by path; for a folder it names, its listing gives
+the code files: the only one is the program; of several, each is read and the program is the
+one that can be run (an entry point), then the one named after the folder, then the longest.
+A careful agent reads each program, lists the documentation beside them and reads each one's
+README (in the request's language when there is one), then answers from its notes: what each
+is and defines, then what the question asks about. The question's own words choose the
+answer's parts (``FACETS``: what each stores and where, what it keeps in the prompt, how it
+handles errors), matched by stem (Snowball; a glossary for Chinese, which has no spaces); when
+they point at none, every part the notes have something for. The names in each program that
+carry the question's words follow.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 
-from .compare_facets import FACETS, facet_line, facets_for
-from .knowledge import Step, facts, fetch, listing, next_step, offline_label
-from .phrases import after_label, forms, phrase, split_parts
-from .program_choice import choose_programs
-from .question_words import Word, carries, question_words
-from .request_text import code_paths, folders, language
+import snowballstemmer
+
+from .knowledge import CODE_EXTENSIONS, Step, code_paths, facts, fetch, folders, listing, next_step
+from .phrases import after_label, forms, language, offline_label, phrase, split_parts
 from .view import View
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STOP = set("""a an the and or but of to in on at by for with from into as if then than so also
+how what which where when why who whom whose does do did done doing is are was were be been being
+has have had each both every either any all some it its they them their this that these those
+there here me us you your we our my i please can could would should will shall may might must
+explain describe compare comparison contrast tell show say list give between differ differs
+different difference differences versus vs code program programs module modules script scripts
+file's one other way ways thing things something about work works""".split())
+# Common programming words in Chinese → the English word they are matched as.
+_GLOSSARY = {
+    "上下文": "context", "提示词": "prompt", "提示": "prompt", "消息": "message", "历史": "history",
+    "窗口": "window", "令牌": "token", "记忆": "memory", "内存": "memory", "持久": "persistent",
+    "存储": "store", "保存": "save", "存放": "store", "存在哪里": "store",
+    "磁盘": "disk", "文件": "file", "写入": "write", "读取": "read", "数据": "data",
+    "数据库": "database", "错误": "error", "出错": "error", "异常": "exception", "失败": "fail",
+    "重试": "retry", "缓存": "cache", "队列": "queue", "日志": "log", "配置": "config",
+    "摘要": "summary", "总结": "summary", "压缩": "compact", "裁剪": "snip", "管理": "manage",
+    "处理": "handle", "当前": "current", "会话": "session", "工具": "tool", "结果": "result",
+    "预算": "budget", "限制": "limit", "索引": "index", "检索": "retrieve", "搜索": "search",
+    "整理": "consolidate", "合并": "merge", "删除": "delete", "过期": "expire", "超时": "timeout",
+    "锁": "lock", "线程": "thread", "并发": "concurrency", "用户": "user", "模型": "model",
+    "请求": "request", "响应": "response", "测试": "test", "权限": "permission", "任务": "task",
+    "计划": "plan", "路径": "path", "目录": "directory", "文件夹": "folder", "转存": "persist",
+    "清理": "clean", "状态": "state", "调度": "schedule", "作业": "job", "消费": "consume",
+}
+_ENGLISH = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str            # as the question writes it
+    stem: str
+
+
+def stem(word: str) -> str:
+    return _STEMMER.stemWord(word.lower().strip("'-"))
+
+
+def question_words(question: str) -> list[Word]:
+    """The content words of a question, once each, in the order written."""
+    found: list[tuple[int, Word]] = []
+    for match in _ENGLISH.finditer(question):
+        word = match.group().lower()
+        if word not in _STOP and len(word) > 2:
+            found.append((match.start(), Word(match.group(), stem(word))))
+    taken: set[int] = set()
+    for term in sorted(_GLOSSARY, key=len, reverse=True):      # longest first: 数据库 before 数据
+        for match in re.finditer(re.escape(term), question):
+            span = set(range(match.start(), match.end()))
+            if not span & taken:
+                taken |= span
+                found.append((match.start(), Word(term, stem(_GLOSSARY[term]))))
+    words: dict[str, Word] = {}
+    for _, word in sorted(found, key=lambda item: item[0]):
+        words.setdefault(word.stem, word)
+    return list(words.values())
+
+
+def identifier_stems(name: str) -> list[str]:
+    """``persist_large_output`` → persist, larg, output; ``MemoryStore`` → memori, store."""
+    return [stem(part) for part in _PARTS.findall(name) if len(part) > 1]
+
+
+def stems_match(a: str, b: str) -> bool:
+    """The same stem, or one the start of the other (``handl`` / ``handler``)."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 4 and long.startswith(short))
+
+
+def carries(name: str, word: Word) -> bool:
+    return any(stems_match(word.stem, part) for part in identifier_stems(name))
+
+
+@dataclass(frozen=True)
+class Facet:
+    label: str                  # the phrase key of the note part it reads
+    words: tuple[str, ...]      # question words that ask for it
+    # its heading and what a program without such a part does: phrases facet_<label>(_none)
+
+
+FACETS = (
+    Facet("writes", ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
+                         "memory", "remember", "database", "data", "archive", "record", "folder",
+                         "directory", "path", "transcript")),
+    Facet("model_request", ("context", "prompt", "message", "window", "history", "token", "system",
+                        "model", "send", "conversation")),
+    Facet("errors", ("error", "exception", "fail", "failure", "retry", "crash", "fault",
+                         "wrong", "broken", "recover", "raise", "catch")),
+)
+_STEMS = {facet.label: [stem(w) for w in facet.words] for facet in FACETS}
+
+
+def asks_for(facet: Facet, words: list[Word]) -> bool:
+    return any(stems_match(word.stem, s) for word in words for s in _STEMS[facet.label])
+
+
+def _labelled_part(fact: str, key: str) -> str:
+    """What follows ``key``'s label in the note part that starts with it (either language)."""
+    return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
+
+
+def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
+    """The parts the question asks for, in the order it first asks; else every part some
+    note has."""
+    asked = sorted((f for f in FACETS if asks_for(f, words)),
+                   key=lambda f: min(i for i, w in enumerate(words)
+                                     if any(stems_match(w.stem, s) for s in _STEMS[f.label])))
+    return asked or [f for f in FACETS if any(_labelled_part(n, f.label) for n in notes.values())]
+
+
+def _partial(note: str) -> bool:
+    return any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
+                                         "至少", "中间部分未看到", "只看到了预览"))
+
+
+def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
+    """What one program's note (and README) says for ``facet``."""
+    part = _labelled_part(note, facet.label)
+    if part:
+        return part
+    said = []
+    if facet.label == "writes":
+        paths = _labelled_part(note, "paths_named")
+        named = [n.strip() for n in _labelled_part(readme, "code_names").split(", ")
+                 if "/" in n or "." in n.strip(" .")]
+        if paths:
+            said.append(phrase("paths_it_names", lang, paths=paths))
+        if named:
+            said.append(phrase("readme_names", lang, names=", ".join(named)))
+    sep = phrase("sep", lang)
+    if _partial(note):
+        return sep.join([phrase("no_write_seen" if facet.label == "writes" else "none_seen", lang),
+                         *said])
+    if not note:
+        return phrase("nothing_noted", lang)
+    return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])
+
+
+MAX_CANDIDATES = 6          # code files read in one folder to choose its program
+_CHAPTER_CODE = re.compile(r"^[A-Za-z]*[-_]?\d+[-_.]?")
+_LINES = re.compile(r"(\d[\d,]*) (?:lines|行)")
+
+
+def named_after(path: str, folder: str) -> bool:
+    """``squeeze.py`` in ``lesson-8-squeeze``, ``context_compact.py`` in ``s08_context_compact``."""
+    stem = posixpath.splitext(posixpath.basename(path))[0].replace("-", "_").lower()
+    name = folder.rstrip("/").rsplit("/", 1)[-1].replace("-", "_").lower()
+    rest = _CHAPTER_CODE.sub("", name)
+    return stem in (name, rest) or (bool(rest) and stem in rest.split("_"))
+
+
+def _lines(fact: str) -> int:
+    match = _LINES.search(fact)
+    return int(match.group(1).replace(",", "")) if match else 0
+
+
+def _rank(view: View, candidates: list[str], folder: str, lang: str) -> tuple[str, str]:
+    """The program among several code files, and why, from what each was read to be."""
+    known = {c: facts(view, c) or "" for c in candidates}
+    runnable = [c for c in candidates if any(label in known[c] for label in forms("entry"))]
+    pool, why = runnable or candidates, []
+    if len(runnable) == 1:
+        return runnable[0], phrase("only_entry", lang)
+    if runnable:
+        why.append(phrase("has_entry", lang))
+    after = [c for c in pool if named_after(c, folder)]
+    if len(after) == 1:
+        return after[0], ", ".join(why + [phrase("named_after_folder", lang)])
+    pool = after or pool
+    chosen = max(pool, key=lambda c: (_lines(known[c]), c))
+    return chosen, ", ".join(why + [phrase("longest", lang, n=_lines(known[chosen]))])
+
+
+def choose_programs(view: View, lang: str) -> tuple[list[str], dict[str, str], Step | None]:
+    """(programs, why each, None), or a step that lists or reads what the choice needs."""
+    named = code_paths(view.request)
+    if len(named) >= 2:
+        return named, {p: phrase("named_in_request", lang) for p in named}, None
+    programs, why = [], {}
+    for folder in folders(view.request):
+        files = listing(view, f"{folder}/*")
+        if files is None:
+            return [], {}, Step(next_step(lang, "next_list_folder", folder=folder),
+                                [("glob", {"pattern": f"{folder}/*"})])
+        code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
+        if not code:
+            continue
+        if len(code) == 1:
+            programs.append(code[0])
+            why[code[0]] = phrase("only_program", lang, folder=folder)
+            continue
+        candidates = code[:MAX_CANDIDATES]
+        step = fetch(view, candidates, lang)
+        if step:
+            return [], {}, step
+        chosen, reason = _rank(view, candidates, folder, lang)
+        others = ", ".join(posixpath.basename(c) for c in code if c != chosen)
+        programs.append(chosen)
+        why[chosen] = reason + phrase("beside_it", lang, others=others)
+    return programs, why, None
+
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", "个类", "个顶层函数", *forms("constants"),

@@ -1,32 +1,46 @@
-"""What the model is shown of a request, after the API's own context management.
+"""The API's own context management, offline: what the model is shown of a request.
 
-``prepare`` takes a valid request and returns a ``Prepared``: the messages the model sees
-(from the last compaction block on, then every clearing edit applied), the tokens before
-and after, the edits applied, and whether this request compacts (``"edit"``: the
-``compact_20260112`` edit's trigger was reached; ``"summarize"``: top-level ``compaction``).
-``management_problem`` is the first rule ``context_management``, ``compaction`` or a
-re-sent compaction block breaks, in the API's words.
+Applied on the server before the model answers; the client's history is never changed (every
+edit works on copies). ``prepare`` gives the messages the model sees, the tokens before and
+after, the edits applied, and whether the request compacts:
+
+- Re-sent compaction blocks: nothing before the last one with content is seen; it reads as
+  the summary of what it replaced (a block with ``content: null`` is a no-op).
+- ``clear_tool_uses_20250919``: when the request reaches ``trigger`` (input tokens, default
+  100,000, or a number of tool uses), the oldest tool results become ``CLEARED``, all but the
+  newest ``keep`` (default 3) and the ``exclude_tools``; ``clear_tool_inputs`` (true, or tool
+  names) clears those calls' inputs too; with ``clear_at_least``, nothing unless that many
+  tokens go. Each pair stays whole. The lesson's sibling is ``micro_compact``.
+- ``clear_thinking_20251015`` (first in ``edits``): the thinking of all but the newest ``keep``
+  thinking turns (default 1; ``"all"`` keeps every one) is removed.
+- ``compact_20260112``: at ``trigger`` (input tokens; default 150,000, at least 50,000) the
+  conversation is summarised first (``"edit"``); top-level ``compaction: {"type": "summarize"}``
+  summarises everything sent, nothing sampled after it (``"summarize"``). The summary is the
+  offline model's extractive one, labelled; ``instructions`` cannot steer it, so it says it
+  received them. Each block is signed, so a block changed on the way back is refused.
+
+Each edit that changed something is reported with exactly how many fewer tokens were sent.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipeline.messages import block_type, blocks_of
-from .context_editing import EDITORS, apply_edits, thinking_edit_problem, tool_edit_problem
-from .server_compaction import (
-    EDIT,
-    block_problem,
-    compact_edit,
-    config_problem,
-    edit_problem,
-    triggered,
-    visible_messages,
-)
+from ..pipeline.messages import block_type, blocks_of, to_plain
+from .markers import CLEARED
+from .summarizer import entries_of_messages, offline_summary
 
-KINDS = (*EDITORS, EDIT)
+SUMMARY_HEADER = "[Compacted]"       # how a compaction block reads to the offline model
+EDIT = "compact_20260112"
+DEFAULT_TRIGGER, MIN_TRIGGER = 150_000, 50_000
+TOOL_DEFAULTS = {"trigger": {"type": "input_tokens", "value": 100_000},
+                 "keep": {"type": "tool_uses", "value": 3}}
+THINKING = ("thinking", "redacted_thinking")
+Count = Callable[[list], int]         # input tokens of a request holding these messages
 
 
 @dataclass
@@ -38,16 +52,226 @@ class Prepared:
     compaction: str | None = None      # None, "edit" or "summarize"
     edit: dict = field(default_factory=dict)
 
-    @property
-    def report(self) -> dict | None:
-        """The reply's ``context_management`` (present whenever edits were asked for)."""
-        return {"applied_edits": self.applied}
-
 
 def edits_of(payload: dict) -> list:
     management = payload.get("context_management")
     edits = management.get("edits") if isinstance(management, dict) else None
     return edits if isinstance(edits, list) else []
+
+
+def prepare(payload: dict, count: Count) -> Prepared:
+    """``count(messages)``: the input tokens of this request holding those messages."""
+    visible = visible_messages(payload["messages"])
+    original = count(visible)
+    edits = edits_of(payload)
+    seen, applied, tokens = apply_edits(visible, edits, count, original)
+    prepared = Prepared(seen, original, tokens, applied)
+    edit = next((e for e in edits if e.get("type") == EDIT), None)
+    if payload.get("compaction") is not None:
+        prepared.compaction, prepared.edit = "summarize", payload["compaction"]
+    elif edit is not None and prepared.tokens >= (edit.get("trigger") or {}).get("value", DEFAULT_TRIGGER):
+        prepared.compaction, prepared.edit = "edit", edit
+    return prepared
+
+
+# ---- context editing ------------------------------------------------------------------------
+
+def tool_uses(messages: list) -> list[dict]:
+    """Every tool_use block of the assistant messages, oldest first."""
+    return [b for m in messages if m.get("role") == "assistant" for b in blocks_of(m)
+            if block_type(b) == "tool_use"]
+
+
+def clear_tool_uses(messages: list, edit: dict, count: Count,
+                    before: int | None = None) -> tuple[list, dict | None]:
+    """(the messages the model sees, the applied edit or None); ``before``: ``count(messages)``
+    when the caller has it already."""
+    before = count(messages) if before is None else before
+    trigger = edit.get("trigger") or TOOL_DEFAULTS["trigger"]
+    uses = tool_uses(messages)
+    if (len(uses) if trigger["type"] == "tool_uses" else before) < trigger["value"]:
+        return messages, None
+    keep = (edit.get("keep") or TOOL_DEFAULTS["keep"])["value"]
+    excluded = set(edit.get("exclude_tools") or [])
+    chosen = {b["id"]: b["name"] for b in uses[:max(0, len(uses) - keep)] if b.get("name") not in excluded}
+    cleared: set[str] = set()
+    edited = [_cleared(message, edit, chosen, cleared) for message in messages]
+    removed = before - count(edited)
+    if not cleared or removed < (edit.get("clear_at_least") or {}).get("value", 0):
+        return messages, None
+    return edited, {"type": "clear_tool_uses_20250919", "cleared_tool_uses": len(cleared),
+                    "cleared_input_tokens": removed}
+
+
+def _cleared(message: dict, edit: dict, chosen: dict, cleared: set) -> dict:
+    """``message`` with the chosen tool uses cleared: a new dict (and new blocks) where a block
+    changes, the same object where nothing does."""
+    rule = edit.get("clear_tool_inputs")
+    blocks = []
+    for block in blocks_of(message):
+        kind = block_type(block)
+        if kind == "tool_result" and block.get("tool_use_id") in chosen:
+            cleared.add(block["tool_use_id"])
+            block = {**block, "content": CLEARED}
+        elif kind == "tool_use" and block.get("id") in chosen and (
+                rule is True or (isinstance(rule, list) and block["name"] in rule)):
+            cleared.add(block["id"])
+            block = {**block, "input": {}}
+        blocks.append(block)
+    changed = any(new is not old for new, old in zip(blocks, blocks_of(message), strict=True))
+    return {**message, "content": blocks} if changed else message
+
+
+def clear_thinking(messages: list, edit: dict, count: Count,
+                   before: int | None = None) -> tuple[list, dict | None]:
+    keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
+    if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
+        return messages, None
+    turns = [i for i, m in enumerate(messages) if m.get("role") == "assistant"
+             and any(block_type(b) in THINKING for b in blocks_of(m))]
+    edited, cleared = copy.deepcopy(messages), 0
+    for i in turns[:max(0, len(turns) - keep["value"])]:
+        rest = [b for b in blocks_of(edited[i]) if block_type(b) not in THINKING]
+        if rest:                              # a turn that was only thinking keeps it
+            edited[i]["content"] = rest
+            cleared += 1
+    if not cleared:
+        return messages, None
+    before = count(messages) if before is None else before
+    return edited, {"type": "clear_thinking_20251015", "cleared_thinking_turns": cleared,
+                    "cleared_input_tokens": before - count(edited)}
+
+
+EDITORS = {"clear_tool_uses_20250919": clear_tool_uses, "clear_thinking_20251015": clear_thinking}
+
+
+def apply_edits(messages: list, edits: list, count: Count,
+                tokens: int | None = None) -> tuple[list, list[dict], int]:
+    """The messages after every clearing edit, in order, the edits that applied, and the
+    tokens left (``tokens``: ``count(messages)``, when the caller has it)."""
+    applied = []
+    tokens = count(messages) if tokens is None else tokens
+    for edit in edits:
+        editor = EDITORS.get(edit["type"])
+        if editor is None:
+            continue                          # compact_20260112: ``prepare``
+        messages, report = editor(messages, edit, count, tokens)
+        if report:
+            applied.append(report)
+            tokens -= report["cleared_input_tokens"]
+    return messages, applied, tokens
+
+
+# ---- server compaction ------------------------------------------------------------------------
+
+def signature(content: str) -> str:
+    return "offline-" + hashlib.sha256(f"offline-compact-1\n{content}".encode()).hexdigest()[:32]
+
+
+def summary_block(messages: list, instructions: str | None) -> dict:
+    """The ``compaction`` block summarising ``messages`` (what the model was shown)."""
+    summary = offline_summary(entries_of_messages(to_plain(messages)))
+    if instructions and instructions.strip():
+        summary += ("\nSummary instructions received (an extractive summary keeps the same facts "
+                    f"whatever they ask): {' '.join(instructions.split())[:300]}")
+    return {"type": "compaction", "content": summary, "signature": signature(summary)}
+
+
+def iteration(kind: str, input_tokens: int, output_tokens: int) -> dict:
+    return {"type": kind, "input_tokens": input_tokens, "output_tokens": output_tokens,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+
+
+def visible_messages(messages: list) -> list:
+    """What the model sees: from the last compaction block with content on, that block as its
+    summary; consecutive messages of one role then merge into one turn, as the API combines
+    them (a message left empty, holding only a no-op block, goes)."""
+    where = None
+    for i, message in enumerate(messages):
+        for j, block in enumerate(blocks_of(message)):
+            if block_type(block) == "compaction" and block.get("content"):
+                where = (i, j)
+    if where is not None:
+        i, j = where
+        rest = blocks_of(messages[i])[j + 1:]
+        summary = blocks_of(messages[i])[j]["content"]
+        messages = [{"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary}"},
+                    *([{"role": "assistant", "content": rest}] if rest else []), *messages[i + 1:]]
+    elif not any(block_type(b) == "compaction" for m in messages for b in blocks_of(m)):
+        return messages
+    merged: list = []
+    for message in messages:
+        if isinstance(message.get("content"), list):
+            message = {**message, "content": [b for b in blocks_of(message) if block_type(b) != "compaction"]}
+        if not message["content"]:
+            continue
+        if merged and merged[-1]["role"] == message["role"]:
+            merged[-1] = {**merged[-1], "content": _as_blocks(merged[-1]["content"])
+                          + _as_blocks(message["content"])}
+        else:
+            merged.append(message)
+    return merged
+
+
+def _as_blocks(content: object) -> list:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+# ---- the rules of context_management, compaction and re-sent compaction blocks -----------------
+
+def _threshold_problem(value: Any, where: str, kinds: tuple[str, ...], low: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("type") not in kinds:
+        return f"{where}.type: Input should be " + " or ".join(f"'{k}'" for k in kinds)
+    number = value.get("value")
+    if isinstance(number, bool) or not isinstance(number, int) or number < low:
+        return f"{where}.value: Input should be an integer >= {low}"
+    return None
+
+
+def _names_problem(value: Any, allow_bool: bool) -> bool:
+    return value is not None and not (allow_bool and isinstance(value, bool)) and not (
+        isinstance(value, list) and all(isinstance(n, str) for n in value))
+
+
+def _tool_edit_problem(edit: dict, where: str) -> str | None:
+    for name, kinds, low in (("trigger", ("input_tokens", "tool_uses"), 1),
+                             ("keep", ("tool_uses",), 0), ("clear_at_least", ("input_tokens",), 0)):
+        problem = _threshold_problem(edit.get(name), f"{where}.{name}", kinds, low)
+        if problem:
+            return problem
+    if _names_problem(edit.get("exclude_tools"), False):
+        return f"{where}.exclude_tools: Input should be a valid list of tool names"
+    if _names_problem(edit.get("clear_tool_inputs"), True):
+        return f"{where}.clear_tool_inputs: Input should be a boolean or a list of tool names"
+    return None
+
+
+def _thinking_edit_problem(edit: dict, where: str) -> str | None:
+    keep = edit.get("keep")
+    if keep is None or keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
+        return None
+    return _threshold_problem(keep, f"{where}.keep", ("thinking_turns",), 1)
+
+
+def _compact_edit_problem(edit: dict, where: str) -> str | None:
+    trigger = edit.get("trigger")
+    if trigger is not None:
+        if not isinstance(trigger, dict) or trigger.get("type") != "input_tokens":
+            return f"{where}.trigger.type: Input should be 'input_tokens'"
+        value = trigger.get("value")
+        if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TRIGGER:
+            return f"{where}.trigger.value: Input should be greater than or equal to {MIN_TRIGGER}"
+    if not isinstance(edit.get("pause_after_compaction", False), bool):
+        return f"{where}.pause_after_compaction: Input should be a valid boolean"
+    if edit.get("instructions") is not None and not isinstance(edit["instructions"], str):
+        return f"{where}.instructions: Input should be a valid string"
+    return None
+
+
+CHECKS = {"clear_tool_uses_20250919": _tool_edit_problem,
+          "clear_thinking_20251015": _thinking_edit_problem, EDIT: _compact_edit_problem}
 
 
 def _edits_problem(management: Any) -> str | None:
@@ -58,46 +282,57 @@ def _edits_problem(management: Any) -> str | None:
     seen = []
     for k, edit in enumerate(management.get("edits", [])):
         where = f"context_management.edits.{k}"
-        if not isinstance(edit, dict) or edit.get("type") not in KINDS:
+        if not isinstance(edit, dict) or edit.get("type") not in CHECKS:
             return (f"{where}: Input tag found using 'type' does not match any of the expected "
-                    "tags: " + ", ".join(f"'{t}'" for t in KINDS))
+                    "tags: " + ", ".join(f"'{t}'" for t in CHECKS))
         if edit["type"] in seen:
             return f"{where}: each edit type may appear once; {edit['type']!r} is repeated"
         if edit["type"] == "clear_thinking_20251015" and k != 0:
             return f"{where}: clear_thinking_20251015 must be the first edit in the list"
         seen.append(edit["type"])
-        check = {"clear_tool_uses_20250919": tool_edit_problem,
-                 "clear_thinking_20251015": thinking_edit_problem, EDIT: edit_problem}[edit["type"]]
-        problem = check(edit, where)
+        problem = CHECKS[edit["type"]](edit, where)
         if problem:
             return problem
     return None
 
 
+def _config_problem(config: Any, edits: list) -> str | None:
+    """The top-level ``compaction`` field."""
+    if config is None:
+        return None
+    if not isinstance(config, dict) or config.get("type") != "summarize":
+        return "compaction.type: Input should be 'summarize'"
+    if config.get("instructions") is not None and not isinstance(config["instructions"], str):
+        return "compaction.instructions: Input should be a valid string"
+    if any(e.get("type") == EDIT for e in edits):
+        return (f"compaction: cannot be combined with a {EDIT} edit in context_management; "
+                "send one or the other")
+    return None
+
+
+def _block_problem(block: dict, where: str) -> str | None:
+    """A re-sent compaction block: content a non-empty string or null, signature unchanged."""
+    content = block.get("content")
+    if content is None:
+        return None
+    if not isinstance(content, str) or not content:
+        return f"{where}.compaction.content: Input should be a non-empty string or null"
+    sent = block.get("signature")
+    if sent is not None and sent != signature(content):
+        return (f"{where}: the compaction block's signature does not match its content; send "
+                "the block back exactly as it was returned")
+    return None
+
+
 def management_problem(payload: dict) -> str | None:
-    problem = _edits_problem(payload.get("context_management")) or config_problem(
+    """The first rule ``context_management``, ``compaction`` or a re-sent block breaks."""
+    problem = _edits_problem(payload.get("context_management")) or _config_problem(
         payload.get("compaction"), edits_of(payload))
     if problem:
         return problem
     for i, message in enumerate(payload["messages"]):
         for j, block in enumerate(blocks_of(message)):
-            if block_type(block) == "compaction":
-                problem = block_problem(block, f"messages.{i}.content.{j}")
-                if problem:
-                    return problem
+            if block_type(block) == "compaction" and (
+                    problem := _block_problem(block, f"messages.{i}.content.{j}")):
+                return problem
     return None
-
-
-def prepare(payload: dict, count: Callable[[list], int]) -> Prepared:
-    """``count(messages)``: the input tokens of this request holding those messages."""
-    visible = visible_messages(payload["messages"])
-    original = count(visible)
-    edits = edits_of(payload)
-    seen, applied, tokens = apply_edits(visible, edits, count, original)
-    prepared = Prepared(seen, original, tokens, applied)
-    edit = compact_edit(edits)
-    if payload.get("compaction") is not None:
-        prepared.compaction, prepared.edit = "summarize", payload["compaction"]
-    elif edit is not None and triggered(edit, prepared.tokens):
-        prepared.compaction, prepared.edit = "edit", edit
-    return prepared

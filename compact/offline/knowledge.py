@@ -1,9 +1,11 @@
-"""What the model knows about a file, the notes it writes, and how it fetches the rest.
+"""What a request asks for, what the model knows about a file, and how it fetches the rest.
 
-Every skill works the same way: ``facts`` says what is known about a path (its note, or
-its visible result); what is unknown is fetched with ``fetch``: first reads one file per
-turn with a note after each, the way a careful agent works; anything lost to compaction
-in one batch, so it is all visible together.
+Paths are taken only as written (``./`` dropped, ASCII path characters, a whole extension:
+``transcript_1.jsonl`` is never read as ``.json``); chapter references (``s01_agent_loop``,
+``ch03``, ``lesson-7``) give the range of chapters a request covers. Every skill works the
+same way: ``facts`` says what is known about a path (its note, or its visible result); what is
+unknown is fetched with ``fetch``: first one file per turn with a note after each, the way a
+careful agent works; anything lost to compaction in one batch, so it is all visible together.
 """
 
 from __future__ import annotations
@@ -11,35 +13,96 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .markers import read_persisted
-from .notes import describe, note_line, one_line
+from .markers import is_placeholder
+from .notes import CODE_EXTENSIONS, describe, describe_output, note_line, one_line
 from .phrases import forms, phrase
-from .view import Call, View, is_placeholder
+from .view import Call, View, note_key
 
-PREFIX = phrase("prefix", "en")
+FILE_EXTENSIONS = ("md", "json", "jsonl", "txt", "toml", "yaml", "yml", "cfg", "ini", "log",
+                   "csv", "html", "css", "rst", *CODE_EXTENSIONS)
+_PATH = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]"
+                   r"(?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?\.([A-Za-z0-9]+))(?![A-Za-z0-9_/-])",
+                   re.ASCII)
+_FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?([A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)/?"
+                     r"(?![A-Za-z0-9_./-])", re.ASCII)
+_CHAPTER = re.compile(r"^([A-Za-z]*[-_]?)(\d{1,3})(?:[-_.].*)?$", re.ASCII)
+_HEADING_LEVELS = re.compile(r"^[Hh][1-6]$")
+
+COMPARE = re.compile(r"compar|differ|versus|\bvs\.?\b|contrast|比较|比對|对比|對比|区别|區別|异同|不同",
+                     re.I)
+TITLES = re.compile(r"title|heading|\bh1\b|标题|標題|题目|命名", re.I)
+STRUCTURE = re.compile(r"structur|field|schema|shape|format|record|key|analy[sz]|结构|結構|字段|"
+                       r"欄位|分析|格式|记录|記錄", re.I)
 
 
-def offline_label(lang: str) -> str:
-    """How the model labels an answer it writes: as the offline model, in ``lang``."""
-    return phrase("prefix", lang)
+def paths(request: str, extensions: tuple[str, ...] = FILE_EXTENSIONS) -> list[str]:
+    """File paths written in the request, in order, once each."""
+    found = [m.group(1) for m in _PATH.finditer(request) if m.group(2).lower() in extensions]
+    return list(dict.fromkeys(found))
+
+
+def code_paths(request: str) -> list[str]:
+    return paths(request, CODE_EXTENSIONS)
+
+
+def folders(request: str) -> list[str]:
+    """Folder-like names with a number (``s08_context_compact``), not file names."""
+    names = []
+    for match in _FOLDER.finditer(request):
+        name = match.group(1)
+        if _HEADING_LEVELS.match(name) or "." in name:
+            continue
+        names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def chapter_number(name: str) -> tuple[str, int] | None:
+    """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
+    match = _CHAPTER.match(name)
+    if not match:
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def chapter_range(request: str) -> tuple[str, set[int]] | None:
+    """The chapter prefix and numbers a request covers (``s01_x 到 s05_y`` → s, {1..5})."""
+    groups: dict[str, list[int]] = {}
+    for name in folders(request):
+        parsed = chapter_number(name)
+        if parsed:
+            groups.setdefault(parsed[0], []).append(parsed[1])
+    if not groups:
+        return None
+    prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
+    low, high = min(numbers), max(numbers)
+    return prefix, set(range(low, high + 1)) if len(numbers) >= 2 else set(numbers)
+
+
+def readme_name(request: str) -> str:
+    """The README file name the request asks for (``README.md`` unless it names another)."""
+    named = re.search(r"(?<![\w.])(README(?:\.[A-Za-z-]+)?\.md)\b", request, re.I | re.ASCII)
+    return named.group(1) if named else "README.md"
+
+
+def wants_titles(request: str) -> bool:
+    return "readme" in request.lower() and bool(TITLES.search(request))
+
+
+def wants_structure(request: str) -> bool:
+    return bool(paths(request, ("json",))) and (bool(STRUCTURE.search(request))
+                                                 or len(paths(request)) == 1)
+
+
+def wants_comparison(request: str) -> bool:
+    if not COMPARE.search(request):
+        return False
+    return len(code_paths(request)) >= 2 or len(folders(request)) >= 2
 
 
 @dataclass
 class Step:
     text: str = ""
     calls: list[tuple[str, dict]] = field(default_factory=list)   # (role, planned input)
-
-
-def note_key(call: Call) -> str | None:
-    if call.name == "read_file":
-        return call.input.get("path")
-    if call.name == "glob":
-        return f"glob {call.input.get('pattern')}"
-    if call.name in ("write_file", "edit_file"):
-        return f"{call.name} {call.input.get('path')}"
-    if call.name == "bash":
-        return f"bash {call.input.get('command')}"
-    return None
 
 
 def facts(view: View, path: str) -> str | None:
@@ -56,20 +119,6 @@ def knows(view: View, path: str, current: bool = False) -> bool:
     it the way ``facts`` does; ``current``: only notes and reads made for this request."""
     noted = view.fresh_note(path) if current else view.note(path)
     return bool(noted) or view.latest("read_file", "path", path, current) is not None
-
-
-def describe_output(text: str, lang: str = "en") -> str:
-    """A command's output in one line: size, first line, and the lines that matter."""
-    persisted = read_persisted(text)
-    body = persisted.preview if persisted else text
-    lines = [line for line in body.splitlines() if line.strip()]
-    salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
-    fact = phrase("output_lines", lang, n=len(lines), first=repr(one_line(lines[0] if lines else "", 120)))
-    if salient:
-        fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
-    if persisted:
-        fact += phrase("output_persisted", lang, path=persisted.path)
-    return fact
 
 
 NO_FILES = "(no matches)"          # what the workspace's glob answers when nothing matched

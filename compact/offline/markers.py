@@ -141,6 +141,14 @@ def read_placeholder(text: str) -> PlaceholderText | None:
     return None
 
 
+CLEARED = "[Tool result cleared by context management (clear_tool_uses_20250919).]"   # the API's
+
+
+def is_placeholder(text: str | None) -> bool:
+    """A result compacted away: by any lesson version's stages or by the API's context editing."""
+    return text is not None and (read_placeholder(text) is not None or text.strip() == CLEARED)
+
+
 @dataclass(frozen=True)
 class SnipText:
     count: int

@@ -8,6 +8,7 @@ and say so when only part of it was seen (a persisted preview, an excerpt).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .markers import CLIPPED, read_persisted
@@ -15,9 +16,9 @@ from .phrases import phrase
 from .read_code import describe_code
 from .read_json import describe_json
 from .read_markdown import describe_markdown
-from .request_text import CODE_EXTENSIONS
 
 NOTE_LIMIT = 1_800
+CODE_EXTENSIONS = ("py", "js", "ts", "go", "rs", "java", "rb", "c", "cpp", "h", "sh")
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -83,3 +84,17 @@ def _facts(path: str, body: str, cut: tuple, lang: str) -> str:
 
 def note_line(key: str, fact: str, lang: str = "en") -> str:
     return phrase("note", lang, key=key, fact=one_line(fact, NOTE_LIMIT))
+
+
+def describe_output(text: str, lang: str = "en") -> str:
+    """A command's output in one line: size, first line, and the lines that matter."""
+    persisted = read_persisted(text)
+    body = persisted.preview if persisted else text
+    lines = [line for line in body.splitlines() if line.strip()]
+    salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
+    fact = phrase("output_lines", lang, n=len(lines), first=repr(one_line(lines[0] if lines else "", 120)))
+    if salient:
+        fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
+    if persisted:
+        fact += phrase("output_persisted", lang, path=persisted.path)
+    return fact

@@ -1,10 +1,10 @@
 """JSON read by its structure, from a whole result or from the head of one (a preview).
 
-``parse_prefix`` parses as much of a JSON text as is there: what ``json`` can parse whole it
-parses, and a text cut off (the 2,000-char preview of a persisted result) still gives every
-value that ended before the cut, with the containers and the string the cut went through
-marked as cut. ``describe_json`` then finds the records at any depth (a list of objects, or
-an object whose values are objects) and says what it can see and what it cannot.
+``parse_prefix`` parses as much of a JSON text as is there: a text cut off (the 2,000-char
+preview of a persisted result) still gives every value that ended before the cut, with the
+containers and the string the cut went through marked as cut (``Cut*``). ``describe_json``
+finds the records at any depth (a list of objects, or an object whose values are objects) and
+says what it can see and what it cannot.
 """
 
 from __future__ import annotations
@@ -160,9 +160,6 @@ def parse_prefix(text: str) -> tuple[Any, bool]:
 def is_cut(value: Any) -> bool:
     return isinstance(value, (CutList, CutDict, CutStr))
 
-
-# ---- records ------------------------------------------------------------------------------
-
 @dataclass
 class Records:
     where: str                  # "the top-level array", '"docs"', '"course.chapters"'
@@ -261,13 +258,6 @@ def record_fields(records: Records) -> list[tuple[str, list[Any]]]:
         for key, value in item.items():
             fields.setdefault(key, []).append(value)
     return list(fields.items())
-
-
-def field_names(text: str) -> list[str]:
-    """The field names of the main records in ``text`` (whole or a prefix)."""
-    value, _ = parse_prefix(text)
-    records = best_records(value)
-    return [name for name, _ in record_fields(records)] if records else []
 
 
 def _ordinal(n: int) -> str:

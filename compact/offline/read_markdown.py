@@ -20,7 +20,6 @@ _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+|[\w.-]+/)`")
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
-CODE_NAMES_LABEL = "code names it explains:"     # read back by ``compare`` (phrase code_names)
 
 
 @dataclass

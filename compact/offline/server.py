@@ -1,31 +1,99 @@
 """Serve the offline model over real HTTP on loopback, for any Anthropic client.
 
 Any client means any bytes: every request gets an answer (a 4xx error with the API's error
-shape when it is malformed), none can drop the connection, and none can hold a thread
-forever: a body larger than the API's 32 MB limit is refused unread, a client that stops
-sending halfway is answered after ``timeout`` seconds, and the whole request must arrive
-within ``deadline`` seconds however slowly it trickles in. Only loopback Host names are
-answered, and no web page unless ``allowed_origins`` names its origin (``request_guard``).
-A streamed reply is sent as server-sent events, the connection closing after the last.
+shape when it is malformed), none can drop the connection, and none can hold a thread forever:
+a body larger than the API's 32 MB limit is refused unread, a client that stops sending
+halfway is answered after ``timeout`` seconds, and the whole request (request line, headers,
+body) must arrive within ``deadline`` seconds however slowly it trickles in (then the reading
+side is shut). Only loopback Host names are answered (a page that rebinds its own name to
+127.0.0.1 sends that name), and no web page unless ``allowed_origins`` names its origin (then
+the answer carries the CORS headers, and a preflight is answered); SDKs send no Origin. A
+streamed reply is sent as server-sent events, the connection closing after the last.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .api import Answer, OfflineModel, event_stream
-from .identity import HEADER, MODEL_NAME
-from .request_guard import REQUEST_DEADLINE, Deadline, guard_problem
-from .streaming import CONTENT_TYPE
-from .validation import error_answer
+from .api import CONTENT_TYPE, HEADER, MODEL_NAME, error_answer, event_stream
+from .model import Answer, OfflineModel
 
 MAX_BODY_BYTES = 32 * 1024 * 1024        # the Messages API's request size limit
 READ_TIMEOUT = 10.0                      # seconds a client may take to send its request
+REQUEST_DEADLINE = 30.0                  # seconds a client may take to send its whole request
 LINGER_SECONDS, LINGER_BYTES = 1.0, 4 * 1024 * 1024   # what is read after an early answer
+
+
+def host_name(header: str) -> str:
+    """The name of a Host header, without its port (``[::1]:8765`` → ``::1``)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+def is_loopback(name: str) -> bool:
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def guard_problem(headers, allowed_origins: tuple[str, ...]) -> tuple[int, dict] | None:
+    """The refusal of a request by its Host and Origin headers, or None."""
+    host = headers.get("host")
+    if not host or not is_loopback(host_name(host)):
+        return error_answer(403, "permission_error", f"Host {host!r} is not a loopback name: this "
+                            "server answers only http://127.0.0.1, http://localhost or http://[::1]")
+    origin = headers.get("origin")
+    if origin is not None and origin not in allowed_origins:
+        return error_answer(403, "permission_error", f"Origin {origin!r} is not allowed: a web page "
+                            "may not use this server; start it with `serve --allow-origin "
+                            f"{origin}` to allow that page")
+    return None
+
+
+def length_problem(headers) -> tuple[int | None, tuple[int, dict] | None]:
+    """(the body's length, None), or (None, the answer to a length that cannot be read)."""
+    if "chunked" in (headers.get("transfer-encoding") or "").lower():
+        return None, error_answer(411, "invalid_request_error",
+                                  "chunked bodies are not accepted: send Content-Length")
+    raw = (headers.get("content-length") or "0").strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        shown = raw[:40] + ("…" if len(raw) > 40 else "")
+        return None, error_answer(400, "invalid_request_error", f"Content-Length {shown!r} is not "
+                                  "a non-negative integer of at most 18 digits")
+    if int(raw) > MAX_BODY_BYTES:
+        return None, error_answer(413, "request_too_large", "Request exceeds the maximum size")
+    return int(raw), None
+
+
+class Deadline:
+    """Shuts the reading side of a connection when its request has not arrived in time."""
+
+    def __init__(self, connection: socket.socket, seconds: float) -> None:
+        self.expired = False
+        self._connection = connection
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.expired = True
+        try:
+            self._connection.shutdown(socket.SHUT_RD)   # a blocked read returns at once
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 @dataclass(frozen=True)
@@ -52,17 +120,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> tuple[bytes | None, tuple[int, dict] | None]:
         """(body, None), or (None, the error answer) for a length that cannot be read."""
-        if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
-            return None, error_answer(411, "invalid_request_error",
-                                      "chunked bodies are not accepted: send Content-Length")
-        raw = self.headers.get("content-length") or "0"
-        if not raw.strip().isdigit():
-            return None, error_answer(400, "invalid_request_error",
-                                      f"Content-Length {raw!r} is not a non-negative integer")
-        length = int(raw)
-        if length > MAX_BODY_BYTES:
-            return None, error_answer(413, "request_too_large",
-                                      "Request exceeds the maximum size")
+        length, problem = length_problem(self.headers)
+        if problem:
+            return None, problem
         chunks, got = [], 0
         while got < length:              # read1: what has arrived, so a stall is counted
             try:
@@ -73,14 +133,12 @@ class Handler(BaseHTTPRequestHandler):
                 break
             chunks.append(chunk)
             got += len(chunk)
-        body = b"".join(chunks)
-        if len(body) < length:
+        if got < length:
             late = (f" within the {self.settings.deadline:g} s this server gives a whole request"
                     if self.deadline.expired else "")
-            return None, error_answer(400, "invalid_request_error",
-                                      f"the request body ended after {len(body)} of {length} "
-                                      f"bytes (Content-Length){late}; send the whole body")
-        return body, None
+            return None, error_answer(400, "invalid_request_error", f"the request body ended after "
+                                      f"{got} of {length} bytes (Content-Length){late}; send the whole body")
+        return b"".join(chunks), None
 
     def _answer(self) -> None:
         self.close_connection = True     # one request per connection, then close
@@ -89,17 +147,14 @@ class Handler(BaseHTTPRequestHandler):
         if problem is None:
             body, problem = self._body()
         self.deadline.cancel()
-        answer = Answer(*problem) if problem else None
-        if answer is None and self.command == "OPTIONS":
+        if problem:
+            answer = Answer(*problem)
+        elif self.command == "OPTIONS":
             answer = Answer(204, {})     # a preflight from an allowed origin
-        if answer is None:
-            try:
-                with self.settings.lock:               # one model, one request at a time
-                    answer = self.settings.model.answer(self.command, self.path.split("?")[0], body,
-                                          self.headers)
-            except Exception as error:   # a bug must answer 500, never drop the client
-                answer = Answer(*error_answer(500, "api_error", f"the offline model failed: "
-                                              f"{type(error).__name__}: {error}"))
+        else:
+            with self.settings.lock:     # the model answers 500 for its own failures
+                answer = self.settings.model.answer(self.command, self.path.split("?")[0], body,
+                                                    self.headers)
         try:
             self._send(answer)
             self._linger()
@@ -149,6 +204,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True                    # a stuck client never keeps the process alive
+    request_queue_size = 128                 # a burst of clients waits instead of being reset
+
 
 def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
                 timeout: float = READ_TIMEOUT, deadline: float = REQUEST_DEADLINE,
@@ -157,8 +216,3 @@ def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
     bound = type("BoundHandler", (Handler,), {"settings": settings,
                                               "timeout": timeout})   # a socket timeout on every read
     return Server((host, port), bound)
-
-
-class Server(ThreadingHTTPServer):
-    daemon_threads = True                    # a stuck client never keeps the process alive
-    request_queue_size = 128                 # a burst of clients waits instead of being reset

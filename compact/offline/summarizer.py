@@ -1,29 +1,248 @@
 """The offline model's answer to a summary request: extractive, facts only, labelled.
 
-It copies the agent's own notes and those of earlier summaries, derives notes for files the
-agent read but had not noted yet (from what the request shows of them, saying when that is
-only an excerpt), lists the tool calls, the last stated next step and the user's
-constraints. The goal is a short reference to the request (the compacted message carries
-the request itself beside the summary: copying a long one whole would make compaction grow
-the context). Instructions inside tool output are never copied as goals.
+A summary request is recognised by its shape, and the conversation it carries read in the
+client's own form: this package's rendering (``[user] ...`` lines, ``pipeline.summary``), the
+newer lesson version's ``json.dumps`` of the messages (SDK blocks as their repr, capped around
+a ``...[middle omitted ...]...`` marker), LangChain's ``SummarizationMiddleware`` prompt with
+its ``<message type="human|ai|tool">`` history, or the history itself and a request to
+summarise "the conversation above". Each becomes the same list of ``Entry``.
+
+The summary copies the agent's own notes and those of earlier summaries, derives notes for
+files the agent read but had not noted yet (saying when that is only an excerpt), lists the
+tool calls, the last stated next step and the user's constraints. The goal is a short
+reference to the request (the compacted message carries the request itself). Instructions
+inside tool output are never copied as goals.
 """
 
 from __future__ import annotations
 
+import ast
+import html
+import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from .conversation import Entry
-from .knowledge import describe_output, note_key
-from .markers import CompactedText, read_snip
-from .notes import describe, note_line, one_line
-from .phrases import forms, phrase
-from .request_text import language
-from .tooling import planned_call
-from .view import Call, is_placeholder, notes_in, read_summary_message
+from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
+from .markers import CompactedText, is_placeholder, read_snip
+from .notes import describe, describe_output, note_line, one_line
+from .phrases import forms, language, phrase
+from .read_json import CutStr, is_cut, parse_prefix
+from .view import Call, note_key, notes_in, planned_call, read_summary_message
+
+_ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
+                   r"extract the (?:highest quality|most (?:important|relevant)).{0,40}context", re.I)
+_ABOUT_CONVERSATION = re.compile(r"conversation|history|transcript|dialog|chat|session|above|"
+                                 r"messages|对话|對話|会话|會話|历史|上文|以上|会話", re.I)
+_RENDERED = re.compile(r"^\[(user|assistant|tool_use (\S+) id=(\S+)|tool_result id=(\S+))\] ",
+                       re.MULTILINE)
+_JSON_START = re.compile(r'[\[{]\s*\{?\s*"role"\s*:\s*"(?:user|assistant)"')
+_MESSAGE_START = re.compile(r'\{\s*"role"\s*:\s*"(?:user|assistant)"')
+_OMITTED = re.compile(r"\n?\.\.\.\[middle omitted[^\]\n]*\]\.\.\.\n?")
+_XML_MESSAGE = re.compile(r'<message type="(human|ai|tool|system)">(.*?)</message>', re.S)
+_XML_CALL = re.compile(r'<tool_call id="([^"]*)" name="([^"]*)">(.*?)</tool_call>', re.S)
+_XML_CONTENT = re.compile(r"<content>(.*?)</content>", re.S)
+
+
+@dataclass
+class Entry:
+    kind: str                  # "user", "assistant", "tool_use" or "tool_result"
+    text: str = ""
+    name: str = ""             # tool_use: the tool's name
+    id: str = ""               # tool_use id / tool_result's tool_use_id
+    input: dict = field(default_factory=dict)
+    cut: bool = False          # the text was cut by the request's own size cap
+
+
+def _json_input(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _system_text(system: Any) -> str:
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return " ".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    return ""
+
+
+def summary_conversation(payload: dict) -> list[Entry] | None:
+    """The conversation to summarise if ``payload`` asks for a summary, else None."""
+    messages = payload.get("messages") or []
+    last = messages[-1] if messages else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return None
+    if is_tool_result_message(last):
+        return None                      # an agent's turn: results to act on
+    text = plain_text(to_plain(last))
+    asks = _ASKS.search(_system_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
+        or _ASKS.search(text[-1_000:])
+    if not asks:
+        return None
+    entries = conversation_in(text)
+    if entries:
+        return entries
+    if len(messages) > 1 and len(text) < 2_000 and _ASKS.search(text) \
+            and _ABOUT_CONVERSATION.search(text):
+        return entries_of_messages(to_plain(messages[:-1]))     # "summarise the above"
+    return None
+
+
+def conversation_in(text: str) -> list[Entry] | None:
+    """The conversation inside one message's text, rendered or as JSON; None if neither."""
+    inner = re.search(r"<conversation>\n?(.*?)(?:</conversation>|$)", text, re.S)
+    body = inner.group(1) if inner else text
+    if _RENDERED.search(body):
+        return rendered_entries(body)
+    if _XML_MESSAGE.search(body):
+        return xml_entries(body)
+    start = _JSON_START.search(body)
+    if start:
+        return json_entries(body[start.start():])
+    return None
+
+
+def rendered_entries(conversation: str) -> list[Entry]:
+    """Entries of this package's rendering (``pipeline.summary.render_history``)."""
+    found = list(_RENDERED.finditer(conversation))
+    result = []
+    for index, match in enumerate(found):
+        end = found[index + 1].start() if index + 1 < len(found) else len(conversation)
+        text = conversation[match.end():end].rstrip("\n").removesuffix("</conversation>")
+        if match.group(1) in ("user", "assistant"):
+            result.append(Entry(match.group(1), text))
+        elif match.group(2):
+            result.append(Entry("tool_use", text, match.group(2), match.group(3), _json_input(text)))
+        else:
+            result.append(Entry("tool_result", text, id=match.group(4)))
+    return result
+
+
+def _xml_ai(body: str) -> list[Entry]:
+    calls = list(_XML_CALL.finditer(body))
+    said = _XML_CONTENT.search(body)
+    text = said.group(1) if said else body if not calls else ""
+    entries = [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
+    for call in calls:
+        raw = html.unescape(call.group(3))
+        entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), html.unescape(call.group(1)),
+                             _json_input(raw)))
+    return entries
+
+
+def xml_entries(text: str) -> list[Entry]:
+    """Entries of LangChain's XML history; a tool message answers the oldest open call."""
+    entries: list[Entry] = []
+    waiting: list[str] = []
+    for match in _XML_MESSAGE.finditer(text):
+        kind, body = match.group(1), match.group(2)
+        if kind == "ai":
+            found = _xml_ai(body)
+            waiting += [e.id for e in found if e.kind == "tool_use"]
+            entries += found
+        elif kind == "tool":
+            entries.append(Entry("tool_result", html.unescape(body), id=waiting.pop(0) if waiting else ""))
+        elif kind == "human":
+            entries.append(Entry("user", html.unescape(body)))
+    return entries
+
+
+def json_entries(text: str) -> list[Entry]:
+    """Entries of ``json.dumps(messages)``, whole or capped around an omitted middle."""
+    pieces = _OMITTED.split(text, maxsplit=1)
+    head, _ = parse_prefix(pieces[0])
+    messages = list(head) if isinstance(head, list) else [head] if isinstance(head, dict) else []
+    if len(pieces) > 1:
+        messages += _messages_from(pieces[1])
+    return entries_of_messages(messages)
+
+
+def _messages_from(tail: str) -> list[Any]:
+    """Whole messages in text that starts in the middle of one (the kept tail of a cap)."""
+    decoder = json.JSONDecoder()
+    found, position = [], 0
+    while True:
+        match = _MESSAGE_START.search(tail, position)
+        if not match:
+            return found
+        try:
+            message, end = decoder.raw_decode(tail, match.start())
+        except ValueError:
+            value, _ = parse_prefix(tail[match.start():])
+            if isinstance(value, dict):
+                found.append(value)         # the last one, cut by the end of the text
+            return found
+        found.append(message)
+        position = end
+
+
+def _repr_block(text: str) -> dict | None:
+    """An SDK block serialised with ``default=str``: ``ToolUseBlock(id='…', input={…}, …)``."""
+    match = re.match(r"(\w+)\(", text)
+    if not match:
+        return None
+    try:
+        call = ast.parse(text, mode="eval").body
+        fields = {}
+        for keyword in call.keywords:
+            try:
+                fields[keyword.arg] = ast.literal_eval(keyword.value)
+            except (ValueError, SyntaxError, TypeError):
+                continue
+        return fields if "type" in fields else None
+    except (SyntaxError, AttributeError, RecursionError, ValueError):
+        found = re.search(r"\btext=(['\"])(.*)", text, re.S)      # cut: keep what is there
+        return {"type": "text", "text": found.group(2), "_cut": True} if found else None
+
+
+def _block(block: Any) -> dict | None:
+    if isinstance(block, dict):
+        return block
+    if isinstance(block, str):
+        parsed = _repr_block(block)
+        if parsed is not None:
+            if is_cut(block):
+                parsed["_cut"] = True
+            return parsed
+        return {"type": "text", "text": block, "_cut": is_cut(block)}
+    return None
+
+
+def entries_of_messages(messages: list) -> list[Entry]:
+    entries: list[Entry] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        content = message.get("content")
+        if isinstance(content, str):
+            if role in ("user", "assistant"):
+                entries.append(Entry(role, content, cut=isinstance(content, CutStr)))
+            continue
+        for raw in content if isinstance(content, list) else []:
+            block = _block(raw)
+            if block is None:
+                continue
+            kind = block.get("type")
+            cut = bool(block.get("_cut")) or is_cut(block.get("text")) or is_cut(block.get("content"))
+            if kind == "text" and role in ("user", "assistant"):
+                entries.append(Entry(role, str(block.get("text", "")), cut=cut))
+            elif kind == "tool_use":
+                tool_input = block.get("input")
+                entries.append(Entry("tool_use", json.dumps(tool_input, default=str),
+                                     str(block.get("name", "")), str(block.get("id", "")),
+                                     tool_input if isinstance(tool_input, dict) else {}, cut))
+            elif kind == "tool_result":
+                entries.append(Entry("tool_result", joined_text(block.get("content", "")),
+                                     id=str(block.get("tool_use_id", "")), cut=cut))
+    return entries
+
 
 GOAL_CHARS = 240
-LABEL = "(offline extractive summary by offline-compact-1, not Claude)"
 _CONSTRAINT = re.compile(r"\b(must|never|don't|do not|only|always|avoid)\b|必须|不要|不得|禁止|务必|"
                          r"只能|只用|请勿|不能", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")

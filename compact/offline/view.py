@@ -1,9 +1,11 @@
 """What the offline model can see: everything it knows is parsed from the request.
 
-No hidden state survives between calls. If compaction removed a file's content and the
-model left itself no note about it, the file is simply unknown again. The markers of every
-version of the lesson are read (``formats.read_*``); tool calls are read in the plan's
-terms (``tooling.planned_call``), whatever the client named its tools.
+No hidden state survives between calls: if compaction removed a file's content and the model
+left itself no note about it, the file is unknown again. The markers of every lesson version
+are read (``markers``). Calls are read in the plan's terms (``read_file(path)``,
+``glob(pattern)``, ``bash(command)``, ...) whatever the client named its tools: ``Toolbox``
+reads the request's own tool schemas (``read_file(file_path)``, ``Read``, ``view``, an
+Anthropic-defined text editor) and translates both ways.
 """
 
 from __future__ import annotations
@@ -12,10 +14,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..pipeline.messages import block_type, blocks_of, joined_text, plain_text, to_plain
-from .context_editing import CLEARED
-from .markers import CompactedText, read_compacted, read_placeholder, read_snip
-from .request_text import language
-from .tooling import planned_call
+from .api import EDITOR_COMMANDS, defined_role, schema_of
+from .markers import CompactedText, is_placeholder, read_compacted, read_snip
+from .phrases import language
 
 # The model's notes, in either language it writes them (``phrases``: note).
 NOTE = re.compile(r"^(?:Note \[([^\]\n]+)\]: |笔记 \[([^\]\n]+)\]：)(.+)$", re.MULTILINE)
@@ -37,6 +38,19 @@ class Call:
     result: str | None = None      # None while unanswered
 
 
+def note_key(call: Call) -> str | None:
+    """What a note about this call is kept under: a path, ``glob <pattern>``, ``bash <command>``."""
+    if call.name == "read_file":
+        return call.input.get("path")
+    if call.name == "glob":
+        return f"glob {call.input.get('pattern')}"
+    if call.name in ("write_file", "edit_file"):
+        return f"{call.name} {call.input.get('path')}"
+    if call.name == "bash":
+        return f"bash {call.input.get('command')}"
+    return None
+
+
 def read_summary_message(text: str) -> CompactedText | None:
     """A message that replaced earlier history: any lesson version's compacted message, or
     another framework's summary marker (its summary is data; it carries no request)."""
@@ -47,11 +61,6 @@ def read_summary_message(text: str) -> CompactedText | None:
     if marker is None:
         return None
     return CompactedText("summary", None, text[len(marker):].strip(), None, "framework")
-
-
-def is_placeholder(text: str | None) -> bool:
-    """A result compacted away: by the lesson's stages or by the API's context editing."""
-    return text is not None and (read_placeholder(text) is not None or text.strip() == CLEARED)
 
 
 @dataclass
@@ -167,3 +176,153 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
             goal = _GOAL.search(compacted.summary)
             view.request = goal.group(1).strip() if goal else view.request
     return view
+
+
+# ---- the request's own tools, mapped to the roles the model plans with ----------------------
+
+ROLES: dict[str, tuple[str, ...]] = {
+    "read_file": ("read_file", "read", "readfile", "view_file", "open_file", "cat"),
+    "glob": ("glob", "find_files", "list_files", "glob_files"),
+    "bash": ("bash", "shell", "run_bash", "run_command", "execute_command", "terminal"),
+    "write_file": ("write_file", "write", "create_file"),
+    "edit_file": ("edit_file", "edit", "str_replace", "replace_in_file"),
+    "compact": ("compact", "compact_context"),
+}
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "path": ("path", "file_path", "filepath", "file", "filename", "target_file", "relative_path"),
+    "pattern": ("pattern", "glob", "glob_pattern", "path_pattern", "query"),
+    "command": ("command", "cmd", "script"),
+    "content": ("content", "contents", "text", "data", "file_text"),
+    "old_text": ("old_text", "old_string", "old_str", "old"),
+    "new_text": ("new_text", "new_string", "new_str", "new"),
+    "limit": ("limit", "max_lines"),
+}
+NEEDS: dict[str, tuple[str, ...]] = {
+    "read_file": ("path",), "glob": ("pattern",), "bash": ("command",),
+    "write_file": ("path", "content"), "edit_file": ("path", "old_text", "new_text"),
+    "compact": (),
+}
+
+
+# A tool with a name of its own ("view", "ls") is known by what its description says it does;
+# its arguments must still match the role's (``_match_arguments``). Most specific first.
+DESCRIBED: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
+    ("edit_file", r"\b(edit|replace|modify)\b.*\b(file|text|string)"),
+    ("write_file", r"\b(write|create|overwrite|save)\b.*\bfile"),
+    ("glob", r"\bglob\b|\b(list|find|match)\w*\b.*\bfiles?\b"),
+    ("bash", r"\b(run|execute)\w*\b.*\b(command|shell|bash)\b"),
+    ("read_file", r"\b(read|view|show|display|open|print)\w*\b.*\bfile"),
+))
+
+
+def role_of(name: str, description: object = "") -> str | None:
+    name = str(name).lower()
+    known = next((role for role, names in ROLES.items() if name in names), None)
+    if known or not isinstance(description, str):
+        return known
+    return next((role for role, said in DESCRIBED if said.search(description)), None)
+
+
+@dataclass
+class Tool:
+    name: str
+    arguments: dict[str, str] = field(default_factory=dict)   # plan's argument → client's
+    editor: bool = False       # an Anthropic-defined text editor: one tool, a command per role
+
+
+@dataclass
+class Toolbox:
+    tools: dict[str, Tool] = field(default_factory=dict)       # role → the client's tool
+    offered: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_request(cls, tools: object) -> Toolbox:
+        box = cls()
+        for spec in tools if isinstance(tools, list) else []:
+            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+                continue
+            box.offered.append(spec["name"])
+            if defined_role(spec) == "text_editor":
+                for role in EDITOR_COMMANDS.values():
+                    box.tools.setdefault(role, Tool(spec["name"], editor=True))
+                continue
+            role = defined_role(spec) or role_of(spec["name"], spec.get("description"))
+            if role is None or role in box.tools:
+                continue
+            schema = schema_of(spec)
+            properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+            required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+            mapping = _match_arguments(role, list(properties), required) if role in NEEDS else None
+            if mapping is not None:
+                box.tools[role] = Tool(spec["name"], mapping)
+        return box
+
+    def has(self, role: str) -> bool:
+        return role in self.tools
+
+    @property
+    def roles_by_name(self) -> dict[str, str]:
+        """The client's tool name → the role it plays (for calls found in the history); a text
+        editor's calls play the role their ``command`` names."""
+        return {tool.name: "text_editor" if tool.editor else role for role, tool in self.tools.items()}
+
+    def call(self, role: str, planned: dict) -> tuple[str, dict]:
+        """The client's (name, input) for a planned call of ``role``."""
+        tool = self.tools[role]
+        if tool.editor:
+            return tool.name, editor_input(role, planned) or {}
+        return tool.name, {tool.arguments.get(k, k): v for k, v in planned.items()
+                           if k in tool.arguments}
+
+    def missing(self, roles: list[str]) -> list[str]:
+        return [r for r in dict.fromkeys(roles) if r not in self.tools]
+
+
+def editor_input(role: str, planned: dict) -> dict | None:
+    """A text editor call for a planned ``read_file``/``write_file``/``edit_file``, or None."""
+    command = next((c for c, r in EDITOR_COMMANDS.items() if r == role), None)
+    if command is None or "path" not in planned:
+        return None
+    names = {"path": "path", "content": "file_text", "old_text": "old_str", "new_text": "new_str"}
+    return {"command": command, **{names[k]: v for k, v in planned.items() if k in names}}
+
+
+def _match_arguments(role: str, properties: list[str], required: list[str]) -> dict[str, str] | None:
+    mapping: dict[str, str] = {}
+    lowered = {p.lower(): p for p in properties}
+    for argument in (*NEEDS[role], "limit"):
+        name = next((lowered[a] for a in ARGUMENTS[argument] if a in lowered), None)
+        if name is not None:
+            mapping[argument] = name
+    unmatched = [r for r in required if r not in mapping.values()]
+    for argument in NEEDS[role]:
+        if argument not in mapping:
+            if len(NEEDS[role]) == 1 and len(unmatched) == 1:
+                mapping[argument] = unmatched.pop()     # its one required argument
+            else:
+                return None
+    if any(r not in mapping.values() for r in required):
+        return None                                     # it needs something we cannot give
+    return mapping
+
+
+def planned_call(name: str, tool_input: object, roles_by_name: dict[str, str] | None = None
+                 ) -> tuple[str | None, dict]:
+    """A call found in the history, in the plan's terms (role, canonical input); a tool the
+    request's schemas named its own way is looked up in ``roles_by_name``."""
+    role = (roles_by_name or {}).get(name) or role_of(name)
+    raw = tool_input if isinstance(tool_input, dict) else {}
+    if role == "text_editor":
+        role = EDITOR_COMMANDS.get(raw.get("command"))
+        raw = {k: v for k, v in raw.items() if k != "command"}
+    lowered = {str(k).lower(): v for k, v in raw.items()}
+    planned = {}
+    for argument, names in ARGUMENTS.items():
+        value = next((lowered[a] for a in names if a in lowered), None)
+        if value is not None:
+            planned[argument] = value
+    if role and NEEDS[role] and NEEDS[role][0] not in planned and len(raw) == 1:
+        planned[NEEDS[role][0]] = next(iter(raw.values()))
+    if isinstance(planned.get("path"), str):
+        planned["path"] = planned["path"].removeprefix("./")
+    return role, planned

@@ -1,0 +1,323 @@
+"""The offline model: a deterministic model behind the Messages API that decides from what it is sent.
+
+``OfflineModel.answer(method, path, body, headers)`` is the whole server; it is mounted
+in-process through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port
+(``serve``). A request goes through the request surface, its thread, the API's rules, the
+API's context management, the window, then the reply: the compaction block first when the
+request compacts, then the model's turn on what it sees (a summary, or the task's next step),
+with ``tool_choice`` honoured, cut at a stop sequence or at ``max_tokens`` as the API cuts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import anthropic
+import httpx2
+
+from .api import (
+    CONTENT_TYPE,
+    DEFAULT_WINDOW_TOKENS,
+    HEADER,
+    IN_PROCESS_URL,
+    MAX_OUTPUT_TOKENS,
+    MODEL_NAME,
+    Threads,
+    count_tokens,
+    error_answer,
+    estimate_tokens,
+    event_stream,
+    json_problem,
+    models_answer,
+    request_problem,
+    schema_of,
+    surface_problem,
+    surrogate_free,
+    window_problem,
+)
+from .context_management import (
+    Prepared,
+    iteration,
+    management_problem,
+    prepare,
+    summary_block,
+    visible_messages,
+)
+from .phrases import offline_label, phrase
+from .skills import decide
+from .summarizer import offline_summary, summary_conversation
+from .view import Toolbox, read_view
+
+
+class Answer(NamedTuple):
+    status: int
+    body: dict
+    stream: bool = False               # send ``body`` (a reply or an error) as events
+
+
+def _failed(status: int, error: Exception, stream: bool = False) -> Answer:
+    return Answer(*error_answer(status, "api_error", f"the offline model failed: "
+                                f"{type(error).__name__}: {error}"), stream=stream)
+
+
+@dataclass
+class OfflineModel:
+    """window_tokens: requests over this many (offline) tokens are refused with the API's
+        "prompt is too long" error; 16,000 tokens ≈ 64,000 ASCII chars, above the lesson's
+        50,000-char compaction limit, below what an uncompacted long task sends.
+    take_notes: write facts about each result in its own text (so they survive
+        micro_compact). Off, it must re-read whatever was compacted away.
+    max_output_tokens: the largest ``max_tokens`` it accepts; prompt + ``max_tokens`` must
+        fit in the window, as with the real API.
+    """
+
+    window_tokens: int = DEFAULT_WINDOW_TOKENS
+    take_notes: bool = True
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+    calls: int = 0
+    usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
+    threads: Threads = field(default_factory=Threads)
+
+    def respond(self, method: str, path: str, body: bytes, headers: Any = None) -> tuple[int, dict]:
+        """(status, JSON body) of a Messages API request; a streamed reply as its whole message."""
+        return self._respond(method, path, body, headers)[:2]
+
+    def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
+        """``respond`` plus the models list that says what this server is; a failure of the
+        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
+        listed = models_answer(method, path, self.max_output_tokens, self.window_tokens)
+        if listed:
+            return Answer(*listed)
+        try:
+            return self._respond(method, path, body, headers)
+        except Exception as error:           # a bug must answer 500, never drop the client
+            return _failed(500, error)
+
+    def _respond(self, method: str, path: str, body: bytes, headers: Any) -> Answer:
+        if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
+        payload, problem = json_problem(body)
+        raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
+        try:
+            return self._checked(payload, problem, headers, path.endswith("count_tokens"),
+                                 (isinstance(body, bytes) and surrogate_free(body),
+                                  hashlib.sha256(raw).hexdigest()[:16]))
+        except RecursionError:
+            return Answer(*error_answer(400, "invalid_request_error",
+                                        "the request body is nested too deeply"))
+
+    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
+                 body: tuple[bool, str]) -> Answer:
+        """``body``: (it cannot hold a lone surrogate, its digest: same body, same ids)."""
+        if problem is None and isinstance(payload, dict):
+            problem = surface_problem(payload, headers, count_only)
+        if problem is None and isinstance(payload, dict) and not count_only:
+            payload, refused = self.threads.resolve(payload)
+            if refused:
+                return Answer(*refused)
+        problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
+                                             model=MODEL_NAME, count_only=count_only,
+                                             text_checked=body[0]) or management_problem(payload)
+        if problem:
+            return Answer(*error_answer(400, "invalid_request_error", problem))
+        prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
+        if count_only:
+            answer = {"input_tokens": prepared.tokens}
+            if payload.get("context_management") is not None:
+                answer["context_management"] = {"original_input_tokens": prepared.original_tokens}
+            return Answer(200, answer)
+        problem = window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens)
+        if problem:
+            return Answer(*error_answer(400, "invalid_request_error", problem))
+        stream = bool(payload.get("stream"))
+        try:
+            reply = Replier(payload, self.usage, self.take_notes, body[1]).reply(prepared)
+        except Exception as error:           # after the stream started, the API sends `error`
+            if not stream:
+                raise
+            return _failed(200, error, stream=True)
+        self.calls += 1
+        self.threads.record(payload, reply)
+        return Answer(200, reply, stream)
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        status, body, stream = self.answer(request.method, request.url.path, request.read(),
+                                           request.headers)
+        headers = {"request-id": f"req_offline_{self.calls}", HEADER: MODEL_NAME}
+        if stream:
+            return httpx2.Response(status, content=b"".join(event_stream(body)),
+                                   headers={**headers, "content-type": CONTENT_TYPE})
+        return httpx2.Response(status, json=body, headers=headers)
+
+    def client(self) -> anthropic.Anthropic:
+        """A real ``anthropic.Anthropic`` whose requests are answered in-process."""
+        return anthropic.Anthropic(
+            api_key="offline", base_url=IN_PROCESS_URL, max_retries=0,
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+
+
+@dataclass
+class Replier:
+    """One reply to a valid request whose context management was applied (``Prepared``)."""
+
+    payload: dict
+    usage: list                         # the model's ledger: (kind, input tokens) per call
+    take_notes: bool
+    digest: str                         # the request's, for the ids of the reply and its calls
+
+    def reply(self, prepared: Prepared) -> dict:
+        shown, iterations, content = prepared.messages, [], []
+        if prepared.compaction:
+            block = summary_block(shown, prepared.edit.get("instructions"))
+            self.usage.append(("compaction", prepared.tokens))
+            iterations.append(iteration("compaction", prepared.tokens, estimate_tokens(block["content"])))
+            content.append(block)
+            if prepared.compaction == "summarize" or prepared.edit.get("pause_after_compaction"):
+                return self._message(content, "compaction", None, (0, 0), iterations, prepared)
+            shown = visible_messages([{"role": "assistant", "content": [block]}])
+        tokens = count_tokens({**self.payload, "messages": shown}) if iterations else prepared.tokens
+        turn, stop = self._turn(shown, tokens)
+        turn, sequence = cut_at_stop_sequence(turn, self.payload.get("stop_sequences"))
+        turn, cut = cut_at_max_tokens(turn, self.payload["max_tokens"])
+        output = self.payload["max_tokens"] if cut else estimate_tokens(turn)
+        if iterations:
+            iterations.append(iteration("message", tokens, output))
+        stop = "max_tokens" if cut else "stop_sequence" if sequence else stop
+        return self._message(content + turn, stop, sequence, (tokens, output), iterations, prepared)
+
+    def _message(self, content: list, stop: str, sequence: str | None, usage: tuple[int, int],
+                 iterations: list, prepared: Prepared) -> dict:
+        counts = {"input_tokens": usage[0], "output_tokens": usage[1],
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                  "service_tier": "standard"}
+        reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant",
+                 "model": MODEL_NAME, "content": content, "stop_reason": stop,
+                 "stop_sequence": sequence,
+                 "usage": {**counts, **({"iterations": iterations} if iterations else {})}}
+        if self.payload.get("context_management") is not None:
+            reply["context_management"] = {"applied_edits": prepared.applied}
+        return reply
+
+    def _turn(self, messages: list, tokens: int) -> tuple[list, str]:
+        conversation = summary_conversation({**self.payload, "messages": messages})
+        self.usage.append(("summary" if conversation is not None else "agent", tokens))
+        if conversation is not None:                 # a summary request, by its shape
+            content = [{"type": "text", "text": offline_summary(conversation)}]
+        else:
+            content = self._agent_turn(messages)
+        content = apply_tool_choice(content, self.payload.get("tool_choice"),
+                                    self.payload.get("tools"), f"toolu_off_{self.digest}99")
+        return content, "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+
+    def _agent_turn(self, messages: list) -> list:
+        """The next step of the task, its tool calls in the client's own tool names."""
+        toolbox = Toolbox.from_request(self.payload.get("tools"))
+        view = read_view(messages, frozenset(toolbox.tools), toolbox.roles_by_name)
+        step = decide(view, take_notes=self.take_notes)
+        calls = [toolbox.call(role, i) for role, i in step.calls if toolbox.has(role)]
+        content = [{"type": "text", "text": step.text}] if step.text else []
+        content += [{"type": "tool_use", "id": f"toolu_off_{self.digest}{k:02d}", "name": name,
+                     "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
+        if not calls and step.calls:
+            missing = toolbox.missing([r for r, _ in step.calls])
+            needed = ", ".join(phrase(f"can_{r}", view.lang) for r in missing)
+            offered = ", ".join(toolbox.offered) or phrase("no_tools", view.lang)
+            content = [{"type": "text", "text": offline_label(view.lang) + phrase(
+                "needs_tool", view.lang, needed=needed, offered=offered)}]
+        return content
+
+
+# ---- tool_choice, honoured on a reply the model planned freely --------------------------------
+
+_EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+
+
+def forced_input(spec: dict, answer: str) -> dict:
+    """An input for ``spec`` that carries ``answer`` in its first (required) string field and
+    the type's empty value in any other required field: how a structured-output tool
+    (``with_structured_output``, an output tool) still gets an answer."""
+    schema = schema_of(spec)
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = [r for r in schema.get("required") or [] if r in properties]
+    strings = [n for n, p in properties.items() if isinstance(p, dict) and p.get("type") == "string"]
+    target = next((n for n in required if n in strings), strings[0] if strings else None)
+    tool_input = {name: _EMPTY.get(properties[name].get("type"), "")
+                  for name in required if isinstance(properties[name], dict)}
+    if target is not None:
+        tool_input[target] = answer
+    return tool_input
+
+
+def apply_tool_choice(content: list, choice: Any, tools: list | None, call_id: str) -> list:
+    """``auto``: as planned; ``none``: no call, the text says which it would make; ``any`` /
+    ``tool``: only calls (no text first), the forced tool's with the answer it would have written
+    when the plan has none; ``disable_parallel_tool_use``: at most one call."""
+    choice = choice if isinstance(choice, dict) else {"type": "auto"}
+    kind = choice.get("type", "auto")
+    texts = [b for b in content if b["type"] == "text"]
+    calls = [b for b in content if b["type"] == "tool_use"]
+    if kind == "none":
+        if not calls:
+            return content
+        said = "\n".join(b["text"] for b in texts)
+        planned = ", ".join(f"{c['name']}({json.dumps(c['input'], ensure_ascii=False)[:120]})" for c in calls)
+        note = f"(offline model) tool_choice is none, so I call no tool; next I would call {planned}."
+        return [{"type": "text", "text": f"{said}\n{note}" if said else note}]
+    if kind == "tool":
+        calls = [b for b in calls if b["name"] == choice["name"]]
+    if kind in ("any", "tool"):
+        if not calls:
+            name = choice["name"] if kind == "tool" else tools[0]["name"]
+            spec = next(t for t in tools if t["name"] == name)
+            answer = "\n".join(b["text"] for b in texts) or "(offline model) no answer"
+            calls = [{"type": "tool_use", "id": call_id, "name": name, "input": forced_input(spec, answer)}]
+        texts = []
+    if choice.get("disable_parallel_tool_use"):
+        calls = calls[:1]
+    return [*texts, *calls]
+
+
+# ---- a reply cut as the real API cuts one: what fits is kept ------------------------------------
+
+def cut_at_max_tokens(content: list, max_tokens: int) -> tuple[list, bool]:
+    """(content that fits in ``max_tokens`` output tokens, whether anything was cut): a text is
+    cut inside its text, a tool call inside its input (left empty: callers must not run it)."""
+    if estimate_tokens(content) <= max_tokens:
+        return content, False
+    kept: list = []
+    for block in content:
+        if estimate_tokens([*kept, block]) <= max_tokens:
+            kept.append(block)
+            continue
+        if block.get("type") == "text":
+            text, low, high = block["text"], 0, len(block["text"])
+            while low < high:                   # binary search on the cut
+                mid = (low + high + 1) // 2
+                if estimate_tokens([*kept, {**block, "text": text[:mid]}]) <= max_tokens:
+                    low = mid
+                else:
+                    high = mid - 1
+            if text[:low].rstrip().strip():     # the API never returns an empty text block
+                kept.append({**block, "text": text[:low].rstrip()})
+        elif block.get("type") == "tool_use":
+            if estimate_tokens([*kept, {**block, "input": {}}]) <= max_tokens:
+                kept.append({**block, "input": {}})
+        break
+    return kept, True
+
+
+def cut_at_stop_sequence(content: list, stop_sequences: list | None) -> tuple[list, str | None]:
+    """(content up to the first stop sequence a text block writes, that sequence), or (content,
+    None); the sequence itself and everything after it (a later tool call too) are left out."""
+    for index, block in enumerate(content):
+        if block.get("type") != "text" or not stop_sequences:
+            continue
+        hits = [(block["text"].find(s), s) for s in stop_sequences if s in block["text"]]
+        if hits:
+            at, sequence = min(hits)
+            head = block["text"][:at].rstrip()
+            return content[:index] + ([{**block, "text": head}] if head.strip() else []), sequence
+    return content, None
