@@ -9,11 +9,23 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from planted import PLANTED
-from test_notebooks import NOTEBOOK_DIR, kernel_home  # noqa: F401  (a fixture)
+from test_notebooks import NOTEBOOK_DIR
 
 MARKED = re.compile(r"^from compact\.classroom\.solutions import .*← .*$", re.M)
 OUTCOME = re.compile(r"data-outcome='(\w+)'")
 CASES = [f"{n}" for n in sorted(PLANTED)] + ["zh/03"]
+
+
+@pytest.fixture
+def kernel_home(tmp_path, monkeypatch):
+    """An offline kernel whose Jupyter, IPython and matplotlib state lives in tmp_path."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("COMPACT_CHECK_CLAIMS", raising=False)       # a learner's run, not the suite's
+    for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
+        (tmp_path / name.lower()).mkdir()
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    (tmp_path / "cwd").mkdir()
+    return tmp_path / "cwd"
 
 
 def planted_notebook(case: str) -> nbformat.NotebookNode:
@@ -27,9 +39,7 @@ def planted_notebook(case: str) -> nbformat.NotebookNode:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_a_wrong_stage_runs_to_the_end_and_every_reveal_follows_its_result(case, kernel_home,  # noqa: F811
-                                                                           monkeypatch):
-    monkeypatch.delenv("COMPACT_CHECK_CLAIMS", raising=False)       # a learner's run, not the suite's
+def test_a_wrong_stage_runs_to_the_end_and_every_reveal_follows_its_result(case, kernel_home):
     nb = planted_notebook(case)
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(kernel_home)}}).execute()

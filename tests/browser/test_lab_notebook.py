@@ -221,7 +221,11 @@ def test_dark_theme_plot_is_not_a_white_rectangle(lab):
     choose_theme(lab.page, "JupyterLab Dark")
     try:
         painted(lab.page)
-        shot = Image.open(io.BytesIO(lab.locator("img.compact-plot").screenshot())).convert("L")
+        for _ in range(20):           # the plot redrawn for the theme: light text on it at last
+            shot = Image.open(io.BytesIO(lab.locator("img.compact-plot").screenshot())).convert("L")
+            if sum(shot.histogram()[200:]) > 0:
+                break
+            lab.page.wait_for_timeout(500)
         save_screenshot(lab.page, ARTIFACTS / "lab-dark.png")
     finally:
         choose_theme(lab.page, "JupyterLab Light")
