@@ -50,12 +50,20 @@ def clearing(**settings) -> dict:
     return {"edits": [{"type": "clear_tool_uses_20250919", **settings}]}
 
 
+def uses(n: int) -> dict:
+    return {"type": "tool_uses", "value": n}
+
+
+def create(client, messages: list, betas: tuple = (EDITING,), max_tokens: int = 500, **fields):
+    return client.beta.messages.create(model=MODEL_NAME, max_tokens=max_tokens, messages=messages,
+                                       betas=list(betas), **fields)
+
+
 def test_clear_tool_uses_clears_what_the_model_sees_and_reports_it(client):
     history = read_history([BIG, BIG, BIG, BIG, BIG])
     sent = copy.deepcopy(history)
     settings = clearing(trigger={"type": "input_tokens", "value": 1_000})
-    reply = client.beta.messages.create(model=MODEL_NAME, max_tokens=500, messages=history,
-                                        tools=TOOLS, betas=[EDITING], context_management=settings)
+    reply = create(client, history, tools=TOOLS, context_management=settings)
     assert history == sent                                      # the client's history is its own
     [edit] = reply.context_management.applied_edits
     assert edit.type == "clear_tool_uses_20250919" and edit.cleared_tool_uses == 2   # keep 3
@@ -69,16 +77,12 @@ def test_clear_tool_uses_clears_what_the_model_sees_and_reports_it(client):
 
 def test_below_the_trigger_or_clear_at_least_nothing_is_cleared(client):
     history = read_history([BIG, BIG, BIG, BIG, "short"])
-    for management in (clearing(), clearing(trigger={"type": "tool_uses", "value": 5},
+    for management in (clearing(), clearing(trigger=uses(5),
                                             clear_at_least={"type": "input_tokens", "value": 5_000})):
-        reply = client.beta.messages.create(model=MODEL_NAME, max_tokens=500, messages=history,
-                                            betas=[EDITING], context_management=management)
+        reply = create(client, history, context_management=management)
         assert reply.context_management.applied_edits == []     # default trigger 100,000 tokens
-    reply = client.beta.messages.create(
-        model=MODEL_NAME, max_tokens=500, messages=history, betas=[EDITING],
-        context_management=clearing(trigger={"type": "tool_uses", "value": 5},
-                                    keep={"type": "tool_uses", "value": 1},
-                                    clear_at_least={"type": "input_tokens", "value": 3_000}))
+    reply = create(client, history, context_management=clearing(
+        trigger=uses(5), keep=uses(1), clear_at_least={"type": "input_tokens", "value": 3_000}))
     assert reply.context_management.applied_edits[0].cleared_tool_uses == 4
 
 
@@ -88,13 +92,9 @@ def test_a_cleared_result_is_read_again_by_the_model(client):
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t0",
                                       "content": "# Title A\n" + BIG}]}]
     history[0]["content"] = "What is the title of a.md?"
-    kept = client.beta.messages.create(model=MODEL_NAME, max_tokens=500, messages=history,
-                                       tools=TOOLS, betas=[EDITING], context_management=clearing(
-                                           trigger={"type": "tool_uses", "value": 1}))
-    cleared = client.beta.messages.create(model=MODEL_NAME, max_tokens=500, messages=history,
-                                          tools=TOOLS, betas=[EDITING], context_management=clearing(
-                                              trigger={"type": "tool_uses", "value": 1},
-                                              keep={"type": "tool_uses", "value": 0}))
+    kept = create(client, history, tools=TOOLS, context_management=clearing(trigger=uses(1)))
+    cleared = create(client, history, tools=TOOLS,
+                     context_management=clearing(trigger=uses(1), keep=uses(0)))
     assert '"Title A"' in kept.content[-1].text and kept.stop_reason == "end_turn"
     assert cleared.stop_reason == "tool_use" and cleared.content[-1].input == {"path": "a.md"}
 
@@ -106,10 +106,8 @@ def test_clear_thinking_keeps_the_newest_thinking_turns(client):
                {"role": "user", "content": "again"},
                {"role": "assistant", "content": [thinking, {"type": "text", "text": "two"}]},
                {"role": "user", "content": "and again"}]
-    reply = client.beta.messages.create(
-        model=MODEL_NAME, max_tokens=500, messages=history, betas=[EDITING],
-        context_management={"edits": [{"type": "clear_thinking_20251015"},
-                                       {"type": "clear_tool_uses_20250919"}]})
+    reply = create(client, history, context_management={"edits": [
+        {"type": "clear_thinking_20251015"}, {"type": "clear_tool_uses_20250919"}]})
     [edit] = reply.context_management.applied_edits
     assert edit.type == "clear_thinking_20251015" and edit.cleared_thinking_turns == 1
     without = copy.deepcopy(history)
@@ -117,17 +115,15 @@ def test_clear_thinking_keeps_the_newest_thinking_turns(client):
     assert edit.cleared_input_tokens == count_tokens({"messages": history}) - count_tokens(
         {"messages": without}) > 200
     with pytest.raises(anthropic.BadRequestError, match="must be the first edit"):
-        client.beta.messages.create(
-            model=MODEL_NAME, max_tokens=500, messages=history, betas=[EDITING],
-            context_management={"edits": [{"type": "clear_tool_uses_20250919"},
-                                          {"type": "clear_thinking_20251015"}]})
+        create(client, history, context_management={"edits": [
+            {"type": "clear_tool_uses_20250919"}, {"type": "clear_thinking_20251015"}]})
 
 
 def test_streamed_context_management_arrives_in_the_final_message_delta(client):
     history = read_history([BIG] * 4)
     with client.beta.messages.stream(
             model=MODEL_NAME, max_tokens=500, messages=history, betas=[EDITING],
-            context_management=clearing(trigger={"type": "tool_uses", "value": 2})) as stream:
+            context_management=clearing(trigger=uses(2))) as stream:
         deltas = [e for e in stream if e.type == "message_delta"]
         final = stream.get_final_message()
     assert deltas[-1].context_management.applied_edits[0].cleared_tool_uses == 1
@@ -210,9 +206,8 @@ def long_history() -> list[dict]:
 def test_compaction_triggers_at_its_threshold_and_the_reply_goes_on_from_the_summary(client):
     history = long_history()
     assert count_tokens({"messages": history, "tools": TOOLS}) > 50_000
-    reply = client.beta.messages.create(model=MODEL_NAME, max_tokens=2_000, messages=history,
-                                        tools=TOOLS, betas=[COMPACT], context_management=compacting(
-                                            instructions="Keep the titles."))
+    reply = create(client, history, (COMPACT,), 2_000, tools=TOOLS,
+                   context_management=compacting(instructions="Keep the titles."))
     block, *rest = reply.content
     assert block.type == "compaction" and block.content.startswith("(offline extractive summary")
     assert 'H1 "Title C"' in block.content and "Summary instructions received" in block.content
@@ -230,9 +225,8 @@ def test_compaction_triggers_at_its_threshold_and_the_reply_goes_on_from_the_sum
 
 
 def test_pause_after_compaction_returns_only_the_block(client):
-    reply = client.beta.messages.create(model=MODEL_NAME, max_tokens=2_000, messages=long_history(),
-                                        betas=[COMPACT],
-                                        context_management=compacting(pause_after_compaction=True))
+    reply = create(client, long_history(), (COMPACT,), 2_000,
+                   context_management=compacting(pause_after_compaction=True))
     assert reply.stop_reason == "compaction" and [b.type for b in reply.content] == ["compaction"]
     assert [i.type for i in reply.usage.iterations] == ["compaction"]
     assert reply.usage.input_tokens == reply.usage.output_tokens == 0
@@ -245,27 +239,23 @@ def test_compaction_blocks_sent_back_null_tampered_or_with_an_edit(client):
         client.beta.messages.count_tokens(model=MODEL_NAME, messages=null, betas=[COMPACT]).input_tokens
     summary = "Goal: x"
     with pytest.raises(anthropic.BadRequestError, match="signature does not match"):
-        client.beta.messages.create(model=MODEL_NAME, max_tokens=100, betas=[COMPACT], messages=[
-            {"role": "assistant", "content": [{"type": "compaction", "content": summary,
-                                               "signature": "offline-forged"}]}])
+        create(client, [{"role": "assistant", "content": [
+            {"type": "compaction", "content": summary, "signature": "offline-forged"}]}], (COMPACT,))
     with pytest.raises(anthropic.BadRequestError, match="cannot be combined"):
-        client.beta.messages.create(model=MODEL_NAME, max_tokens=100, messages=history,
-                                    betas=[COMPACT, SUMMARIZE], compaction={"type": "summarize"},
-                                    context_management=compacting())
+        create(client, history, (COMPACT, SUMMARIZE), compaction={"type": "summarize"},
+               context_management=compacting())
     with pytest.raises(anthropic.BadRequestError, match="greater than or equal to 50000"):
-        client.beta.messages.create(model=MODEL_NAME, max_tokens=100, messages=history, betas=[COMPACT],
-                                    context_management={"edits": [{"type": "compact_20260112", "trigger": {
-                                        "type": "input_tokens", "value": 10_000}}]})
+        create(client, history, (COMPACT,), context_management={"edits": [
+            {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 10_000}}]})
 
 
 def test_on_demand_compaction_summarises_everything_and_is_sent_back_first(client):
     history = read_history(["# Title A\nbody\n"], "What is the title of a.md?")
-    reply = client.beta.messages.create(model=MODEL_NAME, max_tokens=1_000, messages=history,
-                                        betas=[SUMMARIZE], compaction={"type": "summarize"})
+    reply = create(client, history, (SUMMARIZE,), 1_000, compaction={"type": "summarize"})
     [block] = reply.content
     assert reply.stop_reason == "compaction" and block.signature and 'H1 "Title A"' in block.content
-    after = client.beta.messages.create(model=MODEL_NAME, max_tokens=1_000, tools=TOOLS, betas=[SUMMARIZE],
-                                        messages=[{"role": "assistant", "content": [block.model_dump()]}])
+    after = create(client, [{"role": "assistant", "content": [block.model_dump()]}], (SUMMARIZE,),
+                   1_000, tools=TOOLS)
     assert after.content[-1].text.endswith('The title of a.md is "Title A".')
     assert SUMMARY_HEADER == "[Compacted]"
 

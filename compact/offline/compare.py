@@ -1,15 +1,10 @@
 """Skill: compare programs, answering the question asked from what each program contains.
 
-Which programs: those the request names by path; for a folder it names, its listing gives
-the code files: the only one is the program; of several, each is read and the program is the
-one that can be run (an entry point), then the one named after the folder, then the longest.
-A careful agent reads each program, lists the documentation beside them and reads each one's
-README (in the request's language when there is one), then answers from its notes: what each
-is and defines, then what the question asks about. The question's own words choose the
-answer's parts (``FACETS``: what each stores and where, what it keeps in the prompt, how it
-handles errors), matched by stem (Snowball; a glossary for Chinese, which has no spaces); when
-they point at none, every part the notes have something for. The names in each program that
-carry the question's words follow.
+The programs are the ones the request names, or each named folder's (its only code file, else
+the runnable one, the one named after the folder, the longest). Like a careful agent it reads
+each, lists and reads the README beside each (in the request's language), then answers from its
+notes; the question's own words, stemmed (Snowball; a glossary for Chinese), choose the parts
+(``FACETS``: storage, prompt, errors; else every part the notes have) and the names shown.
 """
 
 from __future__ import annotations

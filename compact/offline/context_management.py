@@ -1,25 +1,11 @@
 """The API's own context management, offline: what the model is shown of a request.
 
-Applied on the server before the model answers; the client's history is never changed (every
-edit works on copies). ``prepare`` gives the messages the model sees, the tokens before and
-after, the edits applied, and whether the request compacts:
-
-- Re-sent compaction blocks: nothing before the last one with content is seen; it reads as
-  the summary of what it replaced (a block with ``content: null`` is a no-op).
-- ``clear_tool_uses_20250919``: when the request reaches ``trigger`` (input tokens, default
-  100,000, or a number of tool uses), the oldest tool results become ``CLEARED``, all but the
-  newest ``keep`` (default 3) and the ``exclude_tools``; ``clear_tool_inputs`` (true, or tool
-  names) clears those calls' inputs too; with ``clear_at_least``, nothing unless that many
-  tokens go. Each pair stays whole. The lesson's sibling is ``micro_compact``.
-- ``clear_thinking_20251015`` (first in ``edits``): the thinking of all but the newest ``keep``
-  thinking turns (default 1; ``"all"`` keeps every one) is removed.
-- ``compact_20260112``: at ``trigger`` (input tokens; default 150,000, at least 50,000) the
-  conversation is summarised first (``"edit"``); top-level ``compaction: {"type": "summarize"}``
-  summarises everything sent, nothing sampled after it (``"summarize"``). The summary is the
-  offline model's extractive one, labelled; ``instructions`` cannot steer it, so it says it
-  received them. Each block is signed, so a block changed on the way back is refused.
-
-Each edit that changed something is reported with exactly how many fewer tokens were sent.
+Applied on the server before the model answers, never to the client's history (edits work on
+copies), as the SDK's beta types and docs/offline-model.md describe: re-sent compaction blocks
+(nothing before the last one with content is seen), ``clear_tool_uses_20250919`` (the lesson's
+``micro_compact``, server side), ``clear_thinking_20251015``, and server compaction
+(``compact_20260112``, top-level ``compaction``) with the offline model's labelled extractive
+summary in a signed block. Each applied edit reports exactly how many fewer tokens were sent.
 """
 
 from __future__ import annotations

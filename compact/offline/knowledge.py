@@ -1,11 +1,8 @@
 """What a request asks for, what the model knows about a file, and how it fetches the rest.
 
-Paths are taken only as written (``./`` dropped, ASCII path characters, a whole extension:
-``transcript_1.jsonl`` is never read as ``.json``); chapter references (``s01_agent_loop``,
-``ch03``, ``lesson-7``) give the range of chapters a request covers. Every skill works the
-same way: ``facts`` says what is known about a path (its note, or its visible result); what is
-unknown is fetched with ``fetch``: first one file per turn with a note after each, the way a
-careful agent works; anything lost to compaction in one batch, so it is all visible together.
+Paths only as written (a whole extension: ``transcript_1.jsonl`` is never ``.json``), chapter
+ranges from their names. ``facts``: a path's note, else its visible result; ``fetch``: one file
+per turn, a note after each; what compaction removed, all in one batch.
 """
 
 from __future__ import annotations

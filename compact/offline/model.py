@@ -1,11 +1,9 @@
 """The offline model: a deterministic model behind the Messages API that decides from what it is sent.
 
-``OfflineModel.answer(method, path, body, headers)`` is the whole server; it is mounted
-in-process through ``httpx2.MockTransport`` (``.client()``) and on a loopback HTTP port
-(``serve``). A request goes through the request surface, its thread, the API's rules, the
-API's context management, the window, then the reply: the compaction block first when the
-request compacts, then the model's turn on what it sees (a summary, or the task's next step),
-with ``tool_choice`` honoured, cut at a stop sequence or at ``max_tokens`` as the API cuts.
+``OfflineModel.answer(method, path, body, headers)`` is the whole server, mounted in-process
+(``.client()``, ``httpx2.MockTransport``) and on loopback HTTP (``server``). A request passes the
+surface, its thread, the rules, context management and the window; the reply is the compaction
+block (if any), then the model's turn with ``tool_choice`` honoured, cut as the API cuts.
 """
 
 from __future__ import annotations
@@ -176,7 +174,7 @@ class Replier:
             iterations.append(iteration("compaction", prepared.tokens, estimate_tokens(block["content"])))
             content.append(block)
             if prepared.compaction == "summarize" or prepared.edit.get("pause_after_compaction"):
-                return self._message(content, "compaction", None, (0, 0), iterations, prepared)
+                return self._message(content, ("compaction", None), (0, 0), iterations, prepared)
             shown = visible_messages([{"role": "assistant", "content": [block]}])
         tokens = count_tokens({**self.payload, "messages": shown}) if iterations else prepared.tokens
         turn, stop = self._turn(shown, tokens)
@@ -186,16 +184,17 @@ class Replier:
         if iterations:
             iterations.append(iteration("message", tokens, output))
         stop = "max_tokens" if cut else "stop_sequence" if sequence else stop
-        return self._message(content + turn, stop, sequence, (tokens, output), iterations, prepared)
+        return self._message(content + turn, (stop, sequence), (tokens, output), iterations, prepared)
 
-    def _message(self, content: list, stop: str, sequence: str | None, usage: tuple[int, int],
+    def _message(self, content: list, ending: tuple[str, str | None], usage: tuple[int, int],
                  iterations: list, prepared: Prepared) -> dict:
+        """``ending``: (stop_reason, stop_sequence); ``usage``: (input, output) tokens."""
         counts = {"input_tokens": usage[0], "output_tokens": usage[1],
                   "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
                   "service_tier": "standard"}
         reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant",
-                 "model": MODEL_NAME, "content": content, "stop_reason": stop,
-                 "stop_sequence": sequence,
+                 "model": MODEL_NAME, "content": content, "stop_reason": ending[0],
+                 "stop_sequence": ending[1],
                  "usage": {**counts, **({"iterations": iterations} if iterations else {})}}
         if self.payload.get("context_management") is not None:
             reply["context_management"] = {"applied_edits": prepared.applied}

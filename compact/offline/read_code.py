@@ -1,15 +1,8 @@
 """Source code read by its structure: docstring, classes, functions, constants, paths, and what
-the program does: the files it writes, what it sends a model, the errors it catches and raises,
-how it is started.
-
-Python that parses whole is read with ``ast``: a write is ``open(path, "w"/"a"/"x")``,
-``path.open("a")``, ``write_text``/``write_bytes``, ``os.replace``/``shutil.copy`` (the
-destination) or ``sqlite3.connect``, its path worked out from the literals, the module's path
-constants and the function's own assignments; a model request is a call with a ``messages=``
-keyword (what its ``system=`` is made from, the functions whose result becomes the message
-list, the texts put in a ``"content"``). Anything else (other languages, a preview, an excerpt
-with its middle left out) is read line by line, and the facts then say they come from partial
-text ("at least"), never that something is absent.
+it does: the files it writes, what it sends a model, the errors it catches and raises, how it is
+started. Python that parses whole is read with ``ast`` (a write's path worked out from literals,
+path constants and the function's own assignments); anything else (other languages, a preview,
+an excerpt) line by line, and its facts then say they come from partial text ("at least").
 """
 
 from __future__ import annotations
@@ -407,6 +400,19 @@ def _short(node: ast.AST) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
+def _module_paths(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound to a path expression, and the path each builds."""
+    env: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = _path_value(node.value, env) if _is_path_expression(node.value) else None
+            for target in targets:
+                if isinstance(target, ast.Name) and value:
+                    env[target.id] = value
+    return env
+
+
 def _read_python(text: str) -> CodeFacts | None:
     try:
         tree = ast.parse(text)
@@ -426,14 +432,7 @@ def _read_python(text: str) -> CodeFacts | None:
     # Numbers first (the settings); stable, so module constants stay before class ones.
     facts.constants = sorted(_constants(tree.body) + facts.constants, key=lambda item: not item[1]
                              .replace("_", "").replace(".", "").isdigit())
-    env: dict[str, str] = {}
-    for node in tree.body:              # module-level names bound to a path
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = _path_value(node.value, env) if _is_path_expression(node.value) else None
-            for target in targets:
-                if isinstance(target, ast.Name) and value:
-                    env[target.id] = value
+    env = _module_paths(tree)
     paths: list[str] = []
     inner: set[int] = set()
     for node in ast.walk(tree):

@@ -52,21 +52,27 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
     return {}, 0
 
 
+def _heading(line: str, previous: str) -> tuple[int, str] | None:
+    """A ``#`` heading, or the previous line underlined with ``===`` / ``---``."""
+    atx, setext = _ATX.match(line), _SETEXT.match(line)
+    if atx and atx.group(2):
+        return len(atx.group(1)), _strip_inline(atx.group(2))
+    if setext and previous.strip() and not _ATX.match(previous):
+        return 1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)
+    return None
+
+
 def read_markdown(text: str) -> MarkdownFacts:
     lines = text.lstrip("\ufeff").splitlines()
     facts = MarkdownFacts()
     facts.front_matter, start = _front_matter(lines)
-    fence = None
-    in_comment = False
-    previous = ""
+    fence, in_comment, previous = None, False, ""
     for line in lines[start:]:
         if in_comment:
-            in_comment = "-->" not in line
-            previous = ""
+            in_comment, previous = "-->" not in line, ""
             continue
         if fence:
-            if line.strip().startswith(fence):
-                fence = None
+            fence = None if line.strip().startswith(fence) else fence
             continue
         opened = _FENCE.match(line)
         if opened:
@@ -75,24 +81,17 @@ def read_markdown(text: str) -> MarkdownFacts:
         if line.strip().startswith("<!--"):
             in_comment = "-->" not in line
             continue
-        atx = _ATX.match(line)
-        setext = _SETEXT.match(line)
-        if atx and atx.group(2):
-            facts.headings.append((len(atx.group(1)), _strip_inline(atx.group(2))))
+        heading = _heading(line, previous)
+        if heading:
+            facts.headings.append(heading)
             previous = ""
             continue
-        if setext and previous.strip() and not _ATX.match(previous):
-            facts.headings.append((1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)))
-            previous = ""
-            continue
-        for match in _HTML_H1.finditer(line):
-            facts.headings.append((1, _strip_inline(match.group(1))))
+        facts.headings += [(1, _strip_inline(match.group(1))) for match in _HTML_H1.finditer(line)]
         previous = line
         facts.code_names += _CODE_NAME.findall(line)
     h1 = next((h for level, h in facts.headings if level == 1 and h), None)
     if h1:
-        facts.title = h1
-        facts.title_style = "#"
+        facts.title, facts.title_style = h1, "#"
     elif facts.front_matter.get("title"):
         facts.title, facts.title_style = facts.front_matter["title"], "front matter"
     facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names

@@ -1,14 +1,9 @@
-"""Serve the offline model over real HTTP on loopback, for any Anthropic client.
+"""Serve the offline model over real HTTP on loopback, for any Anthropic client (SECURITY.md).
 
-Any client means any bytes: every request gets an answer (a 4xx error with the API's error
-shape when it is malformed), none can drop the connection, and none can hold a thread forever:
-a body larger than the API's 32 MB limit is refused unread, a client that stops sending
-halfway is answered after ``timeout`` seconds, and the whole request (request line, headers,
-body) must arrive within ``deadline`` seconds however slowly it trickles in (then the reading
-side is shut). Only loopback Host names are answered (a page that rebinds its own name to
-127.0.0.1 sends that name), and no web page unless ``allowed_origins`` names its origin (then
-the answer carries the CORS headers, and a preflight is answered); SDKs send no Origin. A
-streamed reply is sent as server-sent events, the connection closing after the last.
+Every request gets an answer (a 4xx in the API's error shape when malformed) and none can hold
+a thread: a body over the API's 32 MB is refused unread, a stalled one answered after
+``timeout``, a trickled one cut at ``deadline``. Only loopback Host names are answered (DNS
+rebinding sends another), and no web page unless ``allowed_origins`` names it (CORS, preflight).
 """
 
 from __future__ import annotations
@@ -209,10 +204,10 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128                 # a burst of clients waits instead of being reset
 
 
-def make_server(model: OfflineModel, port: int = 8765, host: str = "127.0.0.1",
-                timeout: float = READ_TIMEOUT, deadline: float = REQUEST_DEADLINE,
-                allowed_origins: tuple[str, ...] = ()) -> ThreadingHTTPServer:
+def make_server(model: OfflineModel, port: int = 8765, timeout: float = READ_TIMEOUT,
+                deadline: float = REQUEST_DEADLINE, allowed_origins: tuple[str, ...] = ()) -> Server:
+    """The model served on 127.0.0.1:``port`` (0: any free port)."""
     settings = Settings(model, threading.Lock(), timeout, deadline, tuple(allowed_origins))
     bound = type("BoundHandler", (Handler,), {"settings": settings,
                                               "timeout": timeout})   # a socket timeout on every read
-    return Server((host, port), bound)
+    return Server(("127.0.0.1", port), bound)

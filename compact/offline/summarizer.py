@@ -1,17 +1,11 @@
 """The offline model's answer to a summary request: extractive, facts only, labelled.
 
-A summary request is recognised by its shape, and the conversation it carries read in the
-client's own form: this package's rendering (``[user] ...`` lines, ``pipeline.summary``), the
-newer lesson version's ``json.dumps`` of the messages (SDK blocks as their repr, capped around
-a ``...[middle omitted ...]...`` marker), LangChain's ``SummarizationMiddleware`` prompt with
-its ``<message type="human|ai|tool">`` history, or the history itself and a request to
-summarise "the conversation above". Each becomes the same list of ``Entry``.
-
-The summary copies the agent's own notes and those of earlier summaries, derives notes for
-files the agent read but had not noted yet (saying when that is only an excerpt), lists the
-tool calls, the last stated next step and the user's constraints. The goal is a short
-reference to the request (the compacted message carries the request itself). Instructions
-inside tool output are never copied as goals.
+A summary request is recognised by its shape, its conversation read in the client's own form
+(this package's rendering, the newer lesson's ``json.dumps`` of the messages capped around an
+omitted middle, LangChain's XML history, or the history itself then "summarise the above").
+The summary copies the agent's notes and earlier summaries', notes what the agent read but did
+not note (saying when only an excerpt was seen), lists the calls, the last next step and the
+user's constraints; the goal is a short reference to the request. Tool output never sets a goal.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Skill: read the READMEs of a range of chapters, compare their titles, state the pattern.
 
-The chapters come from the request (``s01_agent_loop 到 s05_todo_write``, ``ch01 to ch05``);
-the README files from a listing (``<prefix>*/README.md``), never from a guess. The pattern is
-found from the titles themselves: each is split at its separators (colon, dashes, bars, middle
-dots, a spaced slash); titles with the same separators in the same order share a shape, and
-each part of it is named by what it holds across the titles: the chapter code (its number is
-the folder's), the same word in every title, or free text, named by what that text is: a
-number, a date, a question (it ends with ``?``), a name (a few capitalised words, or a few CJK
-characters: for CJK text, which has no capitals, the column's median length decides) or a
-phrase. A column is what all its texts are, else what most are ("mostly"); its script is said
-when all its texts share one, and tells two columns of the same kind apart.
+The chapters come from the request, the README files from a listing, never from a guess. The
+pattern is found from the titles: split at their separators, titles of one shape have parts
+named by what they hold across the titles: the chapter code, the same word everywhere, or free
+text named by what it is (a number, a date, a question, a name, a phrase; for CJK text, which
+has no capitals, the column's median length decides), with its script when all share one.
 """
 
 from __future__ import annotations

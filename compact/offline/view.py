@@ -1,11 +1,8 @@
 """What the offline model can see: everything it knows is parsed from the request.
 
-No hidden state survives between calls: if compaction removed a file's content and the model
-left itself no note about it, the file is unknown again. The markers of every lesson version
-are read (``markers``). Calls are read in the plan's terms (``read_file(path)``,
-``glob(pattern)``, ``bash(command)``, ...) whatever the client named its tools: ``Toolbox``
-reads the request's own tool schemas (``read_file(file_path)``, ``Read``, ``view``, an
-Anthropic-defined text editor) and translates both ways.
+No hidden state survives between calls: a file compacted away without a note is unknown again.
+Calls are read in the plan's terms (``read_file(path)``, ``glob(pattern)``, ``bash(command)``)
+whatever the client named its tools: ``Toolbox`` maps the request's own tool schemas both ways.
 """
 
 from __future__ import annotations
