@@ -1,5 +1,5 @@
-"""The comparison skill on layouts of its own: which program a folder holds, decided from the
-files' contents, and an answer shaped by the question's words, in English and Chinese."""
+"""The comparison skill on layouts of its own: an answer shaped by the question's words, in
+English and Chinese."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from compact.offline import OfflineModel
 from compact.offline.compare import carries, question_of, question_words
 from compact.offline.read_code import describe_code
 
-HELPER = '"""Small helpers."""\n\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n'
 CACHE = textwrap.dedent('''\
     """A cache server: answers lookups from a dict and spills it to spill/cache.json."""
     import json
@@ -63,27 +62,6 @@ def _run(tmp_path, files: dict[str, str], request: str):
     return agent_loop([{"role": "user", "content": request}], request, client=client,
                       workspace=tmp_path, compactor=Compactor(tmp_path, summarize=summarizer_for(client)),
                       log=lambda line: None)
-
-
-def test_a_folder_s_program_is_chosen_from_what_its_files_are(tmp_path):
-    """``code.py`` and ``main.py`` are helpers here: the runnable file, then the one named after
-    its folder, is the program, and the answer says why."""
-    files = {"lab1_cache/code.py": HELPER, "lab1_cache/helpers.py": HELPER,
-             "lab1_cache/cache_server.py": CACHE,
-             "lab2_queue/main.py": HELPER, "lab2_queue/queue.py": QUEUE}
-    trace = _run(tmp_path, files, "Compare lab1_cache and lab2_queue: how does each handle errors?")
-    read = [c[1]["path"] for t in trace.turns for c in t.tool_calls if c[0] == "read_file"]
-    assert set(read) >= {"lab1_cache/code.py", "lab1_cache/helpers.py", "lab1_cache/cache_server.py"}
-    assert "lab2_queue/main.py" in read            # read to decide, then not chosen
-    assert ("Programs: lab1_cache/cache_server.py (the only one of them with an entry point; "
-            "beside it: code.py, helpers.py), lab2_queue/queue.py (named after its folder; "
-            "beside it: main.py).") in trace.answer
-    errors = trace.answer.split("How each handles errors (what it catches and raises):\n")[1]
-    cache_line, queue_line = errors.splitlines()[:2]
-    assert cache_line == "- lab1_cache/cache_server.py: catches KeyError (lookup)"
-    assert queue_line == ("- lab2_queue/queue.py: catches Retry (work), TimeoutError (work) / "
-                          "raises RuntimeError (work)")
-    assert "What each stores" not in trace.answer         # not asked
 
 
 def test_a_question_that_asks_nothing_in_particular_gets_every_part_the_notes_have(tmp_path):

@@ -1,7 +1,6 @@
 """Skill: compare programs, answering the question asked from what each program contains.
 
-The programs are the ones the request names, or each named folder's (its only code file, else
-the runnable one, the one named after the folder, the longest). Like a careful agent it reads
+The programs are the code files the request names. Like a careful agent it reads
 each, lists and reads the README beside each (in the request's language), then answers from its
 notes; the question's own words, stemmed (Snowball; a glossary for Chinese), choose the parts
 (``FACETS``: storage, prompt, errors; else every part the notes have) and the names shown.
@@ -15,7 +14,7 @@ from dataclasses import dataclass
 
 import snowballstemmer
 
-from .knowledge import CODE_EXTENSIONS, Step, code_paths, facts, fetch, folders, listing, next_step
+from .knowledge import Step, code_paths, facts, fetch, folders, listing, next_step
 from .phrases import after_label, forms, language, offline_label, phrase, split_parts
 from .view import View
 
@@ -158,70 +157,6 @@ def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
     return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])
 
 
-MAX_CANDIDATES = 6          # code files read in one folder to choose its program
-_CHAPTER_CODE = re.compile(r"^[A-Za-z]*[-_]?\d+[-_.]?")
-_LINES = re.compile(r"(\d[\d,]*) (?:lines|行)")
-
-
-def named_after(path: str, folder: str) -> bool:
-    """``squeeze.py`` in ``lesson-8-squeeze``, ``context_compact.py`` in ``s08_context_compact``."""
-    stem = posixpath.splitext(posixpath.basename(path))[0].replace("-", "_").lower()
-    name = folder.rstrip("/").rsplit("/", 1)[-1].replace("-", "_").lower()
-    rest = _CHAPTER_CODE.sub("", name)
-    return stem in (name, rest) or (bool(rest) and stem in rest.split("_"))
-
-
-def _lines(fact: str) -> int:
-    match = _LINES.search(fact)
-    return int(match.group(1).replace(",", "")) if match else 0
-
-
-def _rank(view: View, candidates: list[str], folder: str, lang: str) -> tuple[str, str]:
-    """The program among several code files, and why, from what each was read to be."""
-    known = {c: facts(view, c) or "" for c in candidates}
-    runnable = [c for c in candidates if any(label in known[c] for label in forms("entry"))]
-    pool, why = runnable or candidates, []
-    if len(runnable) == 1:
-        return runnable[0], phrase("only_entry", lang)
-    if runnable:
-        why.append(phrase("has_entry", lang))
-    after = [c for c in pool if named_after(c, folder)]
-    if len(after) == 1:
-        return after[0], ", ".join(why + [phrase("named_after_folder", lang)])
-    pool = after or pool
-    chosen = max(pool, key=lambda c: (_lines(known[c]), c))
-    return chosen, ", ".join(why + [phrase("longest", lang, n=_lines(known[chosen]))])
-
-
-def choose_programs(view: View, lang: str) -> tuple[list[str], dict[str, str], Step | None]:
-    """(programs, why each, None), or a step that lists or reads what the choice needs."""
-    named = code_paths(view.request)
-    if len(named) >= 2:
-        return named, {p: phrase("named_in_request", lang) for p in named}, None
-    programs, why = [], {}
-    for folder in folders(view.request):
-        files = listing(view, f"{folder}/*")
-        if files is None:
-            return [], {}, Step(next_step(lang, "next_list_folder", folder=folder),
-                                [("glob", {"pattern": f"{folder}/*"})])
-        code = sorted(f for f in files if f.rsplit(".", 1)[-1] in CODE_EXTENSIONS)
-        if not code:
-            continue
-        if len(code) == 1:
-            programs.append(code[0])
-            why[code[0]] = phrase("only_program", lang, folder=folder)
-            continue
-        candidates = code[:MAX_CANDIDATES]
-        step = fetch(view, candidates, lang)
-        if step:
-            return [], {}, step
-        chosen, reason = _rank(view, candidates, folder, lang)
-        others = ", ".join(posixpath.basename(c) for c in code if c != chosen)
-        programs.append(chosen)
-        why[chosen] = reason + phrase("beside_it", lang, others=others)
-    return programs, why, None
-
-
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", "个类", "个顶层函数", *forms("constants"),
            *forms("code_names"))
@@ -263,12 +198,10 @@ def pick_doc(files: list[str], program: str, lang: str) -> str | None:
 
 
 def compare(view: View) -> Step:
+    """The programs are the code files the request names (``wants_comparison``: two or more)."""
     lang = language(view.request)
-    programs, why, step = choose_programs(view, lang)
-    if step:
-        return step
-    if len(programs) < 2:
-        return Step(offline_label(lang) + phrase("too_few_programs", lang))
+    programs = code_paths(view.request)
+    why = {p: phrase("named_in_request", lang) for p in programs}
     step = fetch(view, programs, lang)
     if step:
         return step

@@ -91,9 +91,7 @@ def wants_structure(request: str) -> bool:
 
 
 def wants_comparison(request: str) -> bool:
-    if not COMPARE.search(request):
-        return False
-    return len(code_paths(request)) >= 2 or len(folders(request)) >= 2
+    return bool(COMPARE.search(request)) and len(code_paths(request)) >= 2
 
 
 @dataclass

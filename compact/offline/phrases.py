@@ -24,7 +24,6 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "next_read": ("read {path}.", "读取 {path}。"),
     "next_list_readmes": ("list the chapters' README files.", "列出各章节的 README 文件。"),
     "next_list_docs": ("list the documentation beside the programs.", "列出程序旁边的说明文档。"),
-    "next_list_folder": ("list {folder}/ to find its program.", "列出 {folder}/，找出其中的程序。"),
     "next_run": ("run {command}.", "运行 {command}。"),
     "rereading": ("Re-reading {n} file(s) whose results were compacted away.",
                   "重新读取 {n} 个结果已被压缩的文件。"),
@@ -155,15 +154,7 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "structure_of": ("Structure of {path}:", "{path} 的数据结构："),
     "title_line": ("{i}. {folder}: {title}", "{i}. {folder}：“{title}”"),
     # comparisons
-    "only_entry": ("the only one of them with an entry point", "其中唯一有入口的程序"),
-    "has_entry": ("it has an entry point", "有入口"),
-    "named_after_folder": ("named after its folder", "以所在文件夹命名"),
-    "longest": ("the longest ({n:,} lines)", "最长（{n:,} 行）"),
     "named_in_request": ("named in the request", "请求中点名"),
-    "only_program": ("the only program in {folder}/", "{folder}/ 中唯一的程序"),
-    "beside_it": ("; beside it: {others}", "；同目录还有：{others}"),
-    "too_few_programs": ("I found fewer than two programs to compare in what the request names.",
-                         "请求中能找到的程序不足两个，无法比较。"),
     "no_readme_beside": ("no README beside it; its docstring is the explanation",
                          "旁边没有 README，以其文档字符串为说明"),
     "no_listing_tool": ("no tool to list files was offered, so no README was looked for; its docstring is "
