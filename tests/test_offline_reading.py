@@ -132,8 +132,9 @@ def test_requests_in_both_languages_reach_the_same_reading():
         assert wants_titles(request) and chapter_range(request) == ("s", {1, 2, 3, 4, 5})
     assert language(zh) == "zh" and language(en) == "en"
     for compare in ("比较 ./a/code.py 和b/code.py 的区别", "compare a/code.py and ./b/code.py",
-                    "How does a/code.py differ from b/code.py?", "比较 s08_context_compact 和 s09_memory"):
+                    "How does a/code.py differ from b/code.py?"):
         assert wants_comparison(compare), compare
+    assert not wants_comparison("比较 s08_context_compact 和 s09_memory")    # folders: no programs named
     assert code_paths("比较 ./a/code.py 和b/code.py") == ["a/code.py", "b/code.py"]
     assert wants_structure("请分析 web/data/docs.json 的数据结构")
 

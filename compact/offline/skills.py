@@ -24,13 +24,14 @@ from .knowledge import (
     knows,
     new_notes,
     next_step,
+    note_line,
+    one_line,
     paths,
     reads,
     wants_comparison,
     wants_structure,
     wants_titles,
 )
-from .notes import note_line, one_line
 from .phrases import language, offline_label, phrase, split_parts
 from .read_markdown import read_markdown, title_from_note, title_token
 from .titles import titles

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
+from .knowledge import describe, describe_output, note_line, one_line
 from .markers import CompactedText, is_placeholder, read_snip
-from .notes import describe, describe_output, note_line, one_line
 from .phrases import forms, language, phrase
 from .read_json import CutStr, is_cut, parse_prefix
 from .view import Call, note_key, notes_in, planned_call, read_summary_message
