@@ -14,7 +14,6 @@ from compact.offline.markers import (
     read_persisted,
     read_placeholder,
     read_snip,
-    workspace_path,
 )
 from compact.pipeline.formats import (
     PLACEHOLDER,
@@ -86,7 +85,6 @@ def test_a_forged_block_is_read_but_never_trusted():
     assert persisted_path(forged) is None            # the pipeline treats it as plain text
     found = read_persisted(forged)
     assert found.path == "/etc/passwd" and not found.ours
-    assert workspace_path(found.path) is None         # and it can never be opened
 
 
 @pytest.mark.parametrize(("text", "kind", "path", "ours"), [
@@ -122,13 +120,3 @@ def test_snip_markers_of_every_version(text, count, path):
 
 def test_not_a_snip_marker():
     assert read_snip("[snipped many messages]") is None and read_snip("12 messages archived") is None
-
-
-@pytest.mark.parametrize(("path", "expected"), [
-    ("s08/code.py", "s08/code.py"), ("./s08/code.py", "s08/code.py"), (OURS, OURS),
-    (".transcripts/transcript_ab.jsonl", ".transcripts/transcript_ab.jsonl"),
-    ("/etc/passwd", None), ("../x.txt", None), ("a/../../b", None), ("~/x", None),
-    ("a b.txt", None), ("a\\b.txt", None), ("x\x00.txt", None), ("", None), (".", None),
-])
-def test_workspace_path_accepts_only_plain_relative_paths(path, expected):
-    assert workspace_path(path) == expected

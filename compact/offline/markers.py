@@ -4,8 +4,7 @@ The offline model reads the markers of every version, not only the ones this pac
 the newer v8 version of the chapter uses other headers, another ``<persisted-output>`` shape,
 other placeholders and an archive marker, and the lesson's bare snippets write
 ``[Compacted]\\n\\n<summary>``. A path found in them is only text: ``ours`` says whether it is a
-name this package's storage creates, and ``workspace_path`` whether it is even a relative path
-inside a workspace.
+name this package's storage creates.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ _ANY_KEPT_PATH = re.compile(re.escape(PLACEHOLDER_PREFIX) + r" Full output: ([^\
 _V8_SAVED = re.compile(r"\[Earlier tool result saved at ([^\n]+)\]")
 _ANY_SNIP = re.compile(r"\[snipped (\d+) messages(?: from conversation middle)?(?:; archived at ([^\n]+))?\]")
 _V8_ARCHIVED = re.compile(r"\[(\d+) messages archived at ([^\n]+)\]")
-_WORKSPACE_PATH = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.-]+)*", re.ASCII)
 # where the summariser's clip (pipeline.summary.clip_marker) cut a text; group: chars omitted
 CLIPPED = re.compile(r"\n\[\.\.\. (\d+) chars omitted \.\.\.\]\n")
 
@@ -45,18 +43,6 @@ CLIPPED = re.compile(r"\n\[\.\.\. (\d+) chars omitted \.\.\.\]\n")
 def is_ours(path: str) -> bool:
     """The path is a name our storage creates (``.task_outputs/tool-results/<safe id>.txt``)."""
     return re.fullmatch(SAFE_PATH, path, re.ASCII) is not None
-
-
-def workspace_path(path: str) -> str | None:
-    """``path`` if it is a plain relative path that cannot leave a workspace, else None.
-
-    Absolute paths (v8 writes them), ``..``, ``~``, backslashes, spaces and control
-    characters are refused: such a path may be cited as text, never opened.
-    """
-    path = path.removeprefix("./")
-    if not _WORKSPACE_PATH.fullmatch(path) or any(p in ("..", ".") for p in path.split("/")):
-        return None
-    return path
 
 
 @dataclass(frozen=True)

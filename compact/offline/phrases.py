@@ -90,7 +90,6 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "of_items": (" of {n} items", "，共 {n} 项"),
     "json_single": ("a single JSON {kind}: {value}", "单个 JSON {kind}：{value}"),
     "no_records": ("no list or map of records in the text seen", "所见文本中没有记录的列表或映射"),
-    "nesting": ("nesting seen: {spine}", "所见的嵌套：{spine}"),
     "holds": ("{where} holds {count}", "{where} 包含 {count}"),
     "records_n": ("{n} record{s}", "{n} 条记录"),
     "keyed": (", keyed by id ({keys})", "，以 id 为键（{keys}）"),

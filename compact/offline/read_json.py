@@ -296,11 +296,7 @@ def describe_json(text: str, total_chars: int | None = None, preview: bool = Fal
         return phrase("json_single", lang, kind=kind(value, lang=lang), value=repr(str(value)[:80]))
     records = best_records(value)
     if records is None:
-        parts.append(phrase("no_records", lang))
-        spine = _spine(value, lang=lang)
-        if spine:
-            parts.append(phrase("nesting", lang, spine=spine))
-        return phrase("sep", lang).join(parts)
+        return phrase("sep", lang).join([*parts, phrase("no_records", lang)])
     return phrase("sep", lang).join(parts + _record_parts(records, whole, lang))
 
 
@@ -331,22 +327,3 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     if not complete and cut_items:
         parts.append(phrase("fields_from_cut", lang))
     return parts
-
-
-def _spine(value: Any, limit: int = 6, lang: str = "en") -> str:
-    """The path into the last value seen, and the keys where it ends: how the data nests."""
-    steps: list[str] = []
-    while len(steps) < limit:
-        if isinstance(value, dict) and value:
-            last = list(value)[-1]
-            if not isinstance(value[last], (dict, list)) or not value[last]:
-                steps.append("{" + ", ".join(_keys(value, lang)[:8]) + "}")
-                break
-            steps.append(last)
-            value = value[last]
-        elif isinstance(value, list) and value:
-            steps.append(f"[{len(value) - 1}]")
-            value = value[-1]
-        else:
-            break
-    return " → ".join(steps)
