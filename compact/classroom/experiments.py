@@ -32,9 +32,9 @@ from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
 from .own_stage import differences
-from .picture import run_picture
 from .plot import plot_run
 from .runs import new_run
+from .stage_picture import run_picture
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
