@@ -61,11 +61,6 @@ def prompt(n: int) -> str:
 
 
 _REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
-SHOWS = {
-    1: "micro_compact: the 3 newest results stay whole, older long ones become a placeholder",
-    2: "tool_result_budget: a result too big for the batch budget is persisted to disk",
-    3: "compact_history: past 50,000 chars the history becomes one [Compacted] message",
-}
 
 
 @dataclass
@@ -124,15 +119,6 @@ class ExperimentResult:
         return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def new_run_dir(runs_dir: str | Path, label: str) -> Path:
-    """A new, empty folder ``<runs_dir>/<label>-<n>`` this process owns: runs never share one.
-
-    Runs of finished kernels beyond the newest ``runs.KEEP`` per label are removed on the way,
-    never a run another live kernel (a second lab on the same copy) owns (see ``runs``).
-    """
-    return new_run(runs_dir, label)
-
-
 @dataclass(frozen=True)
 class Runs:
     """A folder of numbered run folders (``runs/experiment3-1``, ...), e.g. beside a notebook,
@@ -141,7 +127,8 @@ class Runs:
     folder: str | Path = "runs"
 
     def new(self, label: str) -> Path:
-        return new_run_dir(self.folder, label)
+        """A new, empty folder ``<folder>/<label>-<n>`` this process owns (``runs.new_run``)."""
+        return new_run(self.folder, label)
 
     def course(self, label: str) -> Path:
         """A new numbered folder holding a fresh copy of the demo course, the workspace the

@@ -316,7 +316,7 @@ class Lab:
 
     def _run(self, n: int, compaction: bool) -> ExperimentResult:
         limits, label = self.limits, label_of(n, compaction)
-        self._lock(True)
+        self._disable_buttons(True)
         self.progress.max, self.progress.value, self.progress.bar_style = 40, 0, "info"
         self.progress.description = say("lab.progress.running", label=label)
         self.started += 1
@@ -350,11 +350,11 @@ class Lab:
             self._describe_run(time.perf_counter() - started)
             return result
         finally:
-            self._lock(False)
+            self._disable_buttons(False)
             self._mark_shown()
             self._update_runs_kept()
 
-    def _lock(self, running: bool) -> None:
+    def _disable_buttons(self, running: bool) -> None:
         """No run can start, and no run can be cleared, while one is running."""
         for button in [*self.buttons, self.clear]:
             button.disabled = running
