@@ -21,11 +21,11 @@ $(VENV)/.dev: $(VENV)/.suite requirements-dev.txt
 	touch $@
 
 lab: $(VENV)/.suite
-	$(PY) -m compact.classroom.lab_server lab --copy $(LAB_COPY) $(LAB_ARGS)
+	$(PY) -m tools.lab_server lab --copy $(LAB_COPY) $(LAB_ARGS)
 
 # The same copy in Notebook 7 (one notebook per tab, the interface many classrooms use).
 notebook: $(VENV)/.suite
-	$(PY) -m compact.classroom.lab_server notebook --copy $(LAB_COPY) $(LAB_ARGS)
+	$(PY) -m tools.lab_server notebook --copy $(LAB_COPY) $(LAB_ARGS)
 
 # Presenter mode: the lab in Voilà (code hidden, dashboard first); Voilà is an optional extra.
 # `make present COMPACT_LANG=zh` presents the Chinese lab (zh/06_lab.ipynb).
@@ -34,7 +34,7 @@ $(VENV)/.present: $(VENV)/.suite
 	touch $@
 
 present: $(VENV)/.present
-	$(PY) -m compact.classroom.lab_server present --copy $(LAB_COPY) \
+	$(PY) -m tools.lab_server present --copy $(LAB_COPY) \
 	  $(if $(COMPACT_LANG),--language $(COMPACT_LANG)) $(PRESENT_ARGS)
 
 # A static site of the executed notebooks, plots included, in English and Chinese (build/book/zh/): publish

@@ -21,7 +21,7 @@ from browser.jupyterlab import answers, free_port, lab_env, wait_served
 from chinese import write_chinese
 from repo_copy import snapshot
 
-from compact.classroom.lab_server import (
+from tools.lab_server import (
     MANIFEST,
     SEEDED_SETTINGS,
     lab_command,
@@ -128,7 +128,7 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
 
 @pytest.fixture
 def serve(tmp_path):
-    """``serve(mode, *args) -> (base URL, token, log)``: ``python -m compact.classroom.lab_server
+    """``serve(mode, *args) -> (base URL, token, log)``: ``python -m tools.lab_server
     MODE`` as ``make lab`` / ``make present`` run it, on a free port, on a copy of the notebooks
     with two Chinese ones, once it answers; stopped after the test."""
     source, started = tmp_path / "notebooks", []
@@ -140,9 +140,9 @@ def serve(tmp_path):
         port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"{mode}.log"
         auth = f"--Voila.token={token}" if mode == "present" else f"--IdentityProvider.token={token}"
         started.append(subprocess.Popen(
-            [sys.executable, "-m", "compact.classroom.lab_server", mode, "--source", str(source), "--copy",
+            [sys.executable, "-m", "tools.lab_server", mode, "--source", str(source), "--copy",
              str(tmp_path / "my-notebooks"), f"--port={port}", "--no-browser", auth, *args],
-            cwd=tmp_path, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
+            cwd=REPO, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
         base = f"http://127.0.0.1:{port}"
         return base, token, wait_served(f"{base}{ready}?token={token}", started[-1], log, timeout=180)
@@ -188,9 +188,9 @@ def test_presenting_a_language_whose_lab_is_not_written_says_what_to_do(tmp_path
     source = tmp_path / "notebooks"
     shutil.copytree(REPO / "notebooks", source)
     shutil.rmtree(source / "zh", ignore_errors=True)
-    done = subprocess.run([sys.executable, "-m", "compact.classroom.lab_server", "present",
+    done = subprocess.run([sys.executable, "-m", "tools.lab_server", "present",
                            "--language", "zh", "--source", str(source), "--copy", str(tmp_path / "copy")],
-                          capture_output=True, text=True, timeout=60)
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "zh/06_lab.ipynb does not exist" in done.stderr
     assert "`make present COMPACT_LANG=en` presents the English lab" in done.stderr
@@ -271,7 +271,7 @@ def test_a_committed_notebook_that_is_not_json_is_skipped_too(folders):
 
 FULL_DISK = """
 import resource, signal, sys
-from compact.classroom.lab_server import sync
+from tools.lab_server import sync
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)        # a write past the limit fails (EFBIG)
 resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))  # as on a full disk: 64 bytes per file
 print(sync(sys.argv[1], sys.argv[2]))
@@ -283,7 +283,7 @@ def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(fo
     sync(source, copy)
     before = (copy / MANIFEST).read_bytes()
     assert len(before) > 64
-    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)],
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr                       # make lab goes on
     assert "not saved" in done.stdout

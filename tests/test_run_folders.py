@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from compact.classroom import runs
-from compact.classroom.experiments import new_run_dir
 from compact.classroom.lab import KEEP_RUNS, Lab, file_size, run_folders
 
 OTHER_LAB = """
@@ -111,13 +110,13 @@ def test_finished_runs_are_kept_to_the_newest_few_per_label(tmp_path):
     subprocess.run([sys.executable, "-c", MAKE_RUNS, str(folder), str(made)], check=True)
     assert len(runs.run_names(folder)) == made         # its own runs stay while it lives
     (folder / "keep-me").mkdir()                       # not a run folder: never touched
-    mine = new_run_dir(folder, "exp")
+    mine = runs.new_run(folder, "exp")
     names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
     newest = [f"exp-{n}" for n in range(made - runs.KEEP + 1, made + 1)]
     assert names == sorted([*newest, mine.name, "keep-me"]) and mine.name == f"exp-{made + 1}"
-    assert new_run_dir(folder, "other").name == "other-1"
+    assert runs.new_run(folder, "other").name == "other-1"
     for _ in range(runs.KEEP + 1):                     # this kernel's runs: all live, all kept
-        new_run_dir(folder, "exp")
+        runs.new_run(folder, "exp")
     assert mine.is_dir() and len(runs.run_names(folder)) == runs.KEEP + 1 + runs.KEEP + 1 + 1
     assert set(runs.statuses(folder).values()) == {"mine", "finished"}
 

@@ -5,8 +5,9 @@ import unicodedata
 import pytest
 
 from compact import compacted_message
-from compact.classroom.experiments import Runs, new_run_dir, run_experiment
+from compact.classroom.experiments import Runs, run_experiment
 from compact.classroom.histories import tool_turn
+from compact.classroom.runs import new_run
 from compact.classroom.show import (
     Compacted,
     History,
@@ -70,7 +71,7 @@ def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
     assert [p.name for p in (first.workdir, second.workdir, base.workdir)] == \
         ["experiment2-1", "experiment2-2", "baseline3-1"]
     assert first.tool_results[0].parent.parent.parent == first.workdir
-    assert new_run_dir(tmp_path / "runs", "experiment2").name == "experiment2-3"
+    assert new_run(tmp_path / "runs", "experiment2").name == "experiment2-3"
 
 
 def test_a_course_folder_is_a_fresh_demo_course_of_its_own(tmp_path):

@@ -20,7 +20,6 @@ from compact.classroom.stage_picture import (
     block_kinds,
     plot_stage,
     run_stage,
-    show_stage,
 )
 from tools.figures import long_history, stage_examples
 
@@ -133,13 +132,13 @@ def test_reactive_compact_summarises_all_but_the_last_five(stages):
 
 def test_a_stage_with_nothing_to_do_says_so(tmp_path):
     history = [{"role": "user", "content": "hi"}, *tool_turn(("t1", "a.txt", "short"))]
-    fig = show_stage(Compactor(tmp_path), "micro_compact", history)
+    fig = plot_stage(*run_stage(Compactor(tmp_path), "micro_compact", history))
     assert fig.axes[0].get_title(loc="left").startswith("micro_compact: nothing to do (")
     assert patches(fig, "band:kept") and not patches(fig, "before:placeholder")
     assert "after\n3 messages" in texts(fig)
 
 
-def test_show_stage_leaves_the_history_as_it_was(tmp_path):
+def test_run_stage_leaves_the_history_as_it_was(tmp_path):
     history = long_history()
     kept = copy.deepcopy(history)
     before, after, event = run_stage(Compactor(tmp_path), "snip_compact", history)
@@ -197,7 +196,7 @@ def test_a_second_compaction_with_the_same_summary_is_still_drawn_as_one(tmp_pat
 def test_a_batch_of_large_results_has_an_arrow_from_each_one_it_persisted(tmp_path):
     batch = [{"role": "user", "content": "read them"},
              *tool_turn(*[(f"t{k}", f"f{k}.txt", "x" * 60_000) for k in range(5)])]
-    fig = show_stage(Compactor(tmp_path), "tool_result_budget", batch)
+    fig = plot_stage(*run_stage(Compactor(tmp_path), "tool_result_budget", batch))
     event = fig.axes[0].get_title(loc="left")
     [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "inside:disk"]
     written = disk.get_text().splitlines()[1:]

@@ -19,10 +19,10 @@ from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .histories import results, tool_turn
 from .lab import Lab
-from .picture import picture
 from .plot import plot_run
 from .reveal import reveal
 from .show import show
+from .stage_picture import plot_stage as picture
 
 __all__ = ["Compactor", "Context", "Lab", "Limits", "Runs", "agent", "as_written", "check", "kit",
            "language", "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",

@@ -32,9 +32,9 @@ from ..texts import language
 from ..tools import Workspace
 from ..trace import Trace, Turn
 from .own_stage import differences
-from .picture import run_picture
 from .plot import plot_run
 from .runs import new_run
+from .stage_picture import run_picture
 
 PROMPTS = {
     1: ("Read the README.md of the five lessons s01_agent_loop to s05_todo_write, compare "
@@ -61,11 +61,6 @@ def prompt(n: int) -> str:
 
 
 _REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
-SHOWS = {
-    1: "micro_compact: the 3 newest results stay whole, older long ones become a placeholder",
-    2: "tool_result_budget: a result too big for the batch budget is persisted to disk",
-    3: "compact_history: past 50,000 chars the history becomes one [Compacted] message",
-}
 
 
 @dataclass
@@ -124,15 +119,6 @@ class ExperimentResult:
         return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def new_run_dir(runs_dir: str | Path, label: str) -> Path:
-    """A new, empty folder ``<runs_dir>/<label>-<n>`` this process owns: runs never share one.
-
-    Runs of finished kernels beyond the newest ``runs.KEEP`` per label are removed on the way,
-    never a run another live kernel (a second lab on the same copy) owns (see ``runs``).
-    """
-    return new_run(runs_dir, label)
-
-
 @dataclass(frozen=True)
 class Runs:
     """A folder of numbered run folders (``runs/experiment3-1``, ...), e.g. beside a notebook,
@@ -141,7 +127,8 @@ class Runs:
     folder: str | Path = "runs"
 
     def new(self, label: str) -> Path:
-        return new_run_dir(self.folder, label)
+        """A new, empty folder ``<folder>/<label>-<n>`` this process owns (``runs.new_run``)."""
+        return new_run(self.folder, label)
 
     def course(self, label: str) -> Path:
         """A new numbered folder holding a fresh copy of the demo course, the workspace the
@@ -149,25 +136,9 @@ class Runs:
         return make_workspace(self.new(label))
 
 
-def _workspace(n: int, compaction: bool, workdir: str | Path | Runs | None) -> Workspace:
-    if isinstance(workdir, Runs):
-        root = workdir.new(f"experiment{n}" if compaction else f"baseline{n}")
-    else:
-        root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
-    return Workspace(make_workspace(root))
-
-
-def _compactor(workspace: Workspace, limits: Limits, client: Any,
-               stages: dict[str, Callable] | None, compaction: bool) -> Compactor:
-    return Compactor(workspace.root, limits, summarize=summarizer_for(client),
-                     stages=STAGES if compaction else (), functions=stages)
-
-
-def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits: Limits = Limits(),
-                   compaction: bool = True, client: Any = None,
-                   workdir: str | Path | Runs | None = None,
-                   on_turn: Callable[[Turn], None] | None = None) -> ExperimentResult:
-    """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
+@dataclass
+class Settings:
+    """How a run of experiment ``n`` is made (``run_experiment(n, **settings)``).
 
     ``stages``: your own stage functions by name (``{"micro_compact": my_micro_compact}``, each
     ``stage(messages, ctx) -> list``), run in place of the package's; whatever stops a run with
@@ -177,27 +148,60 @@ def run_experiment(n: int, *, stages: dict[str, Callable] | None = None, limits:
     ``OfflineModel`` (default: ``make_client()``). ``workdir``: a folder, ``Runs("runs")`` for a
     new numbered one, or a temporary folder. ``on_turn`` sees each turn as it ends.
     """
-    request = prompt(n)
-    workspace = _workspace(n, compaction, workdir)
-    if client is None or isinstance(client, OfflineModel):   # offline unless a key is set
-        client = client.client() if client is not None else make_client(quiet=True)
-    compactor = _compactor(workspace, limits, client, stages, compaction)
+
+    n: int
+    stages: dict[str, Callable] | None = None
+    limits: Limits = field(default_factory=Limits)
+    compaction: bool = True
+    client: Any = None
+    workdir: str | Path | Runs | None = None
+    on_turn: Callable[[Turn], None] | None = None
+
+    def workspace(self) -> Workspace:
+        n, workdir = self.n, self.workdir
+        if isinstance(workdir, Runs):
+            root = workdir.new(f"experiment{n}" if self.compaction else f"baseline{n}")
+        else:
+            root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
+        return Workspace(make_workspace(root))
+
+    def model(self) -> Any:     # offline unless a key is set
+        client = self.client
+        if client is None or isinstance(client, OfflineModel):
+            return client.client() if client is not None else make_client(quiet=True)
+        return client
+
+
+def run_experiment(n: int, **settings: Any) -> ExperimentResult:
+    """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
+    ``settings`` are those of ``Settings``: ``stages``, ``limits``, ``compaction``, ``client``,
+    ``workdir``, ``on_turn``."""
+    return run_settings(Settings(n, **settings))
+
+
+def run_settings(settings: Settings) -> ExperimentResult:
+    """``run_experiment`` of ``settings``."""
+    request = prompt(settings.n)
+    workspace, client, limits = settings.workspace(), settings.model(), settings.limits
+    compactor = Compactor(workspace.root, limits, summarize=summarizer_for(client),
+                          stages=STAGES if settings.compaction else (), functions=settings.stages)
     messages = [{"role": "user", "content": request}]
     log: list[str] = []
     turns: list[Turn] = []
 
     def record(turn: Turn) -> None:
         turns.append(turn)
-        if on_turn is not None:
-            on_turn(turn)
+        if settings.on_turn is not None:
+            settings.on_turn(turn)
 
-    result = ExperimentResult(n, request, workspace.root, limits, compaction, Trace(), messages, log)
+    result = ExperimentResult(settings.n, request, workspace.root, limits, settings.compaction, Trace(),
+                              messages, log)
     try:
         result.trace = agent_loop(messages, request, client=client, compactor=compactor,
                                   workspace=workspace, log=log.append,
                                   options=LoopOptions(on_turn=record))
     except Exception as error:      # a refusal is a result; so is any stop a stage of yours caused
-        if not (refused(error) or stages):
+        if not (refused(error) or settings.stages):
             raise
         stopped(result, error, Trace(turns=turns, model=default_model(client)))
     return result

@@ -316,9 +316,7 @@ class Lab:
 
     def _run(self, n: int, compaction: bool) -> ExperimentResult:
         limits, label = self.limits, label_of(n, compaction)
-        for button in self.buttons:
-            button.disabled = True
-        self.clear.disabled = True
+        self._disable_buttons(True)
         self.progress.max, self.progress.value, self.progress.bar_style = 40, 0, "info"
         self.progress.description = say("lab.progress.running", label=label)
         self.started += 1
@@ -352,11 +350,14 @@ class Lab:
             self._describe_run(time.perf_counter() - started)
             return result
         finally:
-            for button in self.buttons:
-                button.disabled = False
-            self.clear.disabled = False
+            self._disable_buttons(False)
             self._mark_shown()
             self._update_runs_kept()
+
+    def _disable_buttons(self, running: bool) -> None:
+        """No run can start, and no run can be cleared, while one is running."""
+        for button in [*self.buttons, self.clear]:
+            button.disabled = running
 
     def _mark_shown(self) -> None:
         """Highlight the button of the run the dashboard shows, and only that one."""

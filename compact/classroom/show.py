@@ -15,6 +15,7 @@ import json
 import textwrap
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from IPython.display import Code, display
@@ -101,18 +102,21 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+@dataclass(eq=False, repr=False)
 class Table:
     """Headers and rows; HTML in a notebook, aligned text in a terminal."""
 
-    def __init__(self, headers: Sequence[str], rows: Iterable[Sequence[Any]], title: str = "",
-                 monospace: Iterable[int] = (), numeric: Iterable[int] = (),
-                 brief: Sequence[int] = ()) -> None:
-        self.headers = list(headers)
-        self.rows = [list(row) for row in rows]
-        self.title = title
-        self.monospace = set(monospace)      # column numbers shown as code
-        self.numeric = set(numeric)          # column numbers aligned right, as numbers are
-        self.brief = list(brief)             # columns shown first (HTML); all of them folded below
+    headers: Sequence[str]
+    rows: Iterable[Sequence[Any]]
+    title: str = ""
+    monospace: Iterable[int] = ()      # column numbers shown as code
+    numeric: Iterable[int] = ()        # column numbers aligned right, as numbers are
+    brief: Sequence[int] = ()          # columns shown first (HTML); all of them folded below
+
+    def __post_init__(self) -> None:
+        self.headers, self.rows = list(self.headers), [list(r) for r in self.rows]
+        self.brief = list(self.brief)
+        self.monospace, self.numeric = set(self.monospace), set(self.numeric)
 
     def columns(self, wanted: Sequence[int]) -> Table:
         """The same table with only the ``wanted`` columns, in that order."""

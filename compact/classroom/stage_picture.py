@@ -7,8 +7,8 @@ persisted preview, placeholder, snip marker, compacted summary) and as wide as i
 bar says how many characters a width is). Bands join what was kept to where it is after;
 a block that became a placeholder is hatched; an arrow leads from what went to disk to the
 file it went to (``event.files_written``); snipped messages lead into their marker, a
-summarised history into its one summary box. ``show_stage(compactor, stage, messages)`` runs
-the stage and draws it. Every text the picture shows is in the string table
+summarised history into its one summary box. ``run_picture(run, stage)`` draws it for the first
+turn of a real run where the stage fired. Every text the picture shows is in the string table
 (``texts.say("picture.…")``), looked up when it is drawn.
 """
 
@@ -343,8 +343,12 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
     return before, after, compactor.events[-1]
 
 
-def show_stage(compactor: Compactor, stage: str, messages: list, active_request: str = "",
-               ax: Axes | None = None) -> Figure:
-    """Run ``stage`` of ``compactor`` on ``messages`` and draw what it did (``plot_stage``);
-    ``messages`` is left as it was."""
-    return plot_stage(*run_stage(compactor, stage, messages, active_request), ax=ax)
+
+def run_picture(run: object, stage: str) -> Figure:
+    """The stage picture of the first turn of ``run`` (an ``ExperimentResult``) where ``stage``
+    fired (``ExperimentResult.picture``)."""
+    for turn in run.trace.turns:
+        for event in turn.events:
+            if event.stage == stage and event.fired:
+                return plot_stage(turn.before, turn.sent, event)
+    raise ValueError(f"{stage} did not fire in this run (it fired: {sorted(set(run.fired))})")

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import zmq
 
-from ..atomic import write_atomically
-from ..texts import LANGUAGES
-from ..texts import language as default_language
-from .runs import prune, usage
+from compact.atomic import write_atomically
+from compact.classroom.runs import prune, usage
+from compact.texts import LANGUAGES
+from compact.texts import language as default_language
 
 MANIFEST = ".synced-from-notebooks.json"      # name → hash of the committed cells last copied
 PRESENTED = "06_lab.ipynb"
