@@ -28,9 +28,8 @@ from functools import partialmethod
 from pathlib import Path
 
 from .compact_history import compact_history, reactive_compact
-from .context import Context, Summarizer
+from .context import Context, Limits, Summarizer
 from .events import StageEvent, changed_results, detail, extra, files_under, qualified_name
-from .limits import Limits
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .tool_result_budget import tool_result_budget
