@@ -28,7 +28,7 @@ from anthropic.types import Message, TextBlock, ToolUseBlock, Usage
 from machine import machine
 
 from compact import Compactor, LoopOptions, TurnLimitError, Workspace, agent_loop, composition, estimate_size
-from compact.extensions import SizeCache
+from compact.extensions import size_cached
 from compact.pipeline.summary import SUMMARY_SYSTEM
 
 REQUEST = "refactor the billing module"
@@ -91,7 +91,7 @@ def per_turn(n: int, megabytes: float, turns: int = 7) -> dict:
     rng = random.Random(n)
     messages = history(n, megabytes)
     with tempfile.TemporaryDirectory() as workdir:
-        warm = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
+        warm = size_cached(Compactor(workdir, summarize=summary))
         one_turn(warm, messages)                       # it has seen the history before
         warm_times, cold_times, exact, fired = [], [], True, set()
         for k in range(turns):
@@ -117,7 +117,7 @@ def peak_memory(messages: list) -> tuple[float, float, float]:
     """MB: peak of one more turn (warm), peak of one json.dumps, what the cache holds."""
     with tempfile.TemporaryDirectory() as workdir:
         tracemalloc.start()
-        compactor = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
+        compactor = size_cached(Compactor(workdir, summarize=summary))
         one_turn(compactor, messages)
         held = tracemalloc.get_traced_memory()[0]
         messages = messages + tool_round(2 * 10**6, 4_000)
@@ -147,7 +147,7 @@ def whole_history_session(turns: int, remember: bool) -> list[float]:
     """Cumulative seconds of one_turn over a session whose caller keeps every message."""
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as workdir:
-        compactor = Compactor(workdir, summarize=summary, measure=SizeCache().measure)
+        compactor = size_cached(Compactor(workdir, summarize=summary))
         messages = [{"role": "user", "content": REQUEST}]
         spent, cumulative = 0.0, []
         for k, size in enumerate(result_sizes(rng, turns, 4_000)):
@@ -192,7 +192,7 @@ def agent_loop_session(turns: int) -> list[float]:
         for k, size in enumerate(result_sizes(rng, 64, 4_000)):
             (root / f"part{k}.log").write_text("y" * size)
         client = ScriptedClient(64)
-        compactor = Compactor(root, summarize=summary, measure=SizeCache().measure)
+        compactor = size_cached(Compactor(root, summarize=summary))
         messages = [{"role": "user", "content": REQUEST}]
         cumulative, start = [], time.perf_counter()
         try:

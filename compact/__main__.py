@@ -13,6 +13,7 @@ import argparse
 import re
 import sys
 import tempfile
+from typing import Any
 
 import anthropic
 
@@ -49,13 +50,7 @@ def robust_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compact")
-    parser.add_argument("--workdir", default=".", help="workspace folder (default: here)")
-    parser.add_argument("--demo", action="store_true",
-                        help="work in a fresh copy of the demo course workspace")
-    parser.add_argument("--lang", choices=LANGUAGES, default=None,
-                        help="the language of every message (default: COMPACT_LANG or the locale)")
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     if args.lang:
         language(args.lang)
     workdir = args.workdir
@@ -80,19 +75,34 @@ def main(argv: list[str] | None = None) -> int:
             print(say("repl.not_utf8"), flush=True)
             continue
         history.append({"role": "user", "content": query})
-        try:
-            trace = agent_loop(history, query, client=client, workspace=workspace,
-                               log=lambda line: print(line, flush=True))
-        except KeyboardInterrupt:
-            print(say("repl.interrupted"), flush=True)
-            continue
-        except (CompactError, anthropic.APIError, UnicodeError) as error:
-            print(say("repl.error", kind=type(error).__name__, error=error), flush=True)
-            for note in getattr(error, "__notes__", []):
-                print(note, flush=True)
-            continue
-        print(trace.answer, flush=True)     # a refusal or a cut-off answer was logged above
+        run_query(history, query, client, workspace)
     return 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m compact")
+    parser.add_argument("--workdir", default=".", help="workspace folder (default: here)")
+    parser.add_argument("--demo", action="store_true",
+                        help="work in a fresh copy of the demo course workspace")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the language of every message (default: COMPACT_LANG or the locale)")
+    return parser.parse_args(argv)
+
+
+def run_query(history: list, query: str, client: Any, workspace: Workspace) -> None:
+    """One turn of the REPL: the answer, or what stopped it (the history stays valid)."""
+    try:
+        trace = agent_loop(history, query, client=client, workspace=workspace,
+                           log=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print(say("repl.interrupted"), flush=True)
+        return
+    except (CompactError, anthropic.APIError, UnicodeError) as error:
+        print(say("repl.error", kind=type(error).__name__, error=error), flush=True)
+        for note in getattr(error, "__notes__", []):
+            print(note, flush=True)
+        return
+    print(trace.answer, flush=True)     # a refusal or a cut-off answer was logged above
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from .errors import ToolError
 from .file_commit import commit, existing_mode, one_writer
 
 CHUNK = 1 << 16
+MAX_EDIT_BYTES = 64 * 1024 * 1024      # the largest file edit_file edits
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -65,14 +66,14 @@ def _open_error(error: OSError, shown: str) -> Exception:
 
 
 @contextmanager
-def opened(root: Path, target: Path, shown: str, flags: int, mode: int = 0o666,
-           create_dirs: bool = False) -> Iterator[tuple[int, int]]:
-    """(folder descriptor, file descriptor) of a regular file inside the workspace."""
+def opened(root: Path, target: Path, shown: str) -> Iterator[tuple[int, int]]:
+    """(folder descriptor, file descriptor) of a regular file inside the workspace, opened
+    for reading."""
     if target == root:
         raise ToolError(f"{shown!r} is the workspace folder itself, not a file")
-    with opened_dir(root, target, shown, create_dirs) as dir_fd:
+    with opened_dir(root, target, shown) as dir_fd:
         try:
-            fd = os.open(target.name, flags | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK, mode,
+            fd = os.open(target.name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | os.O_NONBLOCK,
                          dir_fd=dir_fd)
         except OSError as error:
             raise _open_error(error, shown) from error
@@ -104,7 +105,7 @@ def read_text(fd: int, max_chars: int, max_lines: int | None) -> tuple[str, bool
             return "".join(parts), True
 
 
-def read_all(fd: int, shown: str, max_bytes: int) -> bytes:
+def read_all(fd: int, shown: str, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
     size = os.fstat(fd).st_size
     if size > max_bytes:
         raise ToolError(f"{shown!r} is {size:,} bytes, more than edit_file edits "
@@ -123,16 +124,15 @@ def write_whole(root: Path, target: Path, shown: str, data: bytes) -> None:
         commit(dir_fd, target.name, [data], old)
 
 
-def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes,
-                  max_bytes: int) -> None:
+def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes) -> None:
     """Replace the first ``old`` with ``new`` in the file's raw bytes; every other byte stays.
 
     The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). It is read
     and replaced under the file's lock, so a concurrent edit is never lost, and replaced
     atomically, keeping its permission bits (``file_commit``).
     """
-    with one_writer(target, shown), opened(root, target, shown, os.O_RDONLY) as (dir_fd, fd):
-        raw = read_all(fd, shown, max_bytes)
+    with one_writer(target, shown), opened(root, target, shown) as (dir_fd, fd):
+        raw = read_all(fd, shown)
         info = os.fstat(fd)
         try:
             raw.decode("utf-8")

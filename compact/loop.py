@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +27,13 @@ import anthropic
 
 from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
 from .errors import TurnLimitError
-from .extensions import SizeCache
+from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
 from .pipeline import Compactor
 from .reply import CUT_OFF, Reply, read_reply
 from .tool_batch import answer_open_calls, run_tool_batch
 from .tools import TOOLS, Workspace
-from .trace import Trace, Turn, TurnStart, record_turn
+from .trace import Trace, Turn, TurnStart, record_turn, refusals
 
 SYSTEM = (
     "You are a coding agent working in a workspace folder. Use the tools to do the task. "
@@ -47,7 +47,8 @@ Say = Callable[[str], None]
 
 @dataclass(frozen=True)
 class LoopOptions:
-    """How the loop calls the model and when it stops (``agent_loop(..., options=...)``)."""
+    """How the loop calls the model, what it says and when it stops: pass the fields by name
+    (``agent_loop(..., max_turns=3, log=print)``) or whole (``options=LoopOptions(...)``)."""
 
     model: str | None = None           # the client's default model when None
     max_tokens: int | None = None      # what the client's model is asked for when None
@@ -55,14 +56,16 @@ class LoopOptions:
     system: str = SYSTEM
     max_turns: int = 40
     on_turn: Callable[[Turn], None] | None = None   # called with each finished turn
+    log: Say | None = None             # called with each line the loop says; stderr when None
 
 
 def agent_loop(messages: list, active_request: str, *, client: Any = None,
                compactor: Compactor | None = None, workspace: Workspace | str | Path = ".",
-               options: LoopOptions = LoopOptions(), log: Say | None = None) -> Trace:
+               **options: Any) -> Trace:
     """Run until a reply calls no tool (and is not paused); return the per-turn trace.
 
-    ``options.max_tokens`` defaults to what the client's model is asked for
+    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (and fields
+    by name replace its own). ``max_tokens`` defaults to what the client's model is asked for
     (``default_max_tokens``: the lesson's 8,000 for Claude). Faults (SECURITY.md): if a step
     fails, ``messages`` holds the last valid state, never a half-applied stage. A failing stage
     (HistoryError, StorageError, SummaryError) leaves the list as it was before that stage. A
@@ -72,59 +75,70 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     it was just before that call (this turn's compaction applied, no assistant message added).
     A failing tool never raises: its result is an ``Error: ...`` text the model reads.
     """
-    client = client or make_client()
-    model, max_tokens = options.model or default_model(client), options.max_tokens
+    client, settings = client or make_client(), loop_options(**options)
+    request = model_request(client, settings)
     workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
         .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
-    compactor = compactor or Compactor(workspace.root, summarize=summarizer_for(client, model),
-                                       measure=SizeCache().measure)
-    say = log or (lambda line: print(line, file=sys.stderr))
-    request = {"model": model, "system": options.system,
-               "tools": TOOLS if options.tools is None else options.tools,
-               "max_tokens": default_max_tokens(client, model) if max_tokens is None else max_tokens}
-    trace, start, reactive_retries = Trace(model=model), None, 0
-    while len(trace.turns) < options.max_turns:
+    compactor = compactor or size_cached(Compactor(workspace.root,
+                                                   summarize=summarizer_for(client, request["model"])))
+    say = settings.log or (lambda line: print(line, file=sys.stderr))
+    trace, start = Trace(model=request["model"]), None
+    while len(trace.turns) < settings.max_turns:
         start = start or TurnStart(len(trace.turns) + 1, list(messages), len(compactor.events))
         messages[:] = compactor.prepare(messages, active_request)
         try:
             response = call_model(client, messages=messages, **request)
         except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
-            if not may_compact_reactively(error, reactive_retries, compactor):
-                explain(error)
-                raise
-            reactive_retries += 1
-            messages[:] = compactor.reactive_compact(messages, active_request)
-            if not compactor.events[-1].fired:          # the whole history is the kept tail
-                explain(error)
-                raise
+            messages[:] = reactive_retry(error, messages, compactor, active_request, start)
             say_compacted(f"[reactive compact] {api_message(error)}", compactor, say)
             continue
         except anthropic.APIError as error:
             explain(error)
             raise
         reply = read_reply(response)
-        turn = record_turn(start, list(messages), reply, response, compactor, reactive_retries)
+        turn = record_turn(start, list(messages), reply, response, compactor)
         trace.turns.append(turn)
-        start, reactive_retries = None, 0
+        start = None
         say_stages(turn, say)
         if answer(reply, messages, workspace, request["max_tokens"], say):
             compact_closed_turn(messages, compactor, active_request, turn, say)
-        done = finished(reply)
-        if done:
+        if settings.on_turn:
+            settings.on_turn(turn)
+        if finished(reply):
             trace.answer, trace.stop_reason = reply.text, reply.stop
-        if options.on_turn:
-            options.on_turn(turn)
-        if done:
             return trace
-    raise TurnLimitError(f"the agent did not finish within {options.max_turns} turns; the history "
+    raise TurnLimitError(f"the agent did not finish within {settings.max_turns} turns; the history "
                          f"({len(messages)} messages) is intact: raise LoopOptions(max_turns=...) "
                          "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
 
 
-def may_compact_reactively(error: Exception, retries: int, compactor: Compactor) -> bool:
-    """The lesson's rule: a prompt-too-long refusal gets one reactive compaction, no more."""
-    return (is_prompt_too_long(error) and "reactive_compact" in compactor.stages
-            and retries < compactor.limits.max_reactive_retries)
+def loop_options(options: LoopOptions = LoopOptions(), **fields: Any) -> LoopOptions:
+    """``options`` with the fields named here replaced (a name it has not raises TypeError)."""
+    return replace(options, **fields) if fields else options
+
+
+def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:
+    """What every model call sends besides the messages."""
+    model = options.model or default_model(client)
+    return {"model": model, "system": options.system,
+            "tools": TOOLS if options.tools is None else options.tools,
+            "max_tokens": default_max_tokens(client, model) if options.max_tokens is None
+            else options.max_tokens}
+
+
+def reactive_retry(error: Exception, messages: list, compactor: Compactor, active_request: str,
+                   start: TurnStart) -> list:
+    """The lesson's rule: a prompt-too-long refusal gets one reactive compaction, no more. Any
+    other refusal, or a compaction that kept the whole history, is re-raised with a note."""
+    if not (is_prompt_too_long(error) and "reactive_compact" in compactor.stages
+            and refusals(start, compactor) < compactor.limits.max_reactive_retries):
+        explain(error)
+        raise error
+    compacted = compactor.reactive_compact(messages, active_request)
+    if not compactor.events[-1].fired:          # the whole history is the kept tail
+        explain(error)
+        raise error
+    return compacted
 
 
 def finished(reply: Reply) -> bool:

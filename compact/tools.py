@@ -97,18 +97,17 @@ class Workspace:
     notebook can pass e.g. ``confirm=lambda cmd: cmd.startswith("rm build/")``.
     """
 
+    glob_timeout = 10.0       # seconds a glob may search (set on an instance to change it)
+
     def __init__(self, root: str | Path, bash_timeout: float = 30.0,
                  max_output_chars: int = 1_000_000,
-                 confirm: Callable[[str], bool] | str | None = "auto",
-                 glob_timeout: float = 10.0, max_edit_bytes: int = 64 * 1024 * 1024, *,
+                 confirm: Callable[[str], bool] | str | None = "auto", *,
                  sandbox: str = "auto") -> None:
         if sandbox not in SANDBOX_CHOICES:
             raise ValueError(f"sandbox must be one of {SANDBOX_CHOICES}, got {sandbox!r}")
         self.root = Path(root).resolve()
         self.bash_timeout = bash_timeout
         self.max_output_chars = max_output_chars
-        self.glob_timeout = glob_timeout
-        self.max_edit_bytes = max_edit_bytes
         self.confirm = ask_on_stdin if confirm == "auto" else confirm
         self.sandboxed = sandbox != "off" and bubblewrap() is not None
         self.network = sandbox == "network" or not self.sandboxed
@@ -155,7 +154,7 @@ class Workspace:
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
                                   or limit < 1):
             raise ToolError(f"limit must be a positive number of lines, got {limit!r}")
-        with opened(self.root, self.path(path), path, os.O_RDONLY) as (_, fd):
+        with opened(self.root, self.path(path), path) as (_, fd):
             size = os.fstat(fd).st_size
             text, more = read_text(fd, self.max_output_chars, limit)
         if limit is not None and len(lines := text.splitlines(keepends=True)) > limit:
@@ -183,7 +182,7 @@ class Workspace:
         old, new = _encoded(old_text, "old_text"), _encoded(new_text, "new_text")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace")
-        replace_bytes(self.root, self.path(path), path, old, new, self.max_edit_bytes)
+        replace_bytes(self.root, self.path(path), path, old, new)
         return f"Edited {path}"
 
     def glob(self, pattern: str) -> str:

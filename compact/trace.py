@@ -39,18 +39,24 @@ class TurnStart:
     first_event: int
 
 
-def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compactor: Compactor,
-                refused: int) -> Turn:
+def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compactor: Compactor) -> Turn:
     """The trace's record of one model call: what the pipeline did since the turn began, what
-    was sent (``refused``: the prompt-too-long refusals before it was accepted). The size
-    before is the first stage's (no stage ran: nothing changed, it is the size sent)."""
+    was sent, the prompt-too-long refusals before it was accepted. The size before is the first
+    stage's (no stage ran: nothing changed, it is the size sent)."""
     events = compactor.events[start.first_event:]
     size_sent = compactor.measure(sent)
     fired = [e for e in events if e.fired]
     return Turn(start.number, len(start.history), events[0].size_before if events else size_sent,
                 size_sent, response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, [(b["name"], dict(b["input"])) for b in reply.calls],
-                composition(sent), reply.text, refused, sent, reply.stop, start.history)
+                composition(sent), reply.text, refusals(start, compactor), sent, reply.stop,
+                start.history)
+
+
+def refusals(start: TurnStart, compactor: Compactor) -> int:
+    """The prompt-too-long refusals since the turn began: the loop answers each one it survives
+    with a reactive compaction, so they are the ``reactive_compact`` events since then."""
+    return sum(e.stage == "reactive_compact" for e in compactor.events[start.first_event:])
 
 
 @dataclass

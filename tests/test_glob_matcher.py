@@ -16,7 +16,9 @@ from pathlib import Path
 from compact import Workspace
 root = Path(sys.argv[1])
 started = time.monotonic()
-out = Workspace(root, glob_timeout=1).run("glob", {"pattern": sys.argv[2]})
+ws = Workspace(root)
+ws.glob_timeout = 1
+out = ws.run("glob", {"pattern": sys.argv[2]})
 print(round(time.monotonic() - started, 3), repr(out))
 """
 
@@ -48,7 +50,9 @@ def test_the_deadline_is_checked_before_every_name(tmp_path, monkeypatch):
         return real(parts, names)
     monkeypatch.setattr(globbing, "path_matches", slow)
     started = time.monotonic()
-    out = Workspace(tmp_path, glob_timeout=0.3).run("glob", {"pattern": "*.txt"})
+    ws = Workspace(tmp_path)
+    ws.glob_timeout = 0.3
+    out = ws.run("glob", {"pattern": "*.txt"})
     assert time.monotonic() - started < 1.0                  # 100 names would take 2 s
     assert "[glob stopped after 0.3 s with" in out
     assert 3 < len(out.splitlines()) - 1 < 30                 # what it found so far

@@ -166,7 +166,9 @@ def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
 
 def test_glob_stops_at_its_time_limit_and_says_so(root):
     deep_tree(root, fanout=3)
-    out = Workspace(root, glob_timeout=0).run("glob", {"pattern": "**/x.txt"})
+    ws = Workspace(root)
+    ws.glob_timeout = 0
+    out = ws.run("glob", {"pattern": "**/x.txt"})
     assert out.endswith("[glob stopped after 0 s with 0 match(es) so far: use a narrower pattern]")
 
 

@@ -43,7 +43,7 @@ def test_a_changed_line_anywhere_in_the_package_is_a_new_key(tmp_path):
     copy = tmp_path / "compact"
     shutil.copytree(remembered.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert remembered.key("strategy", "pipeline", copy) == remembered.key("strategy", "pipeline")
-    limits = copy / "pipeline" / "limits.py"
+    limits = copy / "pipeline" / "context.py"
     limits.write_text(limits.read_text(encoding="utf-8").replace("50_000", "50_001", 1), encoding="utf-8")
     assert remembered.key("strategy", "pipeline", copy) != remembered.key("strategy", "pipeline")
     assert remembered.key("strategy", "none") != remembered.key("strategy", "pipeline")

@@ -18,7 +18,7 @@ from compact import (
     summarizer_for,
     validate_history,
 )
-from compact.extensions.size_cache import SizeCache, snapshot
+from compact.extensions.size_cache import SizeCache, size_cached, snapshot
 from compact.offline import OfflineModel
 from compact.pipeline import messages as messages_module
 
@@ -28,7 +28,7 @@ EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "
 
 
 def cached(workdir):
-    return Compactor(workdir, summarize=fake_summary, measure=SizeCache().measure)
+    return size_cached(Compactor(workdir, summarize=fake_summary))
 
 
 def _blocks(history):
@@ -161,7 +161,7 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
     for k in range(200):
         history += tool_turn([f"result {k}"], prefix=f"r{k}_")
     sizes = SizeCache()
-    compactor = Compactor(tmp_path, summarize=fake_summary, stages=(), measure=sizes.measure)
+    compactor = size_cached(Compactor(tmp_path, summarize=fake_summary, stages=()), sizes)
     compactor.prepare(history, "go")
     assert len(calls) == len(history)                  # the first time: each message once
     for k in range(5):
@@ -227,7 +227,7 @@ def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
         history += tool_turn([f"result {k}"], prefix=f"r{k}_")
     history.append(user("Say hello"))
     sizes = SizeCache()
-    compactor = Compactor(root, summarize=fake_summary, stages=(), measure=sizes.measure)
+    compactor = size_cached(Compactor(root, summarize=fake_summary, stages=()), sizes)
     trace = agent_loop(history, "Say hello", client=OfflineModel(window_tokens=10**7).client(),
                        compactor=compactor, workspace=Workspace(root), log=lambda _: None)
     assert len(trace.turns) == 1 and trace.answer

@@ -4,14 +4,15 @@
 ``BoundedSummaryCompactor`` (merged summaries under a cap), ``CacheFriendlyCompactor``
 (compaction in rare large steps, for prompt caching), ``micro_compact_above`` (a stage that
 waits for a trigger, like the API's context editing) and ``SizeCache`` (a measuring object
-that remembers messages, so a turn on a long history costs only what is new).
+that remembers messages, so a turn on a long history costs only what is new; ``size_cached``
+gives a compactor one).
 """
 
 from .archive import ArchivingCompactor
 from .bounded_summary import BoundedSummaryCompactor
 from .large_steps import CacheFriendlyCompactor
-from .size_cache import SizeCache
+from .size_cache import SizeCache, size_cached
 from .trigger import micro_compact_above
 
 __all__ = ["ArchivingCompactor", "BoundedSummaryCompactor", "CacheFriendlyCompactor", "SizeCache",
-           "micro_compact_above"]
+           "micro_compact_above", "size_cached"]

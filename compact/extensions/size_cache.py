@@ -1,5 +1,5 @@
 """A measuring object for the Compactor: sizes and validity remembered per message, so a turn
-costs only what is new (``Compactor(..., measure=SizeCache().measure)``; agent_loop uses one).
+costs only what is new (``size_cached(Compactor(...))``; agent_loop's own compactor uses one).
 
 A caller that keeps its whole history asks ``prepare`` about the same thousands of messages
 every turn; serialising and validating all of them again costs more than everything else the
@@ -22,13 +22,15 @@ total is exact, not estimated.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, TypeVar
 
+from ..pipeline.compactor import Compactor
 from ..pipeline.messages import estimate_size
 from ..pipeline.validation import validate_history
 
 _FIRST = object()             # the "predecessor" of message 0
 REMEMBERED = 4                # lists remembered whole
+CompactorT = TypeVar("CompactorT", bound=Compactor)
 
 
 class _Number:
@@ -190,3 +192,9 @@ class SizeCache:
         if len(self._entries) > 2 * alive + 256:
             keep = {id(m) for refs, _, _ in self._lists for m in refs}
             self._entries = {k: v for k, v in self._entries.items() if k in keep}
+
+
+def size_cached(compactor: CompactorT, cache: SizeCache | None = None) -> CompactorT:
+    """``compactor``, measuring with ``cache`` (a new ``SizeCache`` when None)."""
+    compactor.measure = (cache or SizeCache()).measure
+    return compactor

@@ -8,10 +8,9 @@ variants beyond the lesson (``compact/extensions/``) compose with it from outsid
 
 from .compact_history import compact_history, reactive_compact
 from .compactor import STAGES, Compactor
-from .context import Context
+from .context import Context, Limits
 from .errors import CompactError, HistoryError, StorageError, SummaryError
 from .events import StageEvent
-from .limits import Limits
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .summary import ClientSummarizer

@@ -28,9 +28,8 @@ from functools import partialmethod
 from pathlib import Path
 
 from .compact_history import compact_history, reactive_compact
-from .context import Context, Summarizer
+from .context import Context, Limits, Summarizer
 from .events import StageEvent, changed_results, detail, extra, files_under, qualified_name
-from .limits import Limits
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .tool_result_budget import tool_result_budget
@@ -46,13 +45,13 @@ STAGES = tuple(LESSON_STAGES)
 
 class Compactor:
     """The lesson's stages bound to a workdir, its limits and a summariser. ``stages``: the
-    ones ``prepare`` runs; ``measure``: how a history is measured (``SizeCache().measure``
-    remembers messages); ``functions``: stages to use instead of the lesson's, by name, each
-    ``stage(messages, ctx) -> list`` (given a copy); ``events``: what every stage did."""
+    ones ``prepare`` runs; ``functions``: stages to use instead of the lesson's, by name, each
+    ``stage(messages, ctx) -> list`` (given a copy); ``events``: what every stage did;
+    ``measure``: how a history is measured (``size_cached(compactor)`` sets a ``SizeCache``'s,
+    which remembers messages)."""
 
     def __init__(self, workdir: str | Path = ".", limits: Limits = Limits(),
                  summarize: Summarizer | None = None, stages: Iterable[str] = STAGES,
-                 measure: Callable[[list], int] = checked_size,
                  functions: dict[str, Stage] | None = None) -> None:
         if summarize is not None and not callable(summarize):      # e.g. a client itself
             raise TypeError("summarize must be a callable (messages) -> str: compact.summarizer_for(client)")
@@ -62,7 +61,7 @@ class Compactor:
         unknown = (self.stages | set(self.functions)) - set(STAGES)
         if unknown:
             raise ValueError(f"unknown stage(s) {sorted(unknown)}; choose from {STAGES}")
-        self.measure = measure
+        self.measure: Callable[[list], int] = checked_size
         self.events: list[StageEvent] = []
 
     def prepare(self, messages: list, active_request: str) -> list:

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .context import Limits
 from .formats import parse_compacted, snipped_count
-from .limits import Limits
 from .messages import iter_tool_results, plain_text
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import summarizer_for
-from ..extensions import SizeCache
+from ..extensions import size_cached
 from ..loop import agent_loop
 from ..offline import SERVE_WINDOW_TOKENS, OfflineModel, count_tokens
 from ..offline.context_management import prepare
@@ -160,8 +160,8 @@ def _replay(strategy: ApiStrategy, client: Any, workdir: str | Path | None,
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="api-session-"))
     workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
     api = ApiClient(client or OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).client(), strategy)
-    compactor = Compactor(workspace.root, summarize=summarizer_for(api), stages=strategy.stages,
-                          measure=SizeCache().measure)
+    compactor = size_cached(Compactor(workspace.root, summarize=summarizer_for(api),
+                                      stages=strategy.stages))
     history: list = []
     cumulative, costs, rereads = [], [], 0
     for request in turns or session_turns():

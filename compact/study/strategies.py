@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client import summarizer_for
-from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, SizeCache, micro_compact_above
+from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, micro_compact_above, size_cached
 from ..loop import agent_loop
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits
@@ -44,7 +44,7 @@ from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
 from .remembered import keep, recall
 from .retention import PLACES, retention
-from .workload import PROBES, Probe, make_long_workspace, session_turns
+from .workload import PROBES, make_long_workspace, session_turns
 
 BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted session to finish
 # The API's context editing triggers at 100,000 input tokens; the offline rule is 4 bytes a
@@ -75,8 +75,8 @@ class Strategy:
     options: dict = field(default_factory=dict, hash=False)   # the variant's own settings
 
     def build(self, workdir: Path, client: Any) -> Compactor:
-        return self.kind(workdir, self.limits, summarize=summarizer_for(client), stages=self.stages,
-                         measure=SizeCache().measure, **self.options)
+        return size_cached(self.kind(workdir, self.limits, summarize=summarizer_for(client),
+                                     stages=self.stages, **self.options))
 
 
 STRATEGIES = [
@@ -127,9 +127,8 @@ class SessionReport:
 
 
 def run_session(strategy: Strategy, workdir: str | Path | None = None,
-                turns: list[str] | None = None, probes: list[Probe] = PROBES,
-                progress: Callable[[str, int, int], None] | None = None,
-                pricing: Pricing = PRICES) -> SessionReport:
+                turns: list[str] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> SessionReport:
     """Drive the whole scripted session with one strategy, offline; measure what it cost.
 
     ``progress(strategy, turns done, turns in all)`` is called after every user turn."""
@@ -152,7 +151,7 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
         peak = max([peak, *(t.size_sent for t in trace.turns)])
         rereads += trace.rereads
         cumulative.append(sum(tokens for _, tokens in model.usage))
-        costs.append(client.ledger.cost(pricing))
+        costs.append(client.ledger.cost(PRICES))
         if progress:
             progress(strategy.name, done, len(requests))
     summaries = [e.extra["summary"] for e in compactor.events if e.fired and e.stage in SUMMARY_STAGES]
@@ -160,7 +159,7 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
     return SessionReport(
         strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
         len(model.usage), sum(kind == "summary" for kind, _ in model.usage), rereads,
-        retention(probes, history, workspace.root), client.ledger, costs, summaries,
+        retention(PROBES, history, workspace.root), client.ledger, costs, summaries,
         time.perf_counter() - start, history, summary_turns)
 
 
