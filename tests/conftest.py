@@ -27,6 +27,27 @@ def fake_summary(messages: list) -> str:
     return f"Goal: test. Findings: {len(messages)} messages were summarised."
 
 
+# pytest-xdist (`--dist loadgroup`) hands the tests to its workers in collection order, each worker
+# taking the next when it is done. The longest go first so that no worker is left with a long one
+# at the end; the book goes last, when the notebook tests have executed every notebook it reads.
+LONGEST_FIRST = ("tests/browser/", "tests/test_fuzz.py::test_fuzz_at_scale", "tests/test_properties.py",
+                 "tests/test_bare_kernel.py", "tests/test_make_lab.py", "tests/test_docs.py",
+                 "tests/test_notebooks.py::test_notebook_runs", "tests/test_planted_notebooks.py",
+                 "tests/test_lab.py")
+LAST = ("tests/test_book.py::test_the_book_of_a_fresh_clone",)
+
+
+def run_order(item: pytest.Item) -> int:
+    if item.nodeid.startswith(LAST):
+        return len(LONGEST_FIRST) + 1
+    return next((rank for rank, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)),
+                len(LONGEST_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=run_order)           # stable: the same order within each rank
+
+
 @pytest.fixture
 def compactor(tmp_path):
     return Compactor(tmp_path, summarize=fake_summary)

@@ -10,6 +10,7 @@ the others have run, the order a learner scrolling back up re-runs them in.
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,9 @@ def errors(cells: list) -> list[str]:
 
 
 def run(path: Path, home: Path) -> dict:
-    """Run the notebook offline, its Jupyter, IPython and matplotlib state in ``home``."""
+    """Run the notebook offline, its Jupyter, IPython and matplotlib state in ``home`` (emptied
+    first: a run stopped part-way, e.g. by pytest-timeout, leaves one behind)."""
+    shutil.rmtree(home, ignore_errors=True)
     cwd = home / "cwd"
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=True,

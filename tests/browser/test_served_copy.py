@@ -99,7 +99,12 @@ def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
 
 
 def saved_outputs(path: Path) -> bool:
-    return any(cell.get("outputs") for cell in json.loads(path.read_text(encoding="utf-8"))["cells"])
+    """The notebook on disk holds outputs; a file JupyterLab is still writing is not saved yet."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except json.JSONDecodeError:
+        return False
+    return any(cell.get("outputs") for cell in cells)
 
 
 def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page):
