@@ -1,20 +1,26 @@
 """The Chinese notebooks (``notebooks/zh/``): one for every English notebook, the same code cell
 for cell (but the one cell that chooses the language), the lesson's own section names as
-headings, its three prompts verbatim, and the suite's conventions in Chinese (those the two
-languages share, and their execution, are in tests/test_notebooks.py)."""
+headings, its three prompts verbatim, every title their code gives in Chinese, and the suite's
+conventions in Chinese (those the two languages share, and their execution, are in
+tests/test_notebooks.py)."""
 
+import ast
 import re
 
 import nbformat
 import pytest
 from test_notebooks import CHINESE, NOTEBOOK_DIR, NOTEBOOKS, code_cells, imported_names, markdown
+from test_texts_zh import english_in
 
+from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH
+from compact.classroom.show import TITLES, titled
 from tools.translation import LANGUAGE_CELL, compare, report
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}
 PROMPT_IN = {"01": 2, "03": 1, "04": 3}          # the notebook that runs each experiment
+GIVEN_TITLE = re.compile(r'(?:title=|titled\()f?((?:"[^"\n]*"\s*)+)(?:\s*if [^\n]* else f?("[^"\n]*"))?')
 
 
 def chinese(path):
@@ -54,3 +60,16 @@ def test_the_lessons_prompts_appear_verbatim(number, experiment):
 def test_the_prose_is_chinese(path):
     han = len(re.findall(r"[\u4e00-\u9fff]", markdown(nbformat.read(path, as_version=4))))
     assert han > 500, f"{path.name}: only {han} Chinese characters of prose"
+
+
+def test_every_title_the_code_gives_is_shown_in_chinese(monkeypatch):
+    """show(title=...) and titled(...): each title is an entry of show.TITLES (an f-string or a
+    typed title is not), shown in Chinese with no English; its numbers have separators."""
+    code = "\n".join(cell.source for path in CHINESE for cell in code_cells(nbformat.read(path, 4)))
+    given = {ast.literal_eval(f"({text})") for found in GIVEN_TITLE.finditer(code) for text in found.groups()
+             if text}
+    assert given == set(TITLES)
+    monkeypatch.setattr(texts, "_chosen", ["zh"])
+    shown = [titled(title, turn=2, tokens=17642) for title in given]
+    assert [t for t in shown if english_in(t) or not re.search("[\u4e00-\u9fff]", t)] == []
+    assert "17,642" in "".join(shown)

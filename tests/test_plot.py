@@ -56,6 +56,7 @@ def test_titles_say_what_happened(runs):
     assert headline(runs[2]).startswith("tool_result_budget persisted 1 result(s) at turn 2")
     assert headline(runs[3]).startswith("compact_history at turn 3: ")
     assert headline(runs["baseline"]).startswith("No compaction: refused at turn 3 — prompt is too long")
+    assert headline(runs["baseline"]).endswith(" tokens > 16,000 maximum")    # numbers with separators
 
 
 def test_baseline_shows_the_refusal(runs):

@@ -21,9 +21,9 @@ from .histories import results, tool_turn
 from .lab import Lab
 from .plot import plot_run
 from .reveal import reveal
-from .show import show
+from .show import show, titled
 from .stage_picture import plot_stage as picture
 
 __all__ = ["Compactor", "Context", "Lab", "Limits", "Runs", "agent", "as_written", "check", "kit",
            "language", "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",
-           "study", "tool_turn"]
+           "study", "titled", "tool_turn"]

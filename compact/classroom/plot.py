@@ -18,6 +18,7 @@ to the width they have and each legend moves to where it covers no data, at any 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import matplotlib
@@ -168,7 +169,8 @@ def headline(run: Any, stage: str | None = None) -> str:
     """One sentence on what happened, for the plot's title (about ``stage``, if given)."""
     trace, _, result = _parts(run)
     if stage is None and result is not None and getattr(result, "error", None):
-        return say("plot.headline.refused", turn=len(trace.turns) + 1, error=result.error)
+        error = re.sub(r"\b\d{4,}\b", lambda number: f"{int(number[0]):,}", result.error)  # 19165 → 19,165
+        return say("plot.headline.refused", turn=len(trace.turns) + 1, error=error)
     fired = [(t.turn, e) for t in trace.turns for e in t.events if e.fired]
     for name in ((stage,) if stage else ("compact_history", "reactive_compact",
                                           "tool_result_budget", "micro_compact", "snip_compact")):

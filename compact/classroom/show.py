@@ -284,7 +284,7 @@ def describe_event(event: StageEvent) -> str:
                ma=event.messages_after, sb=event.size_before, sa=event.size_after)
 
 
-TITLES = {   # the titles the notebooks give show(), in the chosen language (English: as written)
+TITLES = {   # the titles the notebooks give show() and titled(), in the chosen language
     "the whole session": "整个会话",
     "the offline model's answer": "离线模型的回答",
     "the offline model's answer, written after compaction": "离线模型在压缩之后写出的回答",
@@ -296,15 +296,24 @@ TITLES = {   # the titles the notebooks give show(), in the chosen language (Eng
     "the end of the transcript saved at compaction: the closed turn":
         "压缩时保存的 transcript 的结尾：已结束的那一轮",
     "the cache-friendly strategy's last summary": "cache-friendly 策略的最后一份摘要",
+    "refused": "被拒绝",
+    "reactive_compact at turn {turn}: refused at {tokens:,} tokens, under 50,000 chars":
+        "reactive_compact 在第 {turn} 轮：{tokens:,} 个 token 时被拒绝，不到 50,000 字符",
 }
 register({f"show.title.{en}": {"en": en, "zh": zh} for en, zh in TITLES.items()})
+
+
+def titled(text: str, **fields: object) -> str:
+    """A title of ``TITLES`` in the chosen language, its fields filled in (numbers with ``:,``);
+    any other text as it is."""
+    return say(f"show.title.{text}", **fields) if text in TITLES else text
 
 
 def show(value: Any, title: str = "", start: int = 0) -> None:
     """Display anything a notebook shows: a history as a table, a long text folded, a stage
     event in words, a compacted message as its two sections, a run as one row per turn. A
     ``title`` of ``TITLES`` is shown in the chosen language."""
-    title = say(f"show.title.{title}") if title in TITLES else title
+    title = titled(title)
     if isinstance(value, StageEvent):
         view: Any = Event(value)
     elif isinstance(value, str):
