@@ -52,7 +52,7 @@ def test_the_labs_figure_of_each_run_at_the_labs_size(runs, name):
     assert figure_problems(fig, dpi=LAB_DPI) == []
     title = " ".join(fig.axes[0].get_title(loc="left").split())
     assert title == headline(runs[name])                 # every word is there, wrapped
-    whole = {"baseline": "19165 tokens > 16000 maximum", "experiment2": "(278,002 → 2,847 chars)"}
+    whole = {"baseline": "19,165 tokens > 16,000 maximum", "experiment2": "(278,002 → 2,847 chars)"}
     assert whole.get(name, "") in title                  # what issue 20 saw cut off
 
 
