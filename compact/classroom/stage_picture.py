@@ -343,7 +343,6 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
     return before, after, compactor.events[-1]
 
 
-
 def run_picture(run: object, stage: str) -> Figure:
     """The stage picture of the first turn of ``run`` (an ``ExperimentResult``) where ``stage``
     fired (``ExperimentResult.picture``)."""
