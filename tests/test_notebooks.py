@@ -110,11 +110,13 @@ RECAP_THEN_FURTHER = {"notebooks": ("## Recap", "## Going further"), "zh": ("## 
 
 
 @pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
-def test_the_lessons_part_comes_first_in_at_most_thirty_cells_and_ends_with_the_recap(path):
+def test_the_lessons_part_comes_first_in_at_most_25_cells_and_ends_with_the_recap(path):
+    """Issue #31: at most 25 cells before "Going further", which is no longer than the lesson's part."""
     recap, further = RECAP_THEN_FURTHER[path.parent.name]
     cells = nbformat.read(path, as_version=4).cells
     at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and further in c.source)
-    assert at <= 30, f"{path.name}: {at} cells before {further!r}"
+    assert at <= 25, f"{path.name}: {at} cells before {further!r}"
+    assert len(cells) - at - 1 <= at, f"{path.name}: {further!r} is longer than the lesson's part"
     assert recap in "\n".join(c.source for c in cells[:at + 1]), "the recap closes the lesson's part"
 
 
