@@ -32,8 +32,7 @@ from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
-from .fonts import MONOSPACE
-from .plot import KIND_COLOURS, RC
+from .plot import KIND_COLOURS, MONOSPACE, RC
 from .show import event_detail
 
 register({   # every text a stage picture shows (looked up when drawn)

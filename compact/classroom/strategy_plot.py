@@ -16,13 +16,12 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import StrMethodFormatter
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
 from .figure_fit import FittingLayout, fitted_legend, fitting
-from .plot import RC
+from .plot import RC, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -144,7 +143,7 @@ def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None
             ax.axhline(cap, color=colour, linestyle=":", linewidth=2,
                        label=say("study.plot.summary.cap", strategy=reports[-1].strategy, cap=cap), gid="cap")
         ax.set(xlabel=say("study.plot.turn"), ylabel=say("study.plot.summary.axis"), ylim=(0, None))
-        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        thousands(ax.yaxis)
         fitted_legend(ax, loc="upper left", framealpha=0.9)
         ax.set_title(say("study.plot.summary.title"), loc="left")
         fitting(ax.figure.figure)
