@@ -287,6 +287,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         tokens = ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                         lambda t: t * CHARS_PER_TOKEN))
         tokens.set_ylabel(say("plot.tokens_axis"))
+        thousands(tokens.yaxis)
         _turn_axis(ax, last_turn)
         _finish(ax, title or headline(run, stage))
     return ax
