@@ -211,7 +211,7 @@ def thousands(axis: Any) -> None:
     axis.set_major_formatter(lambda v, _: f"{v:,.0f}")
 
 
-def _finish(ax: Axes, title: str, legend: dict | None = None) -> None:
+def finish(ax: Axes, title: str, legend: dict | None = None) -> None:
     """Classroom fonts on every text (also on an Axes made outside ``RC``), the legend where it
     covers no data, the title, and the figure's fitting layout."""
     ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"])
@@ -239,9 +239,9 @@ def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[i
                   label=say("plot.cut"), gid="cut")
 
 
-def new_axes(height: float) -> Axes:
+def new_axes(height: float, width: float = 11) -> Axes:
     """One projector-wide Axes on a figure of its own (no pyplot state)."""
-    return Figure(figsize=(11, height), layout=FittingLayout()).subplots()
+    return Figure(figsize=(width, height), layout=FittingLayout()).subplots()
 
 
 def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
@@ -289,7 +289,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         tokens.set_ylabel(say("plot.tokens_axis"))
         thousands(tokens.yaxis)
         _turn_axis(ax, last_turn)
-        _finish(ax, title or headline(run, stage))
+        finish(ax, title or headline(run, stage))
     return ax
 
 
@@ -319,7 +319,7 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
                        label=say("plot.window", window=window), gid="window")
         ax.set_ylabel(say("plot.tokens_per_request"))
         _turn_axis(ax, last_turn)
-        _finish(ax, title or say("plot.tokens_title"))
+        finish(ax, title or say("plot.tokens_title"))
     return ax
 
 
@@ -363,7 +363,7 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
                    gid="persist_threshold")
         ax.set_ylabel(say("plot.batch_axis"))
         _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
-        _finish(ax, title or say("plot.batch_title"))
+        finish(ax, title or say("plot.batch_title"))
     return ax
 
 
@@ -391,7 +391,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         _turn_axis(ax, max(turns, default=0))
         _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
                     + [limits.max_messages])
-        _finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
+        finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
     return ax
 
 
@@ -410,7 +410,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
-        _finish(ax, say("plot.composition_title"), {"ncols": 2})
+        finish(ax, say("plot.composition_title"), {"ncols": 2})
     return ax
 
 
