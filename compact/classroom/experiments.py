@@ -187,7 +187,7 @@ class Settings:
     def workspace(self) -> Workspace:
         n, workdir = self.n, self.workdir
         if isinstance(workdir, Runs):
-            root = workdir.new(f"experiment{n}" if self.compaction else f"baseline{n}")
+            root = workdir.new(run_label(n, self.compaction))
         else:
             root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
         return Workspace(make_workspace(root))
@@ -197,6 +197,11 @@ class Settings:
         if client is None or isinstance(client, OfflineModel):
             return client.client() if client is not None else make_client(quiet=True)
         return client
+
+
+def run_label(n: int, compaction: bool) -> str:
+    """A run folder's label: ``experiment3``, or ``baseline3`` for a run without compaction."""
+    return f"experiment{n}" if compaction else f"baseline{n}"
 
 
 def run_experiment(n: int, **settings: Any) -> ExperimentResult:
