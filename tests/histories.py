@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from compact import Limits
-from compact.classroom.histories import tool_turn as tool_round
+from compact.classroom.stage_cases import tool_turn as tool_round
 
 
 def user(text: str = "do the task") -> dict:

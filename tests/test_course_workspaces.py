@@ -18,7 +18,7 @@ import pytest
 from courses import COURSES, build, prompts
 
 from compact import Compactor, Limits, agent_loop, read_transcript, summarizer_for
-from compact.classroom.histories import results as tool_results
+from compact.classroom.stage_cases import results as tool_results
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.offline.markers import read_persisted
 from compact.pipeline.formats import PLACEHOLDER

@@ -75,9 +75,8 @@ def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
     forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
     fig = Figure(figsize=(11, 10), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, sharey=True)
-    plot_context(runs["experiment1"], ax=top, title="with notes: no re-reads", mark_rereads=True)
-    plot_context(forgetful, ax=bottom, title=f"without notes: {forgetful.trace.rereads} re-reads",
-                 mark_rereads=True)
+    plot_context(runs["experiment1"], ax=top, title="with notes: no re-reads")
+    plot_context(forgetful, ax=bottom, title=f"without notes: {forgetful.trace.rereads} re-reads")
     assert isinstance(fig.get_layout_engine(), FittingLayout)
     assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []
 

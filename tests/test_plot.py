@@ -17,7 +17,6 @@ from compact.classroom.plot import (
     plot_messages,
     plot_run,
     plot_tokens,
-    rereads_by_turn,
     stage_markers,
 )
 from compact.demo import make_workspace
@@ -148,15 +147,6 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
     fired = sum("snip_compact" in t.stages for t in trace.turns)
     assert fired > 0 and stage_markers(ax) == {"snip_compact": fired}
     assert headline(trace, "tool_result_budget") == "tool_result_budget: did not fire in this run"
-
-
-def test_rereads_are_marked_on_the_turns_that_make_them(tmp_path):
-    forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
-    found = rereads_by_turn(forgetful)
-    assert sum(len(v) for v in found.values()) == forgetful.trace.rereads > 0
-    ax = plot_context(forgetful, mark_rereads=True)
-    [marks] = [c for c in ax.collections if c.get_gid() == "rereads"]
-    assert [int(x) for x, _ in marks.get_offsets()] == sorted(found)
 
 
 def test_plot_run_stacks_the_panels_asked_for(runs):

@@ -6,7 +6,6 @@ import pytest
 
 from compact import compacted_message
 from compact.classroom.experiments import Runs, run_experiment
-from compact.classroom.histories import tool_turn
 from compact.classroom.runs import new_run
 from compact.classroom.show import (
     Compacted,
@@ -19,6 +18,7 @@ from compact.classroom.show import (
     rows,
     turns,
 )
+from compact.classroom.stage_cases import tool_turn
 
 
 def test_tool_calls_read_as_calls_not_tuples():

@@ -12,8 +12,8 @@ from matplotlib.text import Text
 from compact import Compactor
 from compact import texts as text_table
 from compact.classroom.experiments import run_experiment
-from compact.classroom.histories import tool_turn
 from compact.classroom.plot import KIND_COLOURS, plot_run
+from compact.classroom.stage_cases import tool_turn
 from compact.classroom.stage_picture import (
     MIN_SHARE,
     bands,

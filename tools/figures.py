@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 from compact.classroom.experiments import PROMPTS, ExperimentResult, run_experiment
-from compact.classroom.histories import tool_turn
 from compact.classroom.plot import plot_run
+from compact.classroom.stage_cases import tool_turn
 from compact.classroom.stage_picture import plot_stage, run_stage
 from compact.client import summarizer_for
 from compact.offline import OfflineModel

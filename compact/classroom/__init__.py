@@ -13,15 +13,15 @@ included; ``language("zh")`` shows everything in Chinese. The package itself sta
 from ..pipeline import Compactor, Context, Limits
 from ..texts import language
 
-# fonts: Chinese glyphs in every plot; lab_texts and reveal_texts register their texts
-from . import agent, as_written, fonts, kit, lab_texts, reveal_texts, study  # noqa: F401
+# lab_texts and reveal_texts register their texts
+from . import agent, as_written, kit, lab_texts, reveal_texts, study  # noqa: F401
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
-from .histories import results, tool_turn
 from .lab import Lab
 from .plot import plot_run
 from .reveal import reveal
 from .show import show, titled
+from .stage_cases import results, tool_turn
 from .stage_picture import plot_stage as picture
 
 __all__ = ["Compactor", "Context", "Lab", "Limits", "Runs", "agent", "as_written", "check", "kit",

@@ -21,9 +21,7 @@ from typing import Any
 
 from ..pipeline import Context
 from ..texts import register, say
-from .case_names import case_name
-from .feedback import difference
-from .mistakes import likely_mistake
+from .feedback import difference, likely_mistake
 from .reveal import CHECK_CLAIMS
 from .solutions import MODULE as SOLUTIONS
 from .stage_cases import SIGNATURE, Case, cases
@@ -51,6 +49,59 @@ register({   # the checker's report
     "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
                         "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
 })
+
+
+# The case names in Chinese, stage by stage in the order of ``stage_cases`` (each case named by
+# its rule in plain words; the English name stays the case's identity in the tests).
+CASE_NAMES_ZH = {
+    "tool_result_budget": [
+        "最大的结果最先转存到磁盘，一旦这批结果不超过 200,000 的预算就停止",
+        "多条结果依次转存到磁盘（从最大的开始），直到这批结果不超过预算",
+        "不超过 persist_threshold（30,000）的结果保留在上下文中，即使这批结果超出了预算",
+        "预算之内的一批结果保持不变，不管其中一条有多大",
+        "只看最新一批结果：更早的结果永远不会被转存",
+        "没有任何工具结果的历史保持不变",
+    ],
+    "snip_compact": [
+        "60 条消息变成最初 3 条、一个 [snipped 10 messages] 标记和最后 47 条",
+        "50 条消息保持不变",
+        "开头部分向后延伸，让 tool_use 和它的结果留在一起",
+        "结尾部分的起点向前移，让 tool_result 和它的 tool_use 留在一起",
+        "两处切口都会拆开一对调用和结果时，两处都移动（开头 3 → 4，结尾 13 → 12）",
+        "标记不算作消息：已裁剪到 50 条再加一个标记的列表保持不变",
+        "再次裁剪时，旧标记的条数累加到新标记上",
+    ],
+    "micro_compact": [
+        "除最新的 3 条结果外，超过 120 字符的结果都替换为占位符",
+        "不超过三条结果时保持不变",
+        "占位符不会再被替换（运行两次结果相同）",
+        "模型还没看到的结果（最后一条 assistant 消息之后的）永远不会被替换：一批 5 条全部保留",
+        "已转存结果的占位符保留完整输出的文件路径",
+    ],
+    "compact_history": [
+        "整段历史变成一条 [Compacted] 消息：先原样写出请求，再以 JSON 字符串写出摘要",
+        "先把完整历史保存到 .transcripts/，每行一条 JSON 消息",
+        "请求来自调用方，而不是最后一条 role=user 消息（这里是一条藏有植入文本的工具结果）",
+        "模仿分节标题的摘要仍然留在 JSON 字符串内部",
+    ],
+    "reactive_compact": [
+        "保留最后 5 条消息，只把它们之前的内容总结成一条 [Reactive compact] 消息",
+        "切口向前移一条消息，让 tool_result 和它的 tool_use 留在一起",
+        "先把完整历史保存到 .transcripts/",
+        "最后 5 条消息之前没有内容时，历史保持原样（调用摘要也无济于事）",
+    ],
+}
+register({f"case.{case.name}": {"en": case.name, "zh": chinese} for stage, names in CASE_NAMES_ZH.items()
+          for case, chinese in zip(cases(stage), names, strict=True)})
+register({"case.source.lesson": {"en": "lesson", "zh": "课程"},
+          "case.source.fix": {"en": "fix", "zh": "修正"}})
+
+
+def case_name(case: object) -> str:
+    """``[lesson] the rule`` of a case, in the chosen language."""
+    source = say(f"case.source.{case.source}")
+    return f"[{source}] {say(f'case.{case.name}')}"
+
 
 def _call(case: Case, fn: Callable[..., Any], messages: list, workdir: Path) -> Any:
     return fn(messages, Context(workdir, case.limits, case.request, case.summarize))

@@ -28,10 +28,9 @@ from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from ..texts import language
+from ..texts import language, register, say
 from ..tools import Workspace
 from ..trace import Trace, Turn
-from .own_stage import differences
 from .plot import plot_run
 from .runs import new_run
 from .stage_picture import run_picture
@@ -51,6 +50,34 @@ PROMPTS_ZH = {
     2: "请分析 web/src/data/generated/docs.json 的数据结构，并说明一条课程记录包含哪些主要字段。",
     3: "请比较 s08_context_compact/code.py 和 s09_memory/code.py，说明它们分别怎样管理当前上下文和持久记忆。",
 }
+
+
+# A learner's own stage runs where the package's would (``stages=``): where two runs part ways.
+register({
+    "own.turns": {"en": "turns: {mine} with yours, {theirs} with the package's",
+                  "zh": "轮数：用你的是 {mine} 轮，用包里的是 {theirs} 轮"},
+    "own.turn": {"en": "turn {turn}: yours sent {mine:,} chars, the package's {theirs:,}",
+                 "zh": "第 {turn} 轮：你的发送了 {mine:,} 字符，包里的是 {theirs:,}"},
+    "own.fired": {"en": "stages that fired: yours {mine}, the package's {theirs}",
+                  "zh": "触发的步骤：你的 {mine}，包里的 {theirs}"},
+    "own.answer": {"en": "the answers differ", "zh": "两次的回答不同"},
+    "own.error": {"en": "yours ended with: {error}", "zh": "你的运行结束于：{error}"},
+})
+
+
+def differences(mine: Any, theirs: Any) -> list[str]:
+    """Where two runs of one experiment differ (empty: the same run), in words."""
+    a, b = mine.trace.turns, theirs.trace.turns
+    found = [say("own.turns", mine=len(a), theirs=len(b))] if len(a) != len(b) else []
+    found += [say("own.turn", turn=x.turn, mine=x.size_sent, theirs=y.size_sent)
+              for x, y in zip(a, b, strict=False) if x.size_sent != y.size_sent][:3]
+    if sorted(set(mine.fired)) != sorted(set(theirs.fired)):
+        found.append(say("own.fired", mine=sorted(set(mine.fired)), theirs=sorted(set(theirs.fired))))
+    if mine.answer != theirs.answer:
+        found.append(say("own.answer"))
+    if mine.error and mine.error != theirs.error:
+        found.append(say("own.error", error=mine.error))
+    return found
 
 
 def prompt(n: int) -> str:
@@ -160,7 +187,7 @@ class Settings:
     def workspace(self) -> Workspace:
         n, workdir = self.n, self.workdir
         if isinstance(workdir, Runs):
-            root = workdir.new(f"experiment{n}" if self.compaction else f"baseline{n}")
+            root = workdir.new(run_label(n, self.compaction))
         else:
             root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
         return Workspace(make_workspace(root))
@@ -170,6 +197,11 @@ class Settings:
         if client is None or isinstance(client, OfflineModel):
             return client.client() if client is not None else make_client(quiet=True)
         return client
+
+
+def run_label(n: int, compaction: bool) -> str:
+    """A run folder's label: ``experiment3``, or ``baseline3`` for a run without compaction."""
+    return f"experiment{n}" if compaction else f"baseline{n}"
 
 
 def run_experiment(n: int, **settings: Any) -> ExperimentResult:

@@ -33,7 +33,7 @@ from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import say
 from ..trace import Trace, Turn
-from .experiments import ExperimentResult, prompt, run_experiment
+from .experiments import ExperimentResult, prompt, run_experiment, run_label
 from .figure_fit import FittingLayout
 from .plot import headline, plot_composition, plot_context
 from .runs import new_run, prune, remove, run_label_of, run_names, usage
@@ -143,11 +143,6 @@ def files_html(result: ExperimentResult) -> str:
 def run_folders(root: Path) -> list[Path]:
     """The run folders under ``root`` (``experiment3-4``, ...), oldest first per experiment."""
     return [root / name for name in run_names(root)]
-
-
-def run_label(n: int, compaction: bool) -> str:
-    """The run folder's label: ``experiment3``, or ``baseline3`` for a run without compaction."""
-    return f"experiment{n}" if compaction else f"baseline{n}"
 
 
 class Lab:

@@ -4,7 +4,7 @@ Each stage has a panel around its own trigger: ``plot_context`` (chars against t
 ``context_limit``: compact_history), ``plot_tokens`` (the model's tokens against its window:
 the refusal, reactive_compact), ``plot_batch`` (the newest batch against the 200,000 budget:
 tool_result_budget), ``plot_messages`` (the message count against ``max_messages``:
-snip_compact); ``mark_rereads`` flags what micro_compact's placeholders cost.
+snip_compact).
 Sizes are measured once per model call, so they are drawn as points and steps, never as
 slopes. Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-safe palette, one
 marker shape per stage, and a title that says what happened. Figures are built with the
@@ -19,9 +19,12 @@ to the width they have and each legend moves to where it covers no data, at any 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import matplotlib
+import noto_cjk_sans_otc
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -31,9 +34,29 @@ from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
 from ..texts import register, say
-from ..trace import Trace
+from ..trace import Trace, Turn
 from .figure_fit import FittingLayout, fitted_legend, fitting
-from .show import call_text
+
+# Chinese glyphs in every plot, from pip alone: the Noto Sans CJK font the ``noto-cjk-sans-otc``
+# package carries (SIL Open Font License) is registered with matplotlib, behind DejaVu Sans, so
+# Latin text looks as before and CJK text never draws as boxes (Colab and Binder have none).
+CJK_FAMILY = "Noto Sans CJK SC"          # the simplified-Chinese face of the collection
+FAMILIES = ["DejaVu Sans", CJK_FAMILY]
+# A monospace text (a path in a picture) names both faces itself: matplotlib takes only the first
+# font of the generic "monospace" family, so a CJK character after it would draw as a box.
+MONOSPACE = ["DejaVu Sans Mono", CJK_FAMILY]
+
+
+def register_cjk() -> list[str]:
+    """Add the font (once) and make it the fallback of the default family; return the families."""
+    if not any(f.name == CJK_FAMILY for f in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(str(noto_cjk_sans_otc.FONT_PATH))
+    matplotlib.rcParams["font.family"] = FAMILIES
+    return FAMILIES
+
+
+register_cjk()
+
 
 register({   # every text a plot shows, English and Chinese (looked up when drawn)
     "plot.stage.tool_result_budget": {"en": "tool_result_budget (persisted to disk)",
@@ -65,9 +88,6 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.context_axis": {"en": "context size (chars of JSON)", "zh": "上下文大小（JSON 字符数）"},
     "plot.tokens_axis": {"en": "≈ English tokens (chars ÷ 4)",
                          "zh": "≈ 英文 token 数（字符数 ÷ 4）"},
-    "plot.rereads": {"en": "turn that re-runs an earlier call", "zh": "重复了先前调用的轮次"},
-    "plot.reread_one": {"en": "1 re-read", "zh": "重读 1 次"},
-    "plot.reread_many": {"en": "{count} re-reads", "zh": "重读 {count} 次"},
     "plot.message_tokens": {"en": "the messages, estimated as chars ÷ 4",
                             "zh": "消息本身，按字符数 ÷ 4 估算"},
     "plot.tokens_sent": {"en": "tokens the model counted (+ system prompt and tools)",
@@ -133,19 +153,6 @@ def _parts(run: Any) -> tuple[Trace, Limits, Any]:
     return run.trace, getattr(run, "limits", Limits()), run
 
 
-def rereads_by_turn(run: Any) -> dict[int, list[str]]:
-    """Turn → its tool calls that repeat an earlier call exactly (what ``Trace.rereads`` counts)."""
-    trace, _, _ = _parts(run)
-    seen, found = set(), {}
-    for turn in trace.turns:
-        for name, tool_input in turn.tool_calls:
-            key = (name, repr(sorted(tool_input.items())))
-            if key in seen:
-                found.setdefault(turn.turn, []).append(call_text(name, tool_input))
-            seen.add(key)
-    return found
-
-
 def _describe(stage: str, hits: list, trace: Trace) -> str:
     turn, event = hits[-1]
     if stage == "micro_compact":
@@ -196,10 +203,15 @@ def _turn_axis(ax: Axes, last_turn: int) -> None:
     low, high = ax.get_ylim()
     top = max(high, 1.0)
     ax.set_ylim(-HEADROOM * top, max(high, 0) + HEADROOM * top)
-    ax.yaxis.set_major_formatter(lambda v, _: f"{v:,.0f}")
+    thousands(ax.yaxis)
 
 
-def _finish(ax: Axes, title: str, legend: dict | None = None) -> None:
+def thousands(axis: Any) -> None:
+    """Tick labels written as every number the package writes, in both languages: 20,000."""
+    axis.set_major_formatter(lambda v, _: f"{v:,.0f}")
+
+
+def finish(ax: Axes, title: str, legend: dict | None = None) -> None:
     """Classroom fonts on every text (also on an Axes made outside ``RC``), the legend where it
     covers no data, the title, and the figure's fitting layout."""
     ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"])
@@ -227,22 +239,21 @@ def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[i
                   label=say("plot.cut"), gid="cut")
 
 
-def new_axes(height: float) -> Axes:
+def new_axes(height: float, width: float = 11) -> Axes:
     """One projector-wide Axes on a figure of its own (no pyplot state)."""
-    return Figure(figsize=(11, height), layout=FittingLayout()).subplots()
+    return Figure(figsize=(width, height), layout=FittingLayout()).subplots()
 
 
-def _stage_markers(ax: Axes, trace: Trace) -> None:
-    for name, (colour, marker) in STYLE.items():
-        label = say(f"plot.stage.{name}")
-        points = [(t.turn, t.size_sent) for t in trace.turns for e in t.events
-                  if e.fired and e.stage == name]
-        if name == "compact_tool":
-            points = [(t.turn, t.size_sent) for t in trace.turns if name in t.stages]
+def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
+    """A marker at ``height`` of its turn each time one of ``stages`` fired (or the model called
+    the compact tool)."""
+    for name in stages:
+        points = [(t.turn, height(t)) for t in trace.turns for fired in t.stages if fired == name]
         if points:
             xs, ys = zip(*points, strict=True)
+            colour, marker = STYLE[name]
             ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black",
-                       zorder=5, label=label, gid=f"stage:{name}")
+                       zorder=5, label=say(f"plot.stage.{name}"), gid=f"stage:{name}")
 
 
 def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], label: str) -> None:
@@ -255,9 +266,9 @@ def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], la
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
-                 stage: str | None = None, mark_rereads: bool = False) -> Axes:
+                 stage: str | None = None) -> Axes:
     """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
-    stage that fired; ``mark_rereads`` flags turns that re-run an earlier tool call."""
+    stage that fired."""
     trace, limits, result = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(6)
@@ -266,36 +277,20 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                          [t.size_sent for t in trace.turns], say("plot.chars"))
         ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
                    label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
-        _stage_markers(ax, trace)
-        if mark_rereads:
-            _mark_rereads(ax, trace)
+        _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
         last_turn = max(turns, default=0)
         if result is not None and getattr(result, "refused_size", None):
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].size_sent) if trace.turns else None
             _refusal(ax, last, (last_turn, result.refused_size), say("plot.refused"))
         ax.set_ylabel(say("plot.context_axis"))
-        ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
-                                               lambda t: t * CHARS_PER_TOKEN)
-                           ).set_ylabel(say("plot.tokens_axis"))
+        tokens = ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
+                                                        lambda t: t * CHARS_PER_TOKEN))
+        tokens.set_ylabel(say("plot.tokens_axis"))
+        thousands(tokens.yaxis)
         _turn_axis(ax, last_turn)
-        _finish(ax, title or headline(run, stage))
+        finish(ax, title or headline(run, stage))
     return ax
-
-
-def _mark_rereads(ax: Axes, trace: Trace) -> None:
-    found = rereads_by_turn(trace)
-    sizes = {t.turn: t.size_sent for t in trace.turns}
-    if not found:
-        return
-    xs = sorted(found)
-    ax.scatter(xs, [sizes[x] for x in xs], s=420, marker="o", facecolor="none",
-               edgecolor="#CC79A7", linewidth=3, zorder=7, label=say("plot.rereads"), gid="rereads")
-    for x in xs:
-        ax.annotate(say("plot.reread_one") if len(found[x]) == 1
-                    else say("plot.reread_many", count=len(found[x])),
-                    (x, sizes[x]), xytext=(0, 18), textcoords="offset points", ha="center",
-                    color="#CC79A7", fontweight="bold")
 
 
 def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
@@ -324,7 +319,7 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
                        label=say("plot.window", window=window), gid="window")
         ax.set_ylabel(say("plot.tokens_per_request"))
         _turn_axis(ax, last_turn)
-        _finish(ax, title or say("plot.tokens_title"))
+        finish(ax, title or say("plot.tokens_title"))
     return ax
 
 
@@ -368,7 +363,7 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
                    gid="persist_threshold")
         ax.set_ylabel(say("plot.batch_axis"))
         _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
-        _finish(ax, title or say("plot.batch_title"))
+        finish(ax, title or say("plot.batch_title"))
     return ax
 
 
@@ -391,19 +386,12 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
                          [len(t.sent) for t in trace.turns], say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
-        colour, marker = STYLE["snip_compact"]
-        label = say("plot.stage.snip_compact")
-        points = [(t.turn, len(t.sent)) for t in trace.turns
-                  if any(e.fired and e.stage == "snip_compact" for e in t.events)]
-        if points:
-            xs, ys = zip(*points, strict=True)
-            ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black", zorder=5,
-                       label=label, gid="stage:snip_compact")
+        _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
         _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
                     + [limits.max_messages])
-        _finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
+        finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
     return ax
 
 
@@ -422,7 +410,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
-        _finish(ax, say("plot.composition_title"), {"ncols": 2})
+        finish(ax, say("plot.composition_title"), {"ncols": 2})
     return ax
 
 

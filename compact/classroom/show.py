@@ -8,17 +8,14 @@ small object: a notebook renders its ``_repr_html_``, ``print`` its text. The la
 
 from __future__ import annotations
 
-import ast
 import html
-import inspect
 import json
-import textwrap
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from IPython.display import Code, display
+from IPython.display import display
 
 from ..offline.view import NOTE
 from ..pipeline.events import StageEvent
@@ -383,14 +380,3 @@ def turns(run: Any, title: str = "") -> Table:
                    t.input_tokens, ", ".join(t.stages) or "—", calls_text(t.tool_calls))
                   for t in trace.turns], title, monospace=[6])
 
-
-def source(fn: Callable[..., Any], docstring: bool = False) -> Code:
-    """A function's source as highlighted code, its docstring left out unless asked for."""
-    text = textwrap.dedent(inspect.getsource(fn))
-    node = ast.parse(text).body[0]
-    if not docstring and ast.get_docstring(node) is not None:
-        doc = node.body[0]
-        lines = text.splitlines(keepends=True)
-        del lines[doc.lineno - 1:doc.end_lineno]
-        text = "".join(lines)
-    return Code(text, language="python")

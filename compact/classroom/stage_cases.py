@@ -27,12 +27,26 @@ from ..pipeline.formats import (
     kept_path_placeholder,
     snip_marker,
 )
+from ..pipeline.messages import iter_tool_results, result_text
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR, read_transcript
 from ..pipeline.tool_result_budget import persisted_text
 from ..texts import register, say
-from .histories import tool_turn
 
 SIGNATURE = "{stage}(messages, ctx) -> list"      # every stage's, the package's and yours
+
+
+def tool_turn(*calls: tuple[str, str, str], name: str = "read_file") -> list[dict]:
+    """A hand-built tool round: the assistant's tool_use blocks and the user's results, for
+    ``calls`` of ``(tool_use_id, path, result_text)``."""
+    return [{"role": "assistant", "content": [
+                {"type": "tool_use", "id": i, "name": name, "input": {"path": p}} for i, p, _ in calls]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": i, "content": t} for i, _, t in calls]}]
+
+
+def results(messages: list) -> list[str]:
+    """The text of every tool_result, oldest first."""
+    return [result_text(block) for _, _, block in iter_tool_results(messages)]
 
 
 @dataclass(frozen=True)

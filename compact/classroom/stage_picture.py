@@ -31,9 +31,8 @@ from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
-from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
-from .fonts import MONOSPACE
-from .plot import KIND_COLOURS, RC
+from .figure_fit import BELOW, INSIDE, WRAP, fitted_legend, fitting
+from .plot import KIND_COLOURS, MONOSPACE, RC, new_axes
 from .show import event_detail
 
 register({   # every text a stage picture shows (looked up when drawn)
@@ -303,8 +302,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
     """The picture of one stage: ``before`` and ``after`` as strips (see the module's text),
     titled with the stage and its size change. ``ax``: draw into it instead of a new figure."""
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5.6), layout=FittingLayout()).subplots()
+        ax = ax if ax is not None else new_axes(5.6)
         found = bands(before, after, event)
         old_marks, new_marks, disk = changes(before, after, found)
         total = max(sum(c for m in before for _, c in block_kinds(m)),

@@ -16,13 +16,12 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from matplotlib.ticker import StrMethodFormatter
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
-from .figure_fit import FittingLayout, fitted_legend, fitting
-from .plot import RC
+from .figure_fit import FittingLayout
+from .plot import RC, finish, new_axes, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -56,8 +55,7 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 6), layout=FittingLayout()).subplots()
+        ax = ax if ax is not None else new_axes(6)
         for index, report in enumerate(reports):
             values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
             colour, style, marker = _style(report.strategy, index)
@@ -70,9 +68,8 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
         ax.set_yscale("log")
         ax.set_xlabel(say("study.plot.turn"))
         ax.set_ylabel(say(f"study.plot.axis.{measure}"))
-        fitted_legend(ax, loc="lower right", framealpha=0.9, title=say("study.plot.legend"))
-        ax.set_title(say(f"study.plot.measure.{measure}"), loc="left")
-        fitting(ax.figure.figure)
+        finish(ax, say(f"study.plot.measure.{measure}"),
+               {"loc": "lower right", "title": say("study.plot.legend")})
     return ax
 
 
@@ -100,8 +97,7 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
     probes = list(reports[0].retention) if reports else []
     grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(13, 6.5), layout=FittingLayout()).subplots()
+        ax = ax if ax is not None else new_axes(6.5, 13)
         colours = ListedColormap([PLACE_COLOURS[p] for p in PLACES])
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
@@ -125,8 +121,7 @@ def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None
     """Each summary a strategy wrote, by its length, at the user turn it was written; a cross
     marks one cut off at the summary call's ``max_tokens``; ``cap``: the last report's cap."""
     with matplotlib.rc_context(RC):
-        if ax is None:
-            ax = Figure(figsize=(11, 5.5), layout=FittingLayout()).subplots()
+        ax = ax if ax is not None else new_axes(5.5)
         for index, report in enumerate(reports):
             colour, _, marker = _style(report.strategy, index)
             sizes = [len(summary) for summary in report.summaries]
@@ -144,8 +139,6 @@ def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None
             ax.axhline(cap, color=colour, linestyle=":", linewidth=2,
                        label=say("study.plot.summary.cap", strategy=reports[-1].strategy, cap=cap), gid="cap")
         ax.set(xlabel=say("study.plot.turn"), ylabel=say("study.plot.summary.axis"), ylim=(0, None))
-        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
-        fitted_legend(ax, loc="upper left", framealpha=0.9)
-        ax.set_title(say("study.plot.summary.title"), loc="left")
-        fitting(ax.figure.figure)
+        thousands(ax.yaxis)
+        finish(ax, say("study.plot.summary.title"))
     return ax
