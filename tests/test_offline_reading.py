@@ -21,7 +21,7 @@ from compact.offline.phrases import language
 from compact.offline.read_code import describe_code, read_code
 from compact.offline.read_json import CutDict, describe_json, parse_prefix
 from compact.offline.read_markdown import describe_markdown, read_markdown, title_from_note
-from compact.offline.titles import find_pattern
+from compact.offline.skills import find_pattern
 from compact.offline.view import Toolbox, planned_call
 
 JSON_VALUES = st.recursive(
