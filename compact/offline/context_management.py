@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of, to_plain
+from .api import edits_of
 from .markers import CLEARED
 from .summarizer import entries_of_messages, offline_summary
 
@@ -37,12 +38,6 @@ class Prepared:
     applied: list = field(default_factory=list)
     compaction: str | None = None      # None, "edit" or "summarize"
     edit: dict = field(default_factory=dict)
-
-
-def edits_of(payload: dict) -> list:
-    management = payload.get("context_management")
-    edits = management.get("edits") if isinstance(management, dict) else None
-    return edits if isinstance(edits, list) else []
 
 
 def prepare(payload: dict, count: Count) -> Prepared:
