@@ -39,14 +39,16 @@ from .knowledge import (
     note_line,
     one_line,
     paths,
+    read_markdown,
     readme_name,
     reads,
+    title_from_note,
+    title_token,
     wants_comparison,
     wants_structure,
     wants_titles,
 )
 from .phrases import language, offline_label, phrase, split_parts
-from .read_markdown import read_markdown, title_from_note, title_token
 from .view import View
 
 # One pattern both picks the skill and reads the request, so a request it picks is one it can read.
