@@ -3,7 +3,7 @@
 ``Script(*replies)`` is an ``anthropic.Anthropic`` client whose HTTP answers are the given
 bodies, in order (an ``httpx2.Response`` is sent as it is, e.g. a 400 or a 413). Every request
 body it receives is recorded and checked against the Messages API's rules
-(``compact.offline.validation``, the offline model's own rules); ``problems`` lists each one
+(``compact.offline.api``, the offline model's own rules); ``problems`` lists each one
 the real API would have refused.
 """
 

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from compact.offline.knowledge import (
     chapter_range,
     code_paths,
+    describe_markdown,
     paths,
+    read_markdown,
+    title_from_note,
     wants_comparison,
     wants_structure,
     wants_titles,
@@ -20,8 +23,7 @@ from compact.offline.knowledge import (
 from compact.offline.phrases import language
 from compact.offline.read_code import describe_code, read_code
 from compact.offline.read_json import CutDict, describe_json, parse_prefix
-from compact.offline.read_markdown import describe_markdown, read_markdown, title_from_note
-from compact.offline.titles import find_pattern
+from compact.offline.skills import find_pattern
 from compact.offline.view import Toolbox, planned_call
 
 JSON_VALUES = st.recursive(

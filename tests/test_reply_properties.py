@@ -5,7 +5,7 @@ Hypothesis scripts sessions of replies mixing tool calls, ``end_turn`` with tool
 ``max_tokens`` (sometimes cut inside a tool call, its input partial or absent),
 ``pause_turn``, ``refusal`` and empty or blank text blocks, and drives them through the real
 SDK, turn after turn as the REPL does. The oracle is the offline model's own rule set
-(``compact.offline.validation``), checked here against the independent reference of
+(``compact.offline.api``), checked here against the independent reference of
 tests/test_strict_api.py too.
 """
 

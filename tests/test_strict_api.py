@@ -2,7 +2,7 @@
 
 Each rule is sent through the real SDK to the offline model and must come back as the
 400 ``invalid_request_error`` the real API sends. A small reference written here, apart from
-``compact.offline.validation``, cross-checks the rules the agent's property test relies on.
+``compact.offline.api``, cross-checks the rules the agent's property test relies on.
 """
 
 from __future__ import annotations

@@ -341,11 +341,7 @@ def request_problem(payload: Any, *, max_output_tokens: int, model: str,
         for k, block in enumerate(system):
             if problem := _text_problem(block.get("text"), f"system.{k}"):
                 return problem
-    tools = payload.get("tools")
-    if tools is not None and not (isinstance(tools, list) and all(
-            isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)):
-        return "tools: Input should be a valid list of tools, each with a name"
-    return messages_problem(payload.get("messages"))
+    return tools_problem(payload.get("tools")) or messages_problem(payload.get("messages"))
 
 
 def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | None:
@@ -524,6 +520,12 @@ def _tool_choice_problem(choice: Any, tools: Any) -> str | None:
     return None
 
 
+def edits_of(payload: dict) -> list:
+    management = payload.get("context_management")
+    edits = management.get("edits") if isinstance(management, dict) else None
+    return edits if isinstance(edits, list) else []
+
+
 def _beta_problem(field: str, beta: str, betas: set[str]) -> str | None:
     return None if beta in betas else (
         f"{field}: this feature is in beta; send the header `anthropic-beta: {beta}` "
@@ -538,11 +540,9 @@ def _betas_problem(payload: dict, headers: Any) -> str | None:
     for name in ("compaction", "thread"):
         if payload.get(name) is not None and (problem := _beta_problem(name, BETAS[name], betas)):
             return problem
-    management = payload.get("context_management")
-    if management is None:
+    if payload.get("context_management") is None:
         return None
-    edits = management.get("edits") if isinstance(management, dict) else None
-    kinds = {e.get("type") for e in edits if isinstance(e, dict)} if isinstance(edits, list) else set()
+    kinds = {e.get("type") for e in edits_of(payload) if isinstance(e, dict)}
     if "compact_20260112" in kinds and (problem := _beta_problem(
             "context_management.edits.compact_20260112", BETAS["compact_20260112"], betas)):
         return problem

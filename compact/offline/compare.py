@@ -201,7 +201,6 @@ def compare(view: View) -> Step:
     """The programs are the code files the request names (``wants_comparison``: two or more)."""
     lang = language(view.request)
     programs = code_paths(view.request)
-    why = {p: phrase("named_in_request", lang) for p in programs}
     step = fetch(view, programs, lang)
     if step:
         return step
@@ -215,7 +214,7 @@ def compare(view: View) -> Step:
     step = fetch(view, [d for d in docs.values() if d], lang)
     if step:
         return step
-    return answer(view, programs, why, docs, lang)
+    return answer(view, programs, docs, lang)
 
 
 def _part(fact: str, key: str) -> str:
@@ -331,10 +330,9 @@ def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> li
     return [head, *lines, *tail]
 
 
-def answer(view: View, programs: list[str], why: dict[str, str], docs: dict[str, str | None],
-           lang: str) -> Step:
+def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: str) -> Step:
     source = phrase("from_summary", lang) if view.compacted_before else ""
-    chosen = ", ".join(f"{p} ({why[p]})" for p in programs if p in why)
+    chosen = ", ".join(f"{p} ({phrase('named_in_request', lang)})" for p in programs)
     lines = [phrase("comparison", lang, source=source), phrase("programs", lang, chosen=chosen)]
     notes = {p: facts(view, p) or "" for p in programs}
     readmes = {p: (facts(view, docs[p]) or "") if docs.get(p) else "" for p in programs}

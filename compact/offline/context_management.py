@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of, to_plain
+from .api import edits_of
 from .markers import CLEARED
 from .summarizer import entries_of_messages, offline_summary
 
@@ -37,12 +38,6 @@ class Prepared:
     applied: list = field(default_factory=list)
     compaction: str | None = None      # None, "edit" or "summarize"
     edit: dict = field(default_factory=dict)
-
-
-def edits_of(payload: dict) -> list:
-    management = payload.get("context_management")
-    edits = management.get("edits") if isinstance(management, dict) else None
-    return edits if isinstance(edits, list) else []
 
 
 def prepare(payload: dict, count: Count) -> Prepared:
@@ -108,8 +103,7 @@ def _cleared(message: dict, edit: dict, chosen: dict, cleared: set) -> dict:
     return {**message, "content": blocks} if changed else message
 
 
-def clear_thinking(messages: list, edit: dict, count: Count,
-                   before: int | None = None) -> tuple[list, dict | None]:
+def clear_thinking(messages: list, edit: dict, count: Count, before: int) -> tuple[list, dict | None]:
     keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
     if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
         return messages, None
@@ -123,7 +117,6 @@ def clear_thinking(messages: list, edit: dict, count: Count,
             cleared += 1
     if not cleared:
         return messages, None
-    before = count(messages) if before is None else before
     return edited, {"type": "clear_thinking_20251015", "cleared_thinking_turns": cleared,
                     "cleared_input_tokens": before - count(edited)}
 
@@ -131,12 +124,10 @@ def clear_thinking(messages: list, edit: dict, count: Count,
 EDITORS = {"clear_tool_uses_20250919": clear_tool_uses, "clear_thinking_20251015": clear_thinking}
 
 
-def apply_edits(messages: list, edits: list, count: Count,
-                tokens: int | None = None) -> tuple[list, list[dict], int]:
+def apply_edits(messages: list, edits: list, count: Count, tokens: int) -> tuple[list, list[dict], int]:
     """The messages after every clearing edit, in order, the edits that applied, and the
-    tokens left (``tokens``: ``count(messages)``, when the caller has it)."""
+    tokens left (``tokens``: ``count(messages)``)."""
     applied = []
-    tokens = count(messages) if tokens is None else tokens
     for edit in edits:
         editor = EDITORS.get(edit["type"])
         if editor is None:

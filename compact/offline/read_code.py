@@ -15,8 +15,6 @@ from .phrases import labelled, phrase
 
 GIVEN_PATH = "a path it is given"
 _WRITE_MODES = re.compile(r"[wax+]")
-_COPIES = {"os.replace", "os.rename", "shutil.copy", "shutil.copyfile", "shutil.copy2",
-           "shutil.move"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -105,13 +103,6 @@ def _write_target(call: ast.Call) -> ast.AST | None:
     if name in ("open", "io.open", "codecs.open") and call.args:
         mode = call.args[1] if len(call.args) > 1 else mode
         return call.args[0] if _is_write_mode(mode) else None
-    if attribute == "open" and name not in ("os.open",):
-        mode = call.args[0] if call.args else mode
-        return call.func.value if _is_write_mode(mode) else None
-    if name in _COPIES and len(call.args) > 1:
-        return call.args[1]
-    if name == "sqlite3.connect" and call.args:
-        return call.args[0]
     return None
 
 

@@ -8,6 +8,7 @@ rebinding sends another), and no web page unless ``allowed_origins`` names it (C
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import json
 import socket
@@ -15,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .api import CONTENT_TYPE, HEADER, MODEL_NAME, error_answer, event_stream
+from .api import CONTENT_TYPE, HEADER, MODEL_NAME, SERVE_WINDOW_TOKENS, error_answer, event_stream
 from .model import Answer, OfflineModel
 
 MAX_BODY_BYTES = 32 * 1024 * 1024        # the Messages API's request size limit
@@ -211,3 +212,29 @@ def make_server(model: OfflineModel, port: int = 8765, timeout: float = READ_TIM
     bound = type("BoundHandler", (Handler,), {"settings": settings,
                                               "timeout": timeout})   # a socket timeout on every read
     return Server(("127.0.0.1", port), bound)
+
+
+def main() -> None:
+    """``python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]``:
+    the served window defaults to a real model's (200,000 tokens), so any client of the lesson's
+    shape runs its whole session; ``--window-tokens 16000`` gives the notebooks' teaching window."""
+    parser = argparse.ArgumentParser(prog="python -m compact.offline")
+    serve = parser.add_subparsers(dest="command", required=True).add_parser(
+        "serve", help="answer the Messages API on loopback")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--window-tokens", type=int, default=SERVE_WINDOW_TOKENS,
+                       help="refuse prompts over this many tokens (default %(default)s; "
+                            "the notebooks' teaching window is 16000)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                       help="let a web page from this origin use the server (repeatable); "
+                            "browsers' requests are refused otherwise")
+    args = parser.parse_args()
+    server = make_server(OfflineModel(window_tokens=args.window_tokens), args.port,
+                         allowed_origins=tuple(args.allow_origin))
+    print(f"offline model {MODEL_NAME} serving on http://127.0.0.1:{server.server_port} "
+          f"(window {args.window_tokens:,} tokens; set ANTHROPIC_BASE_URL to this and "
+          "ANTHROPIC_API_KEY to anything)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

@@ -5,36 +5,50 @@ what it still needs to know (from raw tool results, its own notes, or a summary'
 either asks for tools or answers: the lesson's three experiments (``titles``, ``json_structure``,
 ``compare``) and the small tasks here. ``run_command`` runs only a command the user's own
 request names in backticks, so the person typing is the person confirming (SECURITY.md).
+
+``titles``: read the READMEs of a range of chapters, compare their titles, state the pattern.
+The chapters come from the request, the README files from a listing, never from a guess. The
+pattern is found from the titles: split at their separators, titles of one shape have parts
+named by what they hold across the titles: the chapter code, the same word everywhere, or free
+text named by what it is (a number, a date, a question, a name, a phrase; for CJK text, which
+has no capitals, the column's median length decides), with its script when all share one.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .compare import compare
 from .knowledge import (
     TITLES,
     Step,
+    chapter_number,
+    chapter_range,
     describe,
     describe_output,
     facts,
     fetch,
     folders,
     knows,
+    listing,
     new_notes,
     next_step,
     note_line,
     one_line,
     paths,
+    read_markdown,
+    readme_name,
     reads,
+    title_from_note,
+    title_token,
     wants_comparison,
     wants_structure,
     wants_titles,
 )
 from .phrases import language, offline_label, phrase, split_parts
-from .read_markdown import read_markdown, title_from_note, title_token
-from .titles import titles
 from .view import View
 
 # One pattern both picks the skill and reads the request, so a request it picks is one it can read.
@@ -135,6 +149,278 @@ def json_structure(view: View) -> Step:
     parts = [p.strip() for p in split_parts(facts(view, path) or "") if p.strip()]
     head = phrase("structure_of", lang, path=path)
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
+
+
+# ---- titles: the READMEs of a range of chapters, and the pattern their titles share ----------
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_NUMBER = re.compile(r"^[#№]?\d+(?:[.,]\d+)*$")
+_DATE = re.compile(r"^\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?$")
+_SMALL_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "vs",
+                "at", "by", "from", "into", "as"}
+_CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef，。、！？；：]")
+NAME_WORDS = 4          # a name has at most this many words...
+NAME_CJK_CHARS = 5      # ...or a column of CJK text this long (the median, punctuation not counted)
+
+# kind → (template label, words) in English and in Chinese
+_KINDS = {
+    "number": (("<number>", "a number"), ("<数字>", "数字")),
+    "date": (("<date>", "a date"), ("<日期>", "日期")),
+    "question": (("<question>", "a question"), ("<问题>", "问句")),
+    "name": (("<Name>", "a short name"), ("<名称>", "简短名称")),
+    "phrase": (("<phrase>", "a phrase"), ("<短语>", "短语")),
+}
+_SCRIPTS = {"Chinese": ("Chinese", "中文"), "Japanese": ("Japanese", "日文"),
+            "English": ("English", "英文")}
+
+
+def _cjk_length(text: str) -> int | None:
+    """Characters of a text written in CJK (punctuation and spaces not counted), else None."""
+    if not (_CJK.search(text) or _KANA.search(text)):
+        return None
+    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", ""))
+
+
+def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
+    """number, date, question, name or phrase."""
+    text = text.strip()
+    if _NUMBER.match(text):
+        return "number"
+    if _DATE.match(text):
+        return "date"
+    if text.endswith(("?", "？")):
+        return "question"
+    length = _cjk_length(text)
+    if length is not None:
+        return "name" if length <= cjk_name_chars else "phrase"
+    words = text.split()
+    significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
+    capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
+    return "name" if len(words) <= NAME_WORDS and capitalised else "phrase"
+
+
+def script(texts: tuple[str, ...] | list[str]) -> str | None:
+    """Chinese, Japanese or English when every text is written in it, else None."""
+    if all(_KANA.search(t) for t in texts):
+        return "Japanese"
+    if all(_CJK.search(t) for t in texts):
+        return "Chinese"
+    if all(_LATIN.search(t) and not _CJK.search(t) and not _KANA.search(t) for t in texts):
+        return "English"
+    return None
+
+
+def _lowercase(texts: tuple[str, ...] | list[str]) -> bool:
+    return all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts)
+
+
+def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
+    """The kind of a column, and whether every text is of that kind."""
+    lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
+    # CJK: the column's median length decides, so one long name is still one of the names
+    median = lengths[len(lengths) // 2] if lengths else 0
+    limit = 10**6 if median <= NAME_CJK_CHARS else 0
+    kinds = Counter(text_kind(t, limit) for t in texts)
+    kind, count = kinds.most_common(1)[0]
+    return kind, count == len(texts)
+
+
+def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str) -> str:
+    en, zh = _KINDS[kind][0][1], _KINDS[kind][1][1]
+    in_script = script(texts)
+    if kind == "name" and in_script == "English":
+        en, zh = "a short name in title case", "首字母大写的简短名称"
+    if kind == "phrase" and _lowercase(texts):
+        en, zh = "a lowercase phrase", "小写开头的短语"
+    if not every:
+        en, zh = f"mostly {en}", f"大多是{zh}"
+    if in_script:
+        en, zh = f"{en} (in {in_script})", f"{zh}（{_SCRIPTS[in_script][1]}）"
+    return en if lang == "en" else zh
+
+
+def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, str]]:
+    """(template label, words) for each free column, in order."""
+    kinds = [column_kind(column) for column in columns]
+    same = Counter(kind for kind, _ in kinds)
+    labels = []
+    seen: Counter = Counter()
+    for column, (kind, every) in zip(columns, kinds, strict=True):
+        label = _KINDS[kind][0 if lang == "en" else 1][0]
+        if same[kind] > 1:
+            scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
+            own = script(column)
+            seen[kind] += 1
+            if own and scripts.count(own) == 1:
+                word = _SCRIPTS[own][0 if lang == "en" else 1]
+                inner = label[1:-1]
+                label = (f"<{word} {inner.lower()}>" if lang == "en"
+                         else f"<{word}{inner}>")
+            else:
+                label = f"{label[:-1]} {seen[kind]}>"
+        labels.append((label, _words(kind, column, every, lang)))
+    return labels
+
+
+_SEPARATOR = re.compile(r"(\s*(?:——|—|–|--|:|：|\||｜|·|•)\s*| - | / )")
+_CODE = re.compile(r"^(?:([A-Za-z]+)([-_ ]?)|(第)\s*)(\d+)(\s*[课章节讲篇回])?$")
+_SEPARATOR_NAMES = {
+    ":": ("a colon", "冒号"), "：": ("a full-width colon", "全角冒号"),
+    "—": ("an em dash", "破折号"), "——": ("a double em dash", "双破折号"),
+    "–": ("an en dash", "短破折号"), "--": ("a double hyphen", "双连字符"),
+    "-": ("a spaced hyphen", "带空格的连字符"), "|": ("a bar", "竖线"),
+    "｜": ("a full-width bar", "全角竖线"),
+    "·": ("a middle dot", "间隔号"), "•": ("a bullet", "圆点"), "/": ("a slash", "斜线"),
+}
+
+
+@dataclass
+class Pattern:
+    template: str               # "sNN: <Name> — <phrase>"
+    words: str                  # the same in words
+    members: list[int]          # which titles follow it
+
+
+def split(title: str) -> tuple[list[str], tuple[str, ...]]:
+    pieces = _SEPARATOR.split(title.strip())
+    texts = [p.strip() for p in pieces[0::2]]
+    separators = tuple(p.strip() for p in pieces[1::2])
+    return texts, separators
+
+
+def _spaced(title: str) -> list[str]:
+    """The separators as the title writes them: ``": "``, ``" — "``, ``"——"``."""
+    pieces = _SEPARATOR.split(title.strip())[1::2]
+    return [(" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
+            for p in pieces]
+
+
+def _code_template(text: str) -> str | None:
+    """``s01`` → ``sNN``, ``Chapter 3`` → ``Chapter N``, ``第2课`` → ``第N课``; else None."""
+    match = _CODE.match(text)
+    if not match:
+        return None
+    digits = "N" * len(match.group(4))
+    if match.group(3):
+        return f"第{digits}{(match.group(5) or '').strip()}"
+    return f"{match.group(1)}{match.group(2)}{digits}"
+
+
+def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
+                  ) -> tuple[str, str] | None:
+    """(template, words) of a column that is a chapter code or the same word everywhere."""
+    codes = [_code_template(text) for text in column]
+    if all(codes) and len(set(codes)) == 1:
+        found = [int(re.search(r"\d+", t).group()) for t in column]
+        matches = all(w is None or w == f for w, f in zip(wanted, found, strict=True))
+        return codes[0], (("the chapter code" + (" (its number is the folder's)" if matches else ""))
+                          if lang == "en" else ("章节编号" + ("（与文件夹编号一致）" if matches else "")))
+    if len(set(column)) == 1:
+        return column[0], (f"the word “{column[0]}”" if lang == "en" else f"固定的“{column[0]}”")
+    return None
+
+
+def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | None],
+                   lang: str) -> Pattern:
+    split_titles = [split(titles[i]) for i in members]
+    separators = split_titles[0][1]
+    spelled_separators = _spaced(titles[members[0]])
+    columns = list(zip(*[texts for texts, _ in split_titles], strict=True))
+    wanted = [numbers[i] for i in members]
+    fixed = [_fixed_column(column, wanted, lang) for column in columns]
+    free = free_labels([c for c, f in zip(columns, fixed, strict=True) if f is None], lang)
+    template, words = [], []
+    for index, known in enumerate(fixed):
+        label, said = known if known else free.pop(0)
+        template.append(label)
+        words.append(said)
+        if index < len(separators):
+            template.append(spelled_separators[index])
+            name = _SEPARATOR_NAMES.get(separators[index], (f"“{separators[index]}”",) * 2)
+            words.append(name[0] if lang == "en" else name[1])
+    text = "".join(template).strip()
+    if lang == "en":
+        spelled = ", ".join(words[:-1]) + (", then " if len(words) > 1 else "") + words[-1]
+    else:
+        spelled = "、".join(words)
+    return Pattern(text, spelled, members)
+
+
+def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
+                 ) -> tuple[Pattern | None, list[int]]:
+    """The pattern most titles follow, and the indexes of the titles that do not."""
+    if not titles:
+        return None, []
+    shapes = Counter(split(t)[1] for t in titles)
+    shape, count = shapes.most_common(1)[0]
+    members = [i for i, t in enumerate(titles) if split(t)[1] == shape]
+    others = [i for i in range(len(titles)) if i not in members]
+    if (count < 2 and len(titles) > 1) or not shape:
+        return None, list(range(len(titles)))     # nothing shared, or nothing but free text
+    return _shape_pattern(titles, members, numbers, lang), others
+
+
+def _folder_number(path: str, prefix: str) -> int | None:
+    folder = path.split("/")[0]
+    parsed = chapter_number(folder)
+    if parsed is None or (prefix and parsed[0] != prefix):
+        return None
+    return parsed[1]
+
+
+def titles(view: View) -> Step:
+    lang = language(view.request)
+    chapters = chapter_range(view.request)
+    prefix, wanted = chapters if chapters else ("", set())
+    readme = readme_name(view.request)
+    pattern = f"{prefix}*/{readme}" if prefix else f"*/{readme}"
+    files = listing(view, pattern)
+    if files is None:     # tool_use inputs are never compacted: earlier reads name the files
+        read = sorted({c.input.get("path", "") for c in view.calls if c.name == "read_file"
+                       and re.fullmatch(rf"{re.escape(prefix)}\d+[^/]*/{re.escape(readme)}",
+                                        c.input.get("path", ""))})
+        covered = {_folder_number(p, prefix) for p in read}
+        files = read if wanted and wanted <= covered else None
+    if files is None:
+        return Step(next_step(lang, "next_list_readmes"), [("glob", {"pattern": pattern})])
+    targets = sorted((p for p in files if p.endswith("/" + readme) and (
+                          not chapters or _folder_number(p, prefix) in wanted)),
+                     key=lambda p: (_folder_number(p, prefix) or 0, p))
+    if not targets:
+        return Step(offline_label(lang) + phrase("no_readme", lang, readme=readme, pattern=pattern,
+                                                 files=", ".join(files) or phrase("nothing", lang)))
+    step = fetch(view, targets, lang)
+    if step:
+        return step
+    return titles_answer(view, targets, prefix, lang)
+
+
+def titles_answer(view: View, targets: list[str], prefix: str, lang: str) -> Step:
+    heads = {p: title_from_note(facts(view, p) or "") for p in targets}
+    with_title = [p for p in targets if heads[p]]
+    lines = [phrase("title_line", lang, i=i, folder=p.split("/")[0], title=heads[p])
+             for i, p in enumerate(with_title, 1)]
+    missing = [p for p in targets if not heads[p]]
+    titles_seen = [heads[p] for p in with_title]
+    numbers = [_folder_number(p, prefix) for p in with_title]
+    found, others = find_pattern(titles_seen, numbers, lang)
+    if found is None:
+        rule = phrase("no_pattern", lang)
+    else:
+        whole = not others and not missing
+        rule = (phrase("every_title", lang, template=found.template, words=found.words) if whole
+                else phrase("some_titles", lang, n=len(found.members), of=len(targets),
+                            template=found.template, words=found.words))
+        for i in others:
+            rule += phrase("title_differs", lang, folder=with_title[i].split("/")[0],
+                           title=titles_seen[i])
+    for path in missing:
+        rule += phrase("title_missing", lang, path=path, facts=facts(view, path))
+    head = phrase("titles_head", lang, n=len(with_title))
+    return Step(offline_label(lang) + head + "\n" + "\n".join(lines) + "\n\n"
+                + phrase("naming_pattern", lang, rule=rule))
 
 
 SKILLS: list[tuple[Callable[[str], bool], Callable[[View], Step]]] = [

@@ -22,7 +22,7 @@ from .knowledge import describe, describe_output, note_line, one_line
 from .markers import CompactedText, is_placeholder, read_snip
 from .phrases import forms, language, phrase
 from .read_json import CutStr, is_cut, parse_prefix
-from .view import Call, note_key, notes_in, planned_call, read_summary_message
+from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_message
 
 _ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
                    r"extract the (?:highest quality|most (?:important|relevant)).{0,40}context", re.I)
@@ -243,7 +243,6 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
 _NEXT = re.compile(r"^(?:Next: |下一步：)(.+)$", re.MULTILINE)
 _FILE_LINE = re.compile(r"^- (\w+ .+?)(?: \(×\d+\))?$", re.MULTILINE)
 _CONSTRAINTS_LINE = re.compile(r"^(?:User constraints: |用户约束：)(.+)$", re.MULTILINE)
-_GOAL_LINE = re.compile(r"^(?:Goal: |目标：)(.+)$", re.MULTILINE)
 
 
 def goal_reference(request: str, lang: str = "en") -> str:
@@ -272,7 +271,7 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
 
 def _stated_goal(compacted: CompactedText) -> str | None:
     """The request a summary message carries, else its summary's own ``Goal:`` line."""
-    stated = compacted.request or next(iter(_GOAL_LINE.findall(compacted.summary)), None)
+    stated = compacted.request or next(iter(GOAL.findall(compacted.summary)), None)
     return stated.strip() if stated and stated.strip() not in forms("not_stated") else None
 
 

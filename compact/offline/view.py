@@ -19,7 +19,7 @@ from .phrases import language
 NOTE = re.compile(r"^(?:Note \[([^\]\n]+)\]: |笔记 \[([^\]\n]+)\]：)(.+)$", re.MULTILINE)
 # Where another framework puts its kept summary (LangChain's SummarizationMiddleware).
 SUMMARY_MARKERS = ("Here is a summary of the conversation to date:",)
-_GOAL = re.compile(r"^(?:Goal: |目标：)(.+)$", re.MULTILINE)
+GOAL = re.compile(r"^(?:Goal: |目标：)(.+)$", re.MULTILINE)   # a summary's goal line
 
 
 def notes_in(text: str) -> list[tuple[str, str]]:
@@ -170,7 +170,7 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
         if compacted.request is not None:
             view.request = compacted.request.strip()
         else:                        # a version that keeps no request: the summary's goal
-            goal = _GOAL.search(compacted.summary)
+            goal = GOAL.search(compacted.summary)
             view.request = goal.group(1).strip() if goal else view.request
     return view
 
