@@ -14,13 +14,12 @@ from test_texts_zh import english_in
 
 from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH
-from compact.classroom.show import TITLES, titled
+from compact.classroom.notebook_texts import TEXTS, translated
 from tools.translation import LANGUAGE_CELL, compare, report
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}
 PROMPT_IN = {"01": 2, "03": 1, "04": 3}          # the notebook that runs each experiment
-GIVEN_TITLE = re.compile(r'(?:title=|titled\()f?((?:"[^"\n]*"\s*)+)(?:\s*if [^\n]* else f?("[^"\n]*"))?')
 
 
 def chinese(path):
@@ -62,14 +61,63 @@ def test_the_prose_is_chinese(path):
     assert han > 500, f"{path.name}: only {han} Chinese characters of prose"
 
 
-def test_every_title_the_code_gives_is_shown_in_chinese(monkeypatch):
-    """show(title=...) and titled(...): each title is an entry of show.TITLES (an f-string or a
-    typed title is not), shown in Chinese with no English; its numbers have separators."""
-    code = "\n".join(cell.source for path in CHINESE for cell in code_cells(nbformat.read(path, 4)))
-    given = {ast.literal_eval(f"({text})") for found in GIVEN_TITLE.finditer(code) for text in found.groups()
-             if text}
-    assert given == set(TITLES)
+LABELS = ("set_title", "suptitle", "set_xlabel", "set_ylabel", "text", "annotate")
+
+
+def literals(node: ast.AST) -> list[str]:
+    """The text of a string literal or the fixed parts of an f-string; of a conditional, both."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return ["".join(v.value for v in node.values if isinstance(v, ast.Constant))]
+    if isinstance(node, ast.IfExp):
+        return literals(node.body) + literals(node.orelse)
+    return []
+
+
+def calls(source: str):
+    """(name, call) of every call in a cell's code (IPython's % lines left out)."""
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%")))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield getattr(node.func, "id", getattr(node.func, "attr", "")), node
+
+
+def own_english(source: str) -> list[str]:
+    """What the code prints or draws in English itself: print()'s strings, a figure's labels and
+    titles, label= and title= of any call but show() (show translates its title)."""
+    found = []
+    for name, call in calls(source):
+        given = list(call.args) if name == "print" else call.args[:1] if name in LABELS else []
+        given += [k.value for k in call.keywords if k.arg in ("label", "title") and name != "show"]
+        found += [text for node in given for text in literals(node) if english_in(text)]
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_code_prints_no_english_of_its_own(path):
+    """A Chinese notebook runs the English one's code, so every sentence it prints or draws goes
+    through translated(...) (or show(title=...)): none is a bare English literal (the set-up
+    cell aside: it runs before compact is installed)."""
+    cells = [c for c in code_cells(nbformat.read(path, 4)) if not c.source.startswith("#@title Set-up")]
+    found = [text for cell in cells for text in own_english(cell.source)]
+    assert found == [], f"{path.name}: wrap these in translated(...) and add them to TEXTS: {found}"
+
+
+def test_every_text_the_code_translates_is_shown_in_chinese(monkeypatch):
+    """translated(...) and show(title=...): each text is an entry of notebook_texts.TEXTS (an
+    f-string or a typed text is not), each entry is used, shown in Chinese with no English; its
+    numbers have separators."""
+    given = set()
+    for path in NOTEBOOKS:
+        for cell in code_cells(nbformat.read(path, 4)):
+            for name, call in calls(cell.source):
+                if name == "translated":
+                    given.update(literals(call.args[0]))
+                elif name == "show":
+                    given.update(t for k in call.keywords if k.arg == "title" for t in literals(k.value))
+    assert given == set(TEXTS)
     monkeypatch.setattr(texts, "_chosen", ["zh"])
-    shown = [titled(title, turn=2, tokens=17642) for title in given]
+    shown = [translated(text, **dict.fromkeys(re.findall(r"{(\w+)", text), 17642)) for text in given]
     assert [t for t in shown if english_in(t) or not re.search("[\u4e00-\u9fff]", t)] == []
     assert "17,642" in "".join(shown)

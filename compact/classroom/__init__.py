@@ -18,12 +18,13 @@ from . import agent, as_written, kit, lab_texts, reveal_texts, study  # noqa: F4
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .lab import Lab
+from .notebook_texts import translated
 from .plot import plot_run
 from .reveal import reveal
-from .show import show, titled
+from .show import show
 from .stage_cases import results, tool_turn
 from .stage_picture import plot_stage as picture
 
 __all__ = ["Compactor", "Context", "Lab", "Limits", "Runs", "agent", "as_written", "check", "kit",
            "language", "picture", "plot_run", "prompt", "results", "reveal", "run_experiment", "show",
-           "study", "titled", "tool_turn"]
+           "study", "tool_turn", "translated"]

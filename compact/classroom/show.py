@@ -22,6 +22,7 @@ from ..pipeline.events import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
 from ..texts import language, register, say
+from .notebook_texts import translated
 from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
@@ -281,36 +282,11 @@ def describe_event(event: StageEvent) -> str:
                ma=event.messages_after, sb=event.size_before, sa=event.size_after)
 
 
-TITLES = {   # the titles the notebooks give show() and titled(), in the chosen language
-    "the whole session": "整个会话",
-    "the offline model's answer": "离线模型的回答",
-    "the offline model's answer, written after compaction": "离线模型在压缩之后写出的回答",
-    "experiment 3, compaction on": "实验三，开启压缩",
-    "experiment 3, compaction off": "实验三，关闭压缩",
-    "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
-    "the answer from a 500-char preview": "根据 500 字符预览给出的回答",
-    "s09_memory/README.md in the demo course": "演示课程中的 s09_memory/README.md",
-    "the end of the transcript saved at compaction: the closed turn":
-        "压缩时保存的 transcript 的结尾：已结束的那一轮",
-    "the cache-friendly strategy's last summary": "cache-friendly 策略的最后一份摘要",
-    "refused": "被拒绝",
-    "reactive_compact at turn {turn}: refused at {tokens:,} tokens, under 50,000 chars":
-        "reactive_compact 在第 {turn} 轮：{tokens:,} 个 token 时被拒绝，不到 50,000 字符",
-}
-register({f"show.title.{en}": {"en": en, "zh": zh} for en, zh in TITLES.items()})
-
-
-def titled(text: str, **fields: object) -> str:
-    """A title of ``TITLES`` in the chosen language, its fields filled in (numbers with ``:,``);
-    any other text as it is."""
-    return say(f"show.title.{text}", **fields) if text in TITLES else text
-
-
 def show(value: Any, title: str = "", start: int = 0) -> None:
     """Display anything a notebook shows: a history as a table, a long text folded, a stage
     event in words, a compacted message as its two sections, a run as one row per turn. A
-    ``title`` of ``TITLES`` is shown in the chosen language."""
-    title = titled(title)
+    ``title`` of ``notebook_texts.TEXTS`` is shown in the chosen language."""
+    title = translated(title)
     if isinstance(value, StageEvent):
         view: Any = Event(value)
     elif isinstance(value, str):
