@@ -17,10 +17,10 @@ outside), ``offline/`` (the embedded model), the agent (``loop.py`` and what it 
 session and the strategy comparison).
 """
 
-from .anatomy import composition
 from .client import banner, default_model, make_client, summarizer_for
-from .errors import ModelResponseError, ToolError, TurnLimitError
-from .loop import SYSTEM, LoopOptions, agent_loop
+from .fileio import ToolError
+from .loop import SYSTEM, LoopOptions, TurnLimitError, agent_loop
+from .model_call import ModelResponseError
 from .pipeline import STAGES, Compactor, Limits, StageEvent
 from .pipeline.errors import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
@@ -28,7 +28,7 @@ from .pipeline.messages import estimate_size
 from .pipeline.storage import read_transcript
 from .pipeline.validation import validate_history
 from .tools import TOOLS, Workspace
-from .trace import Trace, Turn
+from .trace import Trace, Turn, composition
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",

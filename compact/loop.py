@@ -26,10 +26,9 @@ from typing import Any
 import anthropic
 
 from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
-from .errors import TurnLimitError
 from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
-from .pipeline import Compactor
+from .pipeline import CompactError, Compactor
 from .reply import CUT_OFF, Reply, read_reply
 from .tool_batch import answer_open_calls, run_tool_batch
 from .tools import TOOLS, Workspace
@@ -43,6 +42,14 @@ SYSTEM = (
     "Call the compact tool when a finished phase no longer needs its details."
 )
 Say = Callable[[str], None]
+
+
+class TurnLimitError(CompactError):
+    """The agent did not finish within max_turns; the history is intact and can be resumed."""
+
+    def __init__(self, message: str, trace: object = None) -> None:
+        super().__init__(message)
+        self.trace = trace
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .asking import ask_on_stdin, judge
-from .errors import ToolError
-from .fileio import opened, read_text, replace_bytes, write_whole
+from .fileio import ToolError, opened, read_text, replace_bytes, write_whole
 from .globbing import glob_files
 from .sandbox import argv as sandbox_argv
 from .sandbox import bubblewrap

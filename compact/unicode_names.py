@@ -13,7 +13,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from .errors import ToolError
+from .fileio import ToolError
 
 
 def _key(name: str) -> str:

@@ -26,12 +26,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..anatomy import KINDS
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
 from ..texts import register, say
-from ..trace import Trace
+from ..trace import KINDS, Trace
 from .figure_fit import FittingLayout, fitted_legend, fitting
 from .show import call_text
 

@@ -25,12 +25,12 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.textpath import TextToPath
 
-from ..anatomy import composition
 from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
+from ..trace import composition
 from .figure_fit import BELOW, INSIDE, WRAP, FittingLayout, fitted_legend, fitting
 from .fonts import MONOSPACE
 from .plot import KIND_COLOURS, RC
