@@ -22,7 +22,7 @@ from .fileio import ToolError
 from .loop import SYSTEM, LoopOptions, TurnLimitError, agent_loop
 from .model_call import ModelResponseError
 from .pipeline import STAGES, Compactor, Limits, StageEvent
-from .pipeline.errors import CompactError, HistoryError, StorageError, SummaryError
+from .pipeline.context import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
 from .pipeline.messages import estimate_size
 from .pipeline.storage import read_transcript
