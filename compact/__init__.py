@@ -12,9 +12,9 @@ offline on an embedded model unless ANTHROPIC_API_KEY is set.
 The layers, bottom up: ``pipeline/`` (the lesson's compactor; start at
 ``pipeline/compactor.py``), ``extensions/`` (variants beyond the lesson, composed from
 outside), ``offline/`` (the embedded model), the agent (``loop.py`` and what it uses:
-``model_call.py``, ``reply.py``, ``tool_batch.py``, ``trace.py``, ``tools.py``,
-``client.py``), then ``classroom/`` (experiments, plots, the lab) and ``study/`` (the long
-session and the strategy comparison).
+``model_call.py``, ``reply.py``, ``trace.py``, ``tools.py``, ``client.py``), then
+``classroom/`` (experiments, plots, the lab) and ``study/`` (the long session and the
+strategy comparison).
 """
 
 from .client import banner, default_model, make_client, summarizer_for

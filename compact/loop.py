@@ -10,9 +10,9 @@
 
 It changes ``messages`` in place like the lesson's loop (``messages[:] = ...``), so the
 caller's history always holds the last valid state, and returns a per-turn ``Trace``. What
-real replies need besides (``reply.py``, ``tool_batch.py``): ``pause_turn`` is sent back for
-the model to continue, a refusal or a cut-off answer ends the turn, a call cut off by
-``max_tokens`` is answered with an error, Ctrl-C answers the interrupted batch.
+real replies need besides (``reply.py``): ``pause_turn`` is sent back for the model to
+continue, a refusal or a cut-off answer ends the turn, a call cut off by ``max_tokens`` is
+answered with an error, Ctrl-C answers the interrupted batch.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from .client import default_max_tokens, default_model, is_offline, make_client, 
 from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
 from .pipeline import CompactError, Compactor
-from .reply import CUT_OFF, Reply, read_reply
-from .tool_batch import answer_open_calls, run_tool_batch
+from .reply import CUT_OFF, Reply, answer_open_calls, read_reply, run_tool_batch
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, TurnStart, record_turn, refusals
 

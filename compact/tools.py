@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from .asking import ask_on_stdin, judge
-from .fileio import ToolError, opened, read_text, replace_bytes, write_whole
+from .fileio import ToolError, opened, read_text, replace_bytes, stored_spelling, write_whole
 from .globbing import glob_files
 from .sandbox import argv as sandbox_argv
 from .sandbox import bubblewrap
 from .sandbox import describe as describe_sandbox
 from .shell import run_command
-from .unicode_names import stored_spelling
 
 COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
