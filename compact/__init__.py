@@ -12,23 +12,23 @@ offline on an embedded model unless ANTHROPIC_API_KEY is set.
 The layers, bottom up: ``pipeline/`` (the lesson's compactor; start at
 ``pipeline/compactor.py``), ``extensions/`` (variants beyond the lesson, composed from
 outside), ``offline/`` (the embedded model), the agent (``loop.py`` and what it uses:
-``model_call.py``, ``reply.py``, ``tool_batch.py``, ``trace.py``, ``tools.py``,
-``client.py``), then ``classroom/`` (experiments, plots, the lab) and ``study/`` (the long
-session and the strategy comparison).
+``model_call.py``, ``reply.py``, ``trace.py``, ``tools.py``, ``client.py``), then
+``classroom/`` (experiments, plots, the lab) and ``study/`` (the long session and the
+strategy comparison).
 """
 
-from .anatomy import composition
 from .client import banner, default_model, make_client, summarizer_for
-from .errors import ModelResponseError, ToolError, TurnLimitError
-from .loop import SYSTEM, LoopOptions, agent_loop
+from .fileio import ToolError
+from .loop import SYSTEM, LoopOptions, TurnLimitError, agent_loop
+from .model_call import ModelResponseError
 from .pipeline import STAGES, Compactor, Limits, StageEvent
-from .pipeline.errors import CompactError, HistoryError, StorageError, SummaryError
+from .pipeline.context import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
 from .pipeline.messages import estimate_size
 from .pipeline.storage import read_transcript
 from .pipeline.validation import validate_history
 from .tools import TOOLS, Workspace
-from .trace import Trace, Turn
+from .trace import Trace, Turn, composition
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",

@@ -25,7 +25,7 @@ from .texts import LANGUAGES, language, register, say
 from .tools import Workspace
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-register({   # what the REPL says (its banner's other lines: client.banner, sandbox.describe)
+register({   # what the REPL says (its banner's other lines: client.banner, shell.describe_sandbox)
     "repl.workspace": {"en": "workspace: {folder}", "zh": "工作区：{folder}"},
     "repl.not_utf8": {"en": "[error] that line holds bytes that are not valid UTF-8 text, so it was not "
                             "sent; type it again (check the terminal's encoding).",

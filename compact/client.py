@@ -7,12 +7,14 @@ client talks to, by asking it: the in-process offline model (base URL ``IN_PROCE
 no network resolves) and any endpoint on this machine (``python -m compact.offline serve``
 answers with the ``x-offline-model`` header) are asked for the offline model's entry in their
 models list; any other endpoint is Claude. The answer is remembered here, not on the client.
+What the environment says is read here too: ANTHROPIC_API_KEY, MODEL_ID, ANTHROPIC_BASE_URL.
 """
 
 from __future__ import annotations
 
 import importlib
 import ipaddress
+import os
 import sys
 import urllib.parse
 import weakref
@@ -21,14 +23,37 @@ from typing import Any
 
 import anthropic
 
-from .env import DEFAULT_BASE_URL, base_url, is_live, live_model
-from .model_identity import AGENT_MAX_TOKENS, HEADER, IN_PROCESS_URL, MODEL_NAME, OFFLINE_MODULE
 from .pipeline import ClientSummarizer
-from .shown_url import shown_url
 from .texts import register, say
+
+# How the embedded offline model is told apart from Claude, for a client that asks: its name,
+# the header every answer of its carries, the in-process base URL, its default ``max_tokens``
+# (tests/test_layout.py checks the offline model answers with the same).
+MODEL_NAME = "offline-compact-1"
+HEADER = "x-offline-model"
+# The in-process client's base URL: ``.invalid`` never resolves, so only the in-process
+# transport can answer it, and its host names the model.
+IN_PROCESS_URL = f"http://{MODEL_NAME}.invalid"
+AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
+OFFLINE_MODULE = "compact.offline"  # loaded by make_client only when no API key is set
 
 PROBE_TIMEOUT = 3.0       # seconds; only an endpoint on this machine is asked
 LESSON_MAX_TOKENS = 8_000        # what the lesson's loop asks Claude for
+LIVE_FALLBACK_MODEL = "claude-sonnet-5-5"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+
+
+def is_live() -> bool:
+    """A key is set, so the suite talks to real Claude (or whatever ANTHROPIC_BASE_URL serves)."""
+    return bool(os.environ.get("ANTHROPIC_API_KEY"))
+
+
+def live_model() -> str:
+    return os.environ.get("MODEL_ID") or LIVE_FALLBACK_MODEL
+
+
+def base_url() -> str | None:
+    return os.environ.get("ANTHROPIC_BASE_URL") or None
 
 
 @dataclass(frozen=True)
@@ -118,6 +143,21 @@ register({   # the banner: which model a client talks to (the lab's and the REPL
                       "zh": "[离线] 模型 {model}，由 {url} 提供：通过 HTTP 访问的离线教学模型，不是 "
                             "Claude（已设置 ANTHROPIC_API_KEY，但这个端点表明自己是离线模型）。"},
 })
+
+
+def shown_url(url: str) -> str:
+    """An endpoint URL as the banner shows it: scheme, host, port and path, nothing else. A
+    user and password, a query or a fragment in ``ANTHROPIC_BASE_URL`` is never shown (in a
+    notebook output, the lab or the REPL); a URL that cannot be read is ``(unreadable URL)``."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        host, port = parts.hostname, parts.port
+    except ValueError:                      # a port that is not a number, a bad IPv6 host
+        return "(unreadable URL)"
+    if not parts.scheme or not host:
+        return "(unreadable URL)"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{port}' if port is not None else ''}{parts.path}"
 
 
 def banner(client: Any) -> str:

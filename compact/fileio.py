@@ -1,32 +1,93 @@
 """Workspace files opened, read and edited without leaving the workspace or losing a byte.
 
+* A path is looked up as the disk spells it (``stored_spelling``): ``café.md`` typed composed
+  (NFC) finds ``café.md`` stored decomposed (NFD, as macOS and some archives write it), and
+  the other way round. Only a name that does not exist as typed is looked up, among the names
+  of its folder that are the same text under Unicode normalisation; one look-alike is used,
+  several make an error that names them (which one was meant cannot be told). A name that
+  matches none is kept as typed (a new file is created as typed).
 * Opening walks the (already resolved and checked) path one folder at a time from the
   workspace's own descriptor, with ``O_NOFOLLOW`` at every step: a symlink swapped in after
   the check makes the open fail instead of leading outside.
 * Reading reads only what will be shown (a 2 GB file costs a few chunks, not 2 GB).
-* Writing and editing replace the file whole or not at all, one writer at a time
-  (``file_commit``); editing works on the raw bytes: only the replaced bytes change; a file
-  that is not UTF-8 is refused, never re-decoded.
+* Editing works on the raw bytes: only the replaced bytes change; a file that is not UTF-8
+  is refused, never re-decoded.
+* Writing and editing replace the file whole or not at all (``commit``): the new content goes
+  to a temporary file in the same folder, is synced, gets the old file's permission bits (and
+  owner, where allowed), is renamed over the old name in one step, then the folder is synced:
+  a full disk, a file-size limit or a crash part-way leaves the old file whole and no
+  temporary file behind. When it returns, the new content is on disk.
+* One writer at a time (``one_writer``): a lock (``filelock``) per file, held by ``write_file``
+  and ``edit_file`` from reading to renaming, so two agents (threads or processes) editing one
+  file each see the other's edit: none is lost. Its lock files live in the system's temp
+  folder, never in the workspace. It does not hold ``bash``, which writes as it likes.
+* ``write_atomically`` is the same for the package's own files (the lab's copy and settings,
+  the study's remembered sessions): a path, not a workspace folder's descriptor.
+
+A refused file operation raises ``ToolError``, the error of every tool (reported to the model).
 """
 
 from __future__ import annotations
 
 import codecs
 import errno
+import hashlib
 import os
+import secrets
 import stat
-from collections.abc import Iterator
+import tempfile
+import unicodedata
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import ToolError
-from .file_commit import commit, existing_mode, one_writer
+import filelock
+
+from .pipeline import CompactError
 
 CHUNK = 1 << 16
 MAX_EDIT_BYTES = 64 * 1024 * 1024      # the largest file edit_file edits
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+LOCK_DIR = Path(tempfile.gettempdir()) / f"compact-locks-{os.getuid()}"
+LOCK_TIMEOUT = 30.0        # seconds one write waits for another to finish
+
+
+class ToolError(CompactError):
+    """A tool refused its input (e.g. a path outside the workspace). Reported to the model."""
+
+
+def _key(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+def look_alikes(folder: Path, name: str) -> list[str]:
+    """Names in ``folder`` that are ``name`` under normalisation, but spelled otherwise."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return []
+    wanted = _key(name)
+    return sorted(e for e in entries if e != name and _key(e) == wanted)
+
+
+def stored_spelling(root: Path, relative: str) -> str:
+    """``relative`` with each missing component replaced by its one look-alike on disk."""
+    if relative.isascii():
+        return relative
+    current, parts = root, []
+    for part in Path(relative).parts:
+        if part not in (".", "..") and not os.path.lexists(current / part):
+            found = look_alikes(current, part)
+            if len(found) > 1:
+                raise ToolError(f"{relative!r} is not in the workspace as typed, and several "
+                                f"names look the same in {os.path.relpath(current, root)}/: "
+                                f"{', '.join(repr(f) for f in found)}; use the exact one")
+            part = found[0] if found else part
+        parts.append(part)
+        current = current / part
+    return os.path.join(*parts) if parts else relative
 
 
 @contextmanager
@@ -118,7 +179,7 @@ def read_all(fd: int, shown: str, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
 
 def write_whole(root: Path, target: Path, shown: str, data: bytes) -> None:
     """Make ``data`` the file's whole content: the old file stays whole until the new one
-    is complete on disk (``file_commit``); its permission bits are kept."""
+    is complete on disk (``commit``); its permission bits are kept."""
     with one_writer(target, shown), opened_dir(root, target, shown, create=True) as dir_fd:
         old = existing_mode(dir_fd, target.name, shown)
         commit(dir_fd, target.name, [data], old)
@@ -129,7 +190,7 @@ def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes) 
 
     The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). It is read
     and replaced under the file's lock, so a concurrent edit is never lost, and replaced
-    atomically, keeping its permission bits (``file_commit``).
+    atomically, keeping its permission bits (``commit``).
     """
     with one_writer(target, shown), opened(root, target, shown) as (dir_fd, fd):
         raw = read_all(fd, shown)
@@ -145,3 +206,87 @@ def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes) 
         if at < 0:
             raise ToolError(f"text not found in {shown}")
         commit(dir_fd, target.name, [raw[:at], new, raw[at + len(old):]], info)
+
+
+
+@contextmanager
+def one_writer(target: Path, shown: str) -> Iterator[None]:
+    """Hold the lock of ``target`` (a resolved path) for the block."""
+    LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+    name = hashlib.sha256(os.fsencode(target)).hexdigest()[:32] + ".lock"
+    try:
+        with filelock.FileLock(LOCK_DIR / name, timeout=LOCK_TIMEOUT):
+            yield
+    except filelock.Timeout:
+        raise ToolError(f"another write to {shown!r} has held it for {LOCK_TIMEOUT:g} s; "
+                        "nothing was changed: try again") from None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
+    """The stat of the file ``name`` is replacing (None if there is none); a folder, pipe,
+    device or symlink is refused."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):            # the path was resolved: a link appeared since
+        raise ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
+                        "in it): refused; only files inside the workspace can be used")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"{shown!r} is not a regular file; nothing was written")
+    return info
+
+
+def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result | None) -> None:
+    """Make ``chunks`` the whole content of ``name`` in the folder ``dir_fd``, atomically."""
+    temp = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o666,
+                 dir_fd=dir_fd)
+    try:
+        try:
+            if old is not None:
+                os.fchmod(fd, stat.S_IMODE(old.st_mode))
+                if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+                    _keep_owner(fd, old)
+            for chunk in chunks:
+                _write_all(fd, chunk)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(temp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+    os.fsync(dir_fd)
+
+
+def _keep_owner(fd: int, old: os.stat_result) -> None:
+    try:
+        os.fchown(fd, old.st_uid, old.st_gid)
+    except PermissionError:        # not root: the file becomes ours, as any editor's would
+        pass
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder: a reader sees
+    the old file or the new one, never half of it, even when the disk fills up."""
+    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
+    try:
+        os.chmod(handle.name, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)
+        with handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise

@@ -10,9 +10,9 @@
 
 It changes ``messages`` in place like the lesson's loop (``messages[:] = ...``), so the
 caller's history always holds the last valid state, and returns a per-turn ``Trace``. What
-real replies need besides (``reply.py``, ``tool_batch.py``): ``pause_turn`` is sent back for
-the model to continue, a refusal or a cut-off answer ends the turn, a call cut off by
-``max_tokens`` is answered with an error, Ctrl-C answers the interrupted batch.
+real replies need besides (``reply.py``): ``pause_turn`` is sent back for the model to
+continue, a refusal or a cut-off answer ends the turn, a call cut off by ``max_tokens`` is
+answered with an error, Ctrl-C answers the interrupted batch.
 """
 
 from __future__ import annotations
@@ -26,12 +26,10 @@ from typing import Any
 import anthropic
 
 from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
-from .errors import TurnLimitError
 from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
-from .pipeline import Compactor
-from .reply import CUT_OFF, Reply, read_reply
-from .tool_batch import answer_open_calls, run_tool_batch
+from .pipeline import CompactError, Compactor
+from .reply import CUT_OFF, Reply, answer_open_calls, read_reply, run_tool_batch
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, TurnStart, record_turn, refusals
 
@@ -43,6 +41,14 @@ SYSTEM = (
     "Call the compact tool when a finished phase no longer needs its details."
 )
 Say = Callable[[str], None]
+
+
+class TurnLimitError(CompactError):
+    """The agent did not finish within max_turns; the history is intact and can be resumed."""
+
+    def __init__(self, message: str, trace: object = None) -> None:
+        super().__init__(message)
+        self.trace = trace
 
 
 @dataclass(frozen=True)

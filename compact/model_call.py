@@ -13,8 +13,18 @@ from typing import Any
 
 import anthropic
 
-from .errors import ModelResponseError
+from .pipeline import CompactError
 from .reply import CUT_OFF
+
+
+class ModelResponseError(CompactError, RuntimeError):
+    """The model API answered with a body that is not a message (a proxy's HTML page, wrong JSON).
+
+    Why a package error: the SDK does not validate response bodies, so without this check
+    the loop would crash halfway through a turn. The history holds the state from just
+    before the call. API errors from the model (``anthropic.APIStatusError`` such as a 529
+    overload, ``anthropic.APIConnectionError`` such as a timeout) are not wrapped.
+    """
 
 
 def api_message(error: Exception) -> str:

@@ -7,7 +7,7 @@ are then opened without following links (``fileio``), so a symlink swapped in af
 check cannot lead out; writes replace a file whole or not at all, one writer at a time.
 ``bash`` (``shell``) runs with a timeout and an output cap, nothing it starts outlives the
 call, and it never gets a credential from the environment. A command that is not plainly
-read-only is asked about first (``asking``). Where bubblewrap works (``sandbox``) it writes
+read-only is asked about first (``asking``). Where bubblewrap works it writes
 only inside the workspace and has no network; elsewhere it runs as you, with your files
 (SECURITY.md says exactly what holds).
 """
@@ -22,14 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from .asking import ask_on_stdin, judge
-from .errors import ToolError
-from .fileio import opened, read_text, replace_bytes, write_whole
+from .fileio import ToolError, opened, read_text, replace_bytes, stored_spelling, write_whole
 from .globbing import glob_files
-from .sandbox import argv as sandbox_argv
-from .sandbox import bubblewrap
-from .sandbox import describe as describe_sandbox
-from .shell import run_command
-from .unicode_names import stored_spelling
+from .shell import bubblewrap, describe_sandbox, run_command, sandbox_argv
 
 COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",

@@ -11,7 +11,7 @@ import threading
 import pytest
 from test_real_files import running
 
-from compact import Workspace, sandbox
+from compact import Workspace, shell
 from compact.__main__ import main as repl_main
 
 
@@ -24,7 +24,7 @@ def ws(tmp_path):
 
 
 def test_bubblewrap_works_here_and_the_workspace_uses_it(ws):
-    assert sandbox.bubblewrap() and ws.sandboxed
+    assert shell.bubblewrap() and ws.sandboxed
     assert "[sandbox]" in ws.describe() and "no network" in ws.describe()
     bare = Workspace(ws.root, sandbox="off")
     assert not bare.sandboxed and "[no sandbox]" in bare.describe()

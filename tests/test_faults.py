@@ -30,7 +30,7 @@ from compact import (
     agent_loop,
     summarizer_for,
 )
-from compact.errors import ModelResponseError
+from compact.model_call import ModelResponseError
 from compact.offline import OfflineModel
 from compact.pipeline import storage
 

@@ -25,7 +25,7 @@ from test_real_files import running
 from compact import Compactor, Workspace, agent_loop
 from compact.offline.api import messages_problem
 from compact.pipeline.validation import validate_history
-from compact.tool_batch import INTERRUPTED, NOT_RUN_INTERRUPTED
+from compact.reply import INTERRUPTED, NOT_RUN_INTERRUPTED
 
 SECONDS = 10_000_000 + 10 * os.getpid()     # sleep durations no other test process runs
 

@@ -7,9 +7,13 @@ from hypothesis import strategies as st
 
 from compact import Compactor, Limits, estimate_size, parse_compacted
 from compact.extensions import ArchivingCompactor, BoundedSummaryCompactor, CacheFriendlyCompactor
-from compact.extensions.bounded_summary import merge_summaries
+from compact.extensions.bounded_summary import (
+    LEFT_OUT_PREFIX,
+    SUMMARY_HEADINGS,
+    merge_summaries,
+    summary_sections,
+)
 from compact.extensions.large_steps import unseen_start
-from compact.extensions.summary_sections import LEFT_OUT_PREFIX, SUMMARY_HEADINGS, summary_sections
 from compact.pipeline.summary import SUMMARY_SYSTEM
 from compact.pipeline.validation import pairing_problems, validate_history
 

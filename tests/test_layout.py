@@ -11,7 +11,7 @@ import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
-import compact.model_identity as asked
+import compact.client as asked
 import compact.offline as offline
 
 PACKAGE = Path(__file__).resolve().parent.parent / "compact"
@@ -180,6 +180,6 @@ def test_the_agent_loop_loads_neither_the_offline_model_nor_the_study():
 
 
 def test_the_client_asks_by_the_names_the_offline_model_answers_with():
-    """compact/model_identity.py (what the client asks) and the offline model agree."""
+    """compact/client.py (what the client asks) and the offline model agree."""
     assert (asked.MODEL_NAME, asked.HEADER, asked.IN_PROCESS_URL, asked.AGENT_MAX_TOKENS) == \
         (offline.MODEL_NAME, offline.HEADER, offline.IN_PROCESS_URL, offline.AGENT_MAX_TOKENS)

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "compact"
 COPIED = "compact/demo/files"          # the demo course's own files: data for the agent
 # The bash tool's files (edit this list as they are merged or renamed).
-BASH_TOOL = ("compact/asking.py", "compact/shell.py", "compact/sandbox.py")   # what only the bash tool uses
+BASH_TOOL = ("compact/asking.py", "compact/shell.py")   # what only the bash tool uses
 MAX_FUNCTION_LINES, MAX_PARAMETERS, WORST = 40, 5, 10
 LOADS_PROBE = ("import sys, compact.loop; print(' '.join(sorted(m for m in ('compact.offline', "
                "'compact.study') if m in sys.modules)))")

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import zmq
 
-from compact.atomic import write_atomically
 from compact.classroom.runs import prune, usage
+from compact.fileio import write_atomically
 from compact.texts import LANGUAGES
 from compact.texts import language as default_language
 

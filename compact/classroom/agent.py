@@ -3,8 +3,7 @@
 a key, else the ``OfflineModel``), and the summariser stage 4 builds on a client."""
 
 from ..client import default_model, make_client, summarizer_for
-from ..errors import TurnLimitError
-from ..loop import SYSTEM, agent_loop
+from ..loop import SYSTEM, TurnLimitError, agent_loop
 from ..offline import SERVE_WINDOW_TOKENS, OfflineModel
 from ..tools import TOOLS, Workspace
 

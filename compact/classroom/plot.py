@@ -29,12 +29,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..anatomy import KINDS
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
 from ..texts import register, say
-from ..trace import Trace, Turn
+from ..trace import KINDS, Trace, Turn
 from .figure_fit import FittingLayout, fitted_legend, fitting
 
 # Chinese glyphs in every plot, from pip alone: the Noto Sans CJK font the ``noto-cjk-sans-otc``

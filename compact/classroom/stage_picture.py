@@ -25,12 +25,12 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch, Polygon, Rectangle
 from matplotlib.textpath import TextToPath
 
-from ..anatomy import composition
 from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
+from ..trace import composition
 from .figure_fit import BELOW, INSIDE, WRAP, fitted_legend, fitting
 from .plot import KIND_COLOURS, MONOSPACE, RC, new_axes
 from .show import event_detail
@@ -80,7 +80,7 @@ class Box:
 
     message: int
     block: int
-    kind: str                  # a key of anatomy.KINDS
+    kind: str                  # a key of trace.KINDS
     chars: int
     x: float
     width: float
@@ -100,7 +100,7 @@ class Band:
 
 
 def block_kinds(message: object) -> list[tuple[str, int]]:
-    """(kind, chars) of each block of a message, as ``anatomy.composition`` counts them."""
+    """(kind, chars) of each block of a message, as ``trace.composition`` counts them."""
     plain = to_plain(message)
     content = plain.get("content")
     found = []

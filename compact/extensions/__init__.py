@@ -10,9 +10,8 @@ gives a compactor one).
 
 from .archive import ArchivingCompactor
 from .bounded_summary import BoundedSummaryCompactor
-from .large_steps import CacheFriendlyCompactor
+from .large_steps import CacheFriendlyCompactor, micro_compact_above
 from .size_cache import SizeCache, size_cached
-from .trigger import micro_compact_above
 
 __all__ = ["ArchivingCompactor", "BoundedSummaryCompactor", "CacheFriendlyCompactor", "SizeCache",
            "micro_compact_above", "size_cached"]

@@ -36,12 +36,18 @@ from ..pipeline.messages import (
 )
 from ..pipeline.micro_compact import micro_compact
 from ..pipeline.snip_compact import snip_compact
-from ..pipeline.storage import newest_transcript, persist_tool_result, write_transcript
+from ..pipeline.storage import TRANSCRIPT_DIR, persist_tool_result, write_transcript
 
 
 def with_transcript(summary: str, transcript: str) -> str:
     """The archiving variant's summary: it names where the whole history was saved."""
     return f"{summary}\n{TRANSCRIPT_LINE}{transcript}"
+
+
+def newest_transcript(workdir: Path) -> str | None:
+    """The path (relative to ``workdir``) of the transcript saved last, if any."""
+    found = sorted((Path(workdir) / TRANSCRIPT_DIR).glob("transcript-*.jsonl"))
+    return found[-1].relative_to(workdir).as_posix() if found else None
 
 
 class ArchivingCompactor(Compactor):

@@ -9,15 +9,29 @@ the context only grows at its end (every call reads the last one's prompt from c
 it crosses ``high_water_mark`` chars or ``max_messages``; then old results are cleared at once
 and, if still above ``low_water_mark``, the span is summarised into a bounded summary — one
 large rewrite instead of many small ones.
+
+``micro_compact_above`` is a stage that waits for a trigger in the same way, as the API's
+context editing does (``clear_tool_uses`` acts only once the prompt is over its ``trigger`` of
+input tokens)::
+
+    Compactor(stages=("micro_compact",),
+              functions={"micro_compact": functools.partial(micro_compact_above, 400_000)})
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..pipeline.context import Context
 from ..pipeline.formats import snip_markers
-from ..pipeline.messages import is_tool_result_message, pair_safe_start
+from ..pipeline.messages import estimate_size, is_tool_result_message, pair_safe_start
+from ..pipeline.micro_compact import micro_compact
 from .bounded_summary import BoundedSummaryCompactor
+
+
+def micro_compact_above(trigger: int, messages: list, ctx: Context) -> list:
+    """micro_compact, once the context is over ``trigger`` chars (until then, nothing)."""
+    return messages if estimate_size(messages) <= trigger else micro_compact(messages, ctx)
 
 
 def unseen_start(messages: list) -> int:

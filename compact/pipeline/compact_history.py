@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .context import Context, Summarizer
-from .errors import SummaryError
+from .context import Context, Summarizer, SummaryError
 from .formats import COMPACTED, REACTIVE, compacted_message, parse_compacted
 from .messages import estimate_size, pair_safe_start, plain_text, to_plain
 from .storage import write_transcript

@@ -2,7 +2,9 @@
 numbers in it (``Limits``).
 
 Every stage has one shape, the package's and yours alike: ``stage(messages, ctx) -> list``,
-the new list of messages (the list it was given stays as it was).
+the new list of messages (the list it was given stays as it was). What a stage may raise is
+here too: the pipeline's errors each say what went wrong, what to do, and that the history was
+left unchanged (a stage that fails never leaves half its work in the caller's list).
 """
 
 from __future__ import annotations
@@ -48,3 +50,19 @@ class Context:
     limits: Limits = Limits()             # the lesson's numbers
     active_request: str = ""              # the user's request, captured when it was submitted
     summarize: Summarizer | None = None   # stage 4's and the reactive path's model call
+
+
+class CompactError(Exception):
+    """Base class: every error this package raises on purpose."""
+
+
+class HistoryError(CompactError, ValueError):
+    """The message list is not a valid Messages-API history; it was left unchanged."""
+
+
+class StorageError(CompactError, OSError):
+    """A transcript or persisted result could not be written; the history was left unchanged."""
+
+
+class SummaryError(CompactError, RuntimeError):
+    """The summariser failed or returned nothing; the history was left unchanged."""

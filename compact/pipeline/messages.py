@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import HistoryError
+from .context import HistoryError
 
 # An image costs tokens by its pixels (about 1,600 once the API resized it), not its base64 text.
 BYTES_PER_TOKEN = 4

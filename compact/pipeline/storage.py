@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .errors import StorageError
+from .context import StorageError
 from .messages import to_plain
 
 TRANSCRIPT_DIR = ".transcripts"
@@ -133,9 +133,3 @@ def read_transcript(path: Path) -> list[dict]:
     """Reload a transcript: the exact messages that were saved (lone surrogates included)."""
     with open(path, encoding="utf-8", errors="surrogatepass") as handle:
         return [json.loads(line) for line in handle if line.strip()]
-
-
-def newest_transcript(workdir: Path) -> str | None:
-    """The path (relative to ``workdir``) of the transcript saved last, if any."""
-    found = sorted((Path(workdir) / TRANSCRIPT_DIR).glob("transcript-*.jsonl"))
-    return found[-1].relative_to(workdir).as_posix() if found else None

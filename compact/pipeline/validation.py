@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import HistoryError
+from .context import HistoryError
 from .messages import block_type, estimate_size, has_tool_use, to_plain, tool_result_ids, tool_use_ids
 
 RESULT_BLOCKS = ("text", "image", "document", "search_result")   # what a tool_result may hold

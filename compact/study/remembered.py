@@ -30,7 +30,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..atomic import write_atomically
+from ..fileio import write_atomically
 
 PACKAGE = Path(__file__).resolve().parent.parent
 FORMAT = 1                                   # bump when SessionReport changes shape
