@@ -3,7 +3,7 @@
 The only exceptions allowed out are the package's documented ones (``CompactError``
 subclasses: HistoryError, StorageError, SummaryError), and the caller's list is never
 modified, whether the call fails or succeeds. A fast run (300 examples) is part of the
-default test run; the slow one generates 10,000 histories.
+default test run; the slow one generates 3,000 histories.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summar
 
 
 @pytest.mark.slow
-@settings(max_examples=10_000, **OPTIONS)
+@settings(max_examples=3_000, **OPTIONS)
 @given(HISTORIES, LIMITS, SUMMARIZERS, CALLS, st.booleans())
 def test_fuzz_at_scale(history, limits, summarize, method, archive):
     check(history, limits, summarize, method, archive)

@@ -50,7 +50,7 @@ def test_stages_one_to_three_never_grow_the_context(history, limits):
 
 
 @pytest.mark.slow
-@settings(max_examples=10_000, deadline=None, derandomize=True,
+@settings(max_examples=3_000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(histories(), LIMITS)
 def test_all_invariants_at_scale(history, limits):
