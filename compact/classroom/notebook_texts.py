@@ -31,8 +31,8 @@ TEXTS = {
     "files written: {files}": "写入的文件：{files}",
     "len(str(messages)) = {repr:,} chars; the JSON sent = {json:,} chars":
         "len(str(messages)) = {repr:,} 个字符；实际发送的 JSON = {json:,} 个字符",
-    "chars before: {sizes}": "之前的字符数：{sizes}",
-    "chars after:  {sizes}": "之后的字符数：{sizes}",
+    "each result, chars before: {sizes}": "每条结果之前的字符数：{sizes}",
+    "each result, chars after:  {sizes}": "每条结果之后的字符数：{sizes}",
     "(the event's sizes are all 3 messages as JSON; the batch, the results alone, went from "
     "{before:,} to {after:,} chars)":
         "（事件中的大小是全部 3 条消息按 JSON 计算的；只算这一批结果，"
