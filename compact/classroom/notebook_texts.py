@@ -20,6 +20,55 @@ TEXTS = {
     "experiment 3, compaction off": "实验三，关闭压缩",
     "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
     "the answer from a 500-char preview": "根据 500 字符预览给出的回答",
+    "turn 1 sent {chars:,} chars of messages; the model counted {tokens:,} tokens":
+        "第 1 轮发送了 {chars:,} 个字符的消息；模型统计为 {tokens:,} 个 token",
+    "  the question alone:  {tokens:,} tokens ({ratio:.1f} chars per token)":
+        "  只算问题本身：  {tokens:,} 个 token（每个 token {ratio:.1f} 个字符）",
+    "  + a {system:,}-char system prompt and {tools} tool definitions: {tokens:,} tokens":
+        "  加上 {system:,} 个字符的 system 提示词和 {tools} 个工具定义：{tokens:,} 个 token",
+    "typed: {typed}\n(the REPL took {seconds:.1f} s, starting a new Python included)\n":
+        "输入：{typed}\n（REPL 用了 {seconds:.1f} 秒，包括启动一个新的 Python）\n",
+    "files written: {files}": "写入的文件：{files}",
+    "len(str(messages)) = {repr:,} chars; the JSON sent = {json:,} chars":
+        "len(str(messages)) = {repr:,} 个字符；实际发送的 JSON = {json:,} 个字符",
+    "each result, chars before: {sizes}": "每条结果之前的字符数：{sizes}",
+    "each result, chars after:  {sizes}": "每条结果之后的字符数：{sizes}",
+    "(the event's sizes are all 3 messages as JSON; the batch, the results alone, went from "
+    "{before:,} to {after:,} chars)":
+        "（事件中的大小是全部 3 条消息按 JSON 计算的；只算这一批结果，"
+        "则从 {before:,} 变为 {after:,} 个字符）",
+    "{path}: {size:,} bytes, the same as the result": "{path}：{size:,} 字节，与结果完全相同",
+    "… {count} more lines like these …": "……还有 {count} 行同样的内容……",
+    "on disk: {paths}": "磁盘上：{paths}",
+    "turn {turn}: the batch arrived with {arrived:,} chars and was sent with {sent:,}":
+        "第 {turn} 轮：这一批结果到达时有 {arrived:,} 个字符，发送时为 {sent:,} 个",
+    "experiment 2, forgetful vs right: {found}": "实验二，漏掉重算的版本与正确版本相比：{found}",
+    "no difference": "没有差别",
+    "the lesson's ranking puts first: {first}": "按课程的排序，排在第一的是：{first}",
+    "text[:2000] ends with {end!r}: a broken family": "text[:2000] 的结尾是 {end!r}：一个残缺的家庭表情",
+    "the package's preview: {chars:,} chars, ending with {end!r}":
+        "本包的预览：{chars:,} 个字符，结尾是 {end!r}",
+    "the model: {reply}": "模型：{reply}",
+    "head_end {head} | tail_start {tail} of {count} | the model accepted it and replied: {accepted}":
+        "head_end {head} | tail_start {tail}（共 {count} 条）| 模型接受了它并作出回复：{accepted}",
+    "{before} → {after} messages; the constraint is still in the context: {there}":
+        "{before} → {after} 条消息；这条约束还在上下文中：{there}",
+    "experiment 1 alone: at most {alone} messages; in the long session the snip fired at turns "
+    "{turns}, and at most {most} messages were sent":
+        "单独运行实验一：最多 {alone} 条消息；在长会话中，省略在第 {turns} 轮触发，发送的消息最多 {most} 条",
+    "lesson : {first} then {second}": "课程：{first}，然后 {second}",
+    "package: {marker} (10 + 2 messages of the conversation are gone)":
+        "本包：{marker}（对话中共有 10 + 2 条消息被删去）",
+    "the transcript holds the {count} snipped messages; the constraint among them: {found}":
+        "transcript 中保存着被省略的 {count} 条消息；那条约束在其中：{found}",
+    "lesson : {texts}": "课程：{texts}",
+    "package: {texts}": "本包：{texts}",
+    "notes": "有笔记",
+    "no notes": "无笔记",
+    "{name:>8}: {calls:>2} tool calls, {rereads} re-reads, {tokens:,} input tokens":
+        "{name:>8}：{calls:>2} 次工具调用，{rereads} 次重复读取，{tokens:,} 个输入 token",
+    "input tokens without notes: {extra:+.1%} (the notes cost tokens too; the re-runs cost tool calls)":
+        "不记笔记时的输入 token：{extra:+.1%}（笔记本身也花 token；重新执行要花工具调用）",
     # -- 04–05 ------------------------------------------------------------------------------
     "the offline model's answer, written after compaction": "离线模型在压缩之后写出的回答",
     "s09_memory/README.md in the demo course": "演示课程中的 s09_memory/README.md",

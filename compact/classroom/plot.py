@@ -390,7 +390,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         _turn_axis(ax, max(turns, default=0))
         _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
                     + [limits.max_messages])
-        finish(ax, title or headline(run, "snip_compact"), {"loc": "lower right"})
+        finish(ax, title or headline(run, "snip_compact"), {"loc": "below"})
     return ax
 
 

@@ -7,8 +7,8 @@ persisted preview, placeholder, snip marker, compacted summary) and as wide as i
 bar says how many characters a width is). Bands join what was kept to where it is after;
 a block that became a placeholder is hatched; an arrow leads from what went to disk to the
 file it went to (``event.files_written``); snipped messages lead into their marker, a
-summarised history into its one summary box. ``run_picture(run, stage)`` draws it for the first
-turn of a real run where the stage fired. Every text the picture shows is in the string table
+summarised history into its one summary box. ``run_picture(run, stage)`` draws it for the turn
+of a real run where the stage saved the most. Every text the picture shows is in the string table
 (``texts.say("picture.…")``), looked up when it is drawn.
 """
 
@@ -342,10 +342,11 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
 
 
 def run_picture(run: object, stage: str) -> Figure:
-    """The stage picture of the first turn of ``run`` (an ``ExperimentResult``) where ``stage``
-    fired (``ExperimentResult.picture``)."""
-    for turn in run.trace.turns:
-        for event in turn.events:
-            if event.stage == stage and event.fired:
-                return plot_stage(turn.before, turn.sent, event)
-    raise ValueError(f"{stage} did not fire in this run (it fired: {sorted(set(run.fired))})")
+    """The stage picture of the turn of ``run`` (an ``ExperimentResult``) where ``stage`` saved
+    the most characters, the first of equals (``ExperimentResult.picture``)."""
+    fired = [(turn, event) for turn in run.trace.turns for event in turn.events
+             if event.stage == stage and event.fired]
+    if not fired:
+        raise ValueError(f"{stage} did not fire in this run (it fired: {sorted(set(run.fired))})")
+    turn, event = max(fired, key=lambda pair: pair[1].size_before - pair[1].size_after)
+    return plot_stage(turn.before, turn.sent, event)
