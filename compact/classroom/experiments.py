@@ -132,7 +132,7 @@ class ExperimentResult:
         return plot_run(self, panels)
 
     def picture(self, stage: str) -> Figure:
-        """The messages before and after ``stage``, the first time it fired in this run."""
+        """The messages before and after ``stage``, where it saved the most characters in this run."""
         return run_picture(self, stage)
 
     def differences(self, other: ExperimentResult) -> list[str]:
