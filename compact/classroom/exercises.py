@@ -182,7 +182,8 @@ class Report:
         verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
         fixes = [o for o in self.outcomes if o.case.source == "fix"]
         if self.passed or not fixes:
-            return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes), verdict=verdict)
+            return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes),
+                       verdict=verdict)
         lesson = [o for o in self.outcomes if o.case.source != "fix"]
         passing = sum(o.passed for o in lesson)
         verdict = say("check.all_pass") if passing == len(lesson) else say(
