@@ -40,6 +40,7 @@ def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
     assert report.failed[0] == ("all but the 3 newest results become the placeholder, if longer "
                                 "than 120 chars")
     text = str(report)
+    assert text.startswith("micro_compact: the lesson's 3 cases: 0 of 3 pass, 3 fail; ")   # clearly wrong
     assert "✗ [lesson] all but the 3 newest results" in text
     assert ("tool results changed (numbered oldest first): expected #1 → a placeholder, "
             "#3 → a placeholder; yours #1 → a placeholder, #3 → a placeholder, "
@@ -61,6 +62,8 @@ def test_the_lessons_snippet_fails_exactly_the_two_fixes():
 def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
     report = check("snip_compact", lambda m, ctx: as_written.snip_compact(m, ctx.limits.max_messages))
     assert [c.source for c in CASES["snip_compact"] if c.name in report.failed] == ["fix", "fix"]
+    assert report.headline() == ("snip_compact: the lesson's 5 cases: all pass; "
+                                 "the 2 fixes (beyond the lesson): 0 of 2")    # right on the lesson
     chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"m{k}"} for k in range(60)]
     once = as_written.snip_compact(chat)
     again = as_written.snip_compact(once + chat[:2])             # 12 messages gone by now

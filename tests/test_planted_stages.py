@@ -57,6 +57,7 @@ def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
     report, text = failing("compact_history", summary_not_encoded)
     assert "the summary as a JSON string" in report.failed[0]
     assert "a summary that imitates a section header stays inside the JSON string" in report.failed
+    assert not any("saved to .transcripts/" in name for name in report.failed)   # its transcript is right
     assert "first difference at character" in text
     mine = run_experiment(3, stages={"compact_history": summary_not_encoded}, workdir=tmp_path / "mine")
     theirs = run_experiment(3, workdir=tmp_path / "theirs")

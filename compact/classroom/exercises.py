@@ -30,6 +30,12 @@ register({   # the checker's report
     "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
                        "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
     "check.all_pass": {"en": "all pass", "zh": "全部通过"},
+    "check.split": {"en": "{stage}: the lesson's {lesson} cases: {verdict}; "
+                          "the {fixes} fixes (beyond the lesson): {fixed} of {fixes}",
+                    "zh": "{stage}：课程的 {lesson} 个用例：{verdict}；"
+                          "{fixes} 个修正（超出课程）：{fixes} 个中通过 {fixed} 个"},
+    "check.some_pass": {"en": "{good} of {total} pass, {count} fail",
+                        "zh": "{total} 个中通过 {good} 个，{count} 个未通过"},
     "check.solution": {"en": "this checked the package's worked solution, not yours: delete the line "
                              "marked '← delete this line' to check your own",
                        "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着“←”的那一行导入，"
@@ -139,13 +145,13 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
         where = traceback.extract_tb(error.__traceback__)[-1]
         return Outcome(case, False, say("check.raised", kind=type(error).__name__, error=error,
                                         line=where.lineno, where=where.name))
-    expected = case.expected(given)
+    expected = got if case.expected is None else case.expected(given)   # None: disk only
     problem = difference(expected, got, given)
-    if problem is None and case.disk is not None:
-        problem = case.disk(workdir, given)
     named = [say("check.mutated")] if history != given else []
     if problem and isinstance(got, list):        # the pitfall it shows, named first
         named += [m for m in [likely_mistake(case.stage, given, expected, got)] if m]
+    if problem is None and case.disk is not None:
+        problem = case.disk(workdir, given)
     if named or problem:
         problem = "\n".join([*named, *([problem] if problem else [])])
     return Outcome(case, problem is None, problem or "")
@@ -170,9 +176,20 @@ class Report:
         return [(o.passed, case_name(o.case), o.message) for o in self.outcomes]
 
     def headline(self) -> str:
+        """How many cases pass; the lesson's cases and the fixes apart when a fix fails, so a
+        function that follows the lesson reads as right on the lesson, the fixes still to do."""
         good = sum(o.passed for o in self.outcomes)
         verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
-        return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes), verdict=verdict)
+        fixes = [o for o in self.outcomes if o.case.source == "fix"]
+        if self.passed or not fixes:
+            return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes),
+                       verdict=verdict)
+        lesson = [o for o in self.outcomes if o.case.source != "fix"]
+        passing = sum(o.passed for o in lesson)
+        verdict = say("check.all_pass") if passing == len(lesson) else say(
+            "check.some_pass", good=passing, total=len(lesson), count=len(lesson) - passing)
+        return say("check.split", stage=self.stage, lesson=len(lesson), verdict=verdict,
+                   fixes=len(fixes), fixed=sum(o.passed for o in fixes))
 
     def __str__(self) -> str:
         lines = [self.headline()] + ([say("check.solution")] if self.solution else [])
