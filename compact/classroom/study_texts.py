@@ -2,8 +2,8 @@
 
 The strategies' names ("pipeline", "micro only", …) are the names the code uses and stay as
 they are; what each strategy is and the planted facts' names are shown in the notebook's
-language. The English of those two is the study's own (``Strategy.description``,
-``Probe.name``), so it is written once.
+language. The English of those two is the study's own (``Strategy.description``, notebook 08's
+``ApiStrategy.description``, ``Probe.name``), so it is written once.
 """
 
 from __future__ import annotations
