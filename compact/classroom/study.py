@@ -8,7 +8,9 @@ from ..study.strategies import CACHE_FRIENDLY, STRATEGIES, Strategy, compare, ru
 from ..study.workload import session_turns
 from .strategy_plot import plot_costs, plot_retention, plot_summaries
 from .strategy_tables import api_table, cost_table, probe_table, strategy_table
+from .study_texts import description
 
 __all__ = ["API_STRATEGIES", "CACHE_FRIENDLY", "STRATEGIES", "CacheFriendlyCompactor", "Pricing", "Strategy",
-           "api_table", "compare", "cost_table", "plot_costs", "plot_retention", "plot_summaries",
-           "probe_table", "run_api_session", "run_session", "session_turns", "shown", "strategy_table"]
+           "api_table", "compare", "cost_table", "description", "plot_costs", "plot_retention",
+           "plot_summaries", "probe_table", "run_api_session", "run_session", "session_turns", "shown",
+           "strategy_table"]

@@ -2,14 +2,15 @@
 
 The strategies' names ("pipeline", "micro only", …) are the names the code uses and stay as
 they are; what each strategy is and the planted facts' names are shown in the notebook's
-language. The English of those two is the study's own (``Strategy.description``,
-``Probe.name``), so it is written once.
+language. The English of those two is the study's own (``Strategy.description``, notebook 08's
+``ApiStrategy.description``, ``Probe.name``), so it is written once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..study.api_session import API_STRATEGIES
 from ..study.strategies import STRATEGIES
 from ..study.workload import PROBES
 from ..texts import register, say
@@ -85,6 +86,11 @@ _STRATEGIES_ZH = {
     "summary only": "模拟 API 的 compact_20260112：超过 150k token 时做摘要",
     "archiving": "课程的四步，移除的内容全部先存档",
     "cache-friendly": "存档，每到 50k 字符才集中压缩一次，合并摘要 ≤ 6k",
+    # notebook 08's, on the API
+    "lesson pipeline": "课程的四步，在客户端运行，默认数值",
+    "context editing": "服务器上的 clear_tool_uses_20250919：触发阈值 50k，保留最近 3 次",
+    "server compaction": "服务器上的 compact_20260112：触发阈值 50k token",
+    "both": "服务器上先 clear_tool_uses，再 compact_20260112",
 }
 _PROBES_ZH = {   # by the user turn that plants the fact
     2: "用户的约束（第 2 轮）",
@@ -97,7 +103,7 @@ _PROBES_ZH = {   # by the user turn that plants the fact
     80: "写进笔记的决定（第 80 轮）",
 }
 register({f"study.strategy.{s.name}": {"en": s.description, "zh": _STRATEGIES_ZH[s.name]}
-          for s in STRATEGIES})
+          for s in [*STRATEGIES, *API_STRATEGIES]})
 register({f"study.probe.{p.name}": {"en": p.name, "zh": _PROBES_ZH[p.turn]} for p in PROBES})
 _PROBE_NAMES = {p.name for p in PROBES}
 
@@ -110,7 +116,7 @@ def column(name: str, **fields: Any) -> str:
 def description(strategy: Any) -> str:
     """What ``strategy`` is: one of the package's own in the chosen language, any other in its
     own words."""
-    own = any(strategy is s for s in STRATEGIES)
+    own = any(strategy is s for s in [*STRATEGIES, *API_STRATEGIES])
     return say(f"study.strategy.{strategy.name}") if own else strategy.description
 
 
