@@ -107,7 +107,6 @@ TEXTS = {
         "第 2 轮：进入管线前 {chars:,} 字符（阈值 50,000），被拒绝 {times} 次，经过 {stages} 之后"
         "发送了 {tokens:,} 个 token",
     "raised to the caller: {refusal}": "抛给调用方：{refusal}",
-    "the model: {reply}": "模型：{reply}",
     "s07: {count:,} messages, nothing compacted, then refused: {refusal}":
         "s07：{count:,} 条消息，没有任何压缩，随后被拒绝：{refusal}",
     "s08: {fired} fired; answered after {calls:,} model calls, {count:,} messages kept":
