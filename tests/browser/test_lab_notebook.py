@@ -188,13 +188,19 @@ def test_a_failed_run_shows_its_error(lab):
            .locator("li[data-stage='error']")).to_have_count(1)
 
 
-def test_a_double_click_runs_once_and_says_so(lab):
+def test_a_double_click_runs_once(lab):
+    """The second click either reaches the kernel during the run, which ignores it and says so,
+    or never leaves the page, whose button the run has already disabled (on a fast machine the
+    run's "disabled" can arrive first: seen once in four runs). Either way one run, not two.
+    That a click during a run is ignored and said is tests/test_lab.py's."""
     kept = lab.locator(".runs-kept").first
     count = int(re.search(r"(\d+) run folder", kept.inner_text()).group(1))
     button(lab, "Experiment 3").dblclick()
-    expect(lab.locator(".lab-state").first).to_contain_text("1 click(s) during the run were ignored",
-                                                            timeout=30_000)
+    state = lab.locator(".lab-state").first
+    expect(state).to_contain_text("experiment 3 in", timeout=30_000)
     expect(kept).to_contain_text(f"{count + 1} run folder(s) kept")
+    ignored = re.search(r"(\d+) click\(s\) during the run were ignored", state.inner_text())
+    assert ignored is None or ignored.group(1) == "1"
 
 
 def test_no_two_controls_overlap_at_900px(lab):
