@@ -1,11 +1,6 @@
-"""What every stage is handed besides the messages: one small, plain object, and the lesson's
-numbers in it (``Limits``).
-
-Every stage has one shape, the package's and yours alike: ``stage(messages, ctx) -> list``,
-the new list of messages (the list it was given stays as it was). What a stage may raise is
-here too: the pipeline's errors each say what went wrong, what to do, and that the history was
-left unchanged (a stage that fails never leaves half its work in the caller's list).
-"""
+"""What every stage ``stage(messages, ctx) -> list`` is handed besides the messages (``Context``,
+the lesson's numbers in ``Limits``), and the errors a stage may raise: each says what went wrong,
+what to do, and that the history was left unchanged."""
 
 from __future__ import annotations
 

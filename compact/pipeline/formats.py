@@ -62,9 +62,7 @@ def snipped_count(message: object) -> int | None:     # N if the message is a sn
 
 
 def snip_markers(messages: list) -> list[tuple[int, int]]:      # (index, N) of every marker
-    return [(i, n) for i, m in enumerate(messages)      # (only text messages can be markers)
-            if isinstance(m, dict) and isinstance(m.get("content"), str)
-            and (n := snipped_count(m)) is not None]
+    return [(i, n) for i, m in enumerate(messages) if (n := snipped_count(m)) is not None]
 
 
 def compacted_message(header: str, active_request: str, summary: str) -> dict:
