@@ -121,8 +121,7 @@ def _labelled_part(fact: str, key: str) -> str:
 
 
 def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
-    """The parts the question asks for, in the order it first asks; else every part some
-    note has."""
+    """The parts the question asks for, in the order it first asks; else every part some note has."""
     asked = sorted((f for f in FACETS if asks_for(f, words)),
                    key=lambda f: min(i for i, w in enumerate(words)
                                      if any(stems_match(w.stem, s) for s in _STEMS[f.label])))

@@ -33,7 +33,6 @@ from .api import (
     request_problem,
     schema_of,
     surface_problem,
-    surrogate_free,
     window_problem,
 )
 from .context_management import (
@@ -99,17 +98,12 @@ class OfflineModel:
             return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
-        try:
-            return self._checked(payload, problem, headers, path.endswith("count_tokens"),
-                                 (isinstance(body, bytes) and surrogate_free(body),
-                                  hashlib.sha256(raw).hexdigest()[:16]))
-        except RecursionError:
-            return Answer(*error_answer(400, "invalid_request_error",
-                                        "the request body is nested too deeply"))
+        return self._checked(payload, problem, headers, path.endswith("count_tokens"),
+                             hashlib.sha256(raw).hexdigest()[:16])
 
     def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
-                 body: tuple[bool, str]) -> Answer:
-        """``body``: (it cannot hold a lone surrogate, its digest: same body, same ids)."""
+                 digest: str) -> Answer:
+        """``digest``: the body's (same body, same ids)."""
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
@@ -117,8 +111,8 @@ class OfflineModel:
             if refused:
                 return Answer(*refused)
         problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
-                                             model=MODEL_NAME, count_only=count_only,
-                                             text_checked=body[0]) or management_problem(payload)
+                                             model=MODEL_NAME, count_only=count_only) \
+            or management_problem(payload)
         if problem:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
@@ -132,7 +126,7 @@ class OfflineModel:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         stream = bool(payload.get("stream"))
         try:
-            reply = Replier(payload, self.usage, self.take_notes, body[1]).reply(prepared)
+            reply = Replier(payload, self.usage, self.take_notes, digest).reply(prepared)
         except Exception as error:           # after the stream started, the API sends `error`
             if not stream:
                 raise

@@ -139,8 +139,7 @@ def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects
 
 
 def _made_from(node: ast.AST, strings: dict[str, str]) -> list[str]:
-    """What an expression is made from: the functions it calls, else the names it reads,
-    else its text."""
+    """What an expression is made from: the functions it calls, else the names it reads, else its text."""
     calls = [_unparse(n.func) + "()" for n in ast.walk(node) if isinstance(n, ast.Call)]
     if calls:
         return calls[:3]
@@ -336,11 +335,7 @@ def first_paragraph(doc: str) -> str:
 
 
 def is_path_like(text: str, component: bool = False) -> bool:
-    """A string constant that names a file or folder (``.transcripts``, ``memory/notes.md``).
-
-    Bare extensions (``.txt``), format specs (``.0f``), suffixes (``.notes-``) and names
-    that are mostly ``{…}`` placeholders are not paths.
-    """
+    """A string constant that names a file or folder (``.transcripts``, ``memory/notes.md``)."""
     if not text or " " in text or len(text) > 80 or not _PATH_WORD.match(text):
         return False
     letters = re.sub(r"\{…\}|[^A-Za-z0-9]", "", text)

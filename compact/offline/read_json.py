@@ -275,10 +275,7 @@ def _keys(value: dict, lang: str) -> list[str]:
 
 def describe_json(text: str, total_chars: int | None = None, preview: bool = False,
                   lang: str = "en") -> str:
-    """What the structure of ``text`` shows, and what it cannot show when it was cut off.
-
-    ``preview``: ``text`` is the head of a longer output of ``total_chars`` characters.
-    """
+    """What the structure of ``text`` shows, and what it cannot show when it was cut off."""
     value, whole = parse_prefix(text)
     if value is None and not whole:
         return phrase("json_unreadable", lang)
