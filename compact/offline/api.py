@@ -331,8 +331,6 @@ def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | No
     return None
 
 
-# ---- the Anthropic-defined tools ------------------------------------------------------------
-
 # type → (the fixed name, the role it plays); the memory tool is never used for workspace files
 DEFINED: dict[str, tuple[str, str]] = {
     "bash_20250124": ("bash", "bash"), "bash_20241022": ("bash", "bash"),
@@ -398,8 +396,6 @@ def tools_problem(tools: Any) -> str | None:
         seen.add(spec["name"])
     return None
 
-
-# ---- the request surface: every top-level field, and what the offline model does with it -----
 
 HONOURED = ("model", "max_tokens", "messages", "system", "tools", "tool_choice",
             "stop_sequences", "stream", "context_management", "compaction", "thread")
@@ -536,8 +532,6 @@ def surface_problem(payload: dict, headers: Any = None, count_only: bool = False
         or _betas_problem(payload, headers)
 
 
-# ---- threads (beta message-threads-2026-08-12): the server keeps a conversation by reply id ----
-
 CREATE_ONLY = ("system", "tools")
 
 
@@ -590,8 +584,6 @@ class Threads:
         while len(self.held) > MAX_THREADS:
             self.held.popitem(last=False)
 
-
-# ---- "stream": true — a finished reply as the API's server-sent events ------------------------
 
 PIECE = 24                     # characters per text delta / JSON delta: every client sees several
 CONTENT_TYPE = "text/event-stream; charset=utf-8"

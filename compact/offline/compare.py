@@ -1,9 +1,7 @@
 """Skill: compare programs, answering the question asked from what each program contains.
 
-The programs are the code files the request names. Like a careful agent it reads
-each, lists and reads the README beside each (in the request's language), then answers from its
-notes; the question's own words, stemmed (Snowball; a glossary for Chinese), choose the parts
-(``FACETS``: storage, prompt, errors; else every part the notes have) and the names shown.
+It reads each program the request names and the README beside it, then answers from its notes;
+the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The offline model: a deterministic model behind the Messages API that decides from what it is sent.
 
 ``OfflineModel.answer(method, path, body, headers)`` is the whole server, mounted in-process
-(``.client()``, ``httpx2.MockTransport``) and on loopback HTTP (``server``). A request passes the
-surface, its thread, the rules, context management and the window; the reply is the compaction
-block (if any), then the model's turn with ``tool_choice`` honoured, cut as the API cuts.
+(``.client()``) and on loopback HTTP (``server``).
 """
 
 from __future__ import annotations
@@ -223,8 +221,6 @@ class Replier:
         return content
 
 
-# ---- tool_choice, honoured on a reply the model planned freely --------------------------------
-
 _EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 
 
@@ -272,8 +268,6 @@ def apply_tool_choice(content: list, choice: Any, tools: list | None, call_id: s
         calls = calls[:1]
     return [*texts, *calls]
 
-
-# ---- a reply cut as the real API cuts one: what fits is kept ------------------------------------
 
 def cut_at_max_tokens(content: list, max_tokens: int) -> tuple[list, bool]:
     """(content that fits in ``max_tokens`` output tokens, whether anything was cut): a text is

@@ -1,8 +1,6 @@
-"""Source code read by its structure: docstring, classes, functions, constants, paths, and what
-it does: the files it writes, what it sends a model, the errors it catches and raises, how it is
-started. Python that parses whole is read with ``ast`` (a write's path worked out from literals,
-path constants and the function's own assignments); anything else (other languages, a preview,
-an excerpt) line by line, and its facts then say they come from partial text ("at least").
+"""Source code read by its structure: definitions, constants, paths, and what it does (files it
+writes, what it sends a model, errors). Python that parses is read with ``ast``; anything else
+(a preview, an excerpt) line by line, its facts then saying "at least".
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""JSON read by its structure, from a whole result or from the head of one (a preview).
-
-``parse_prefix`` parses as much of a JSON text as is there: a text cut off (the 2,000-char
-preview of a persisted result) still gives every value that ended before the cut, with the
-containers and the string the cut went through marked as cut (``Cut*``). ``describe_json``
-finds the records at any depth (a list of objects, or an object whose values are objects) and
-says what it can see and what it cannot.
-"""
+"""JSON read by its structure, from a whole result or from the head of one (a preview): the
+parts a cut went through are ``Cut*``, and ``describe_json`` says what it can and cannot see."""
 
 from __future__ import annotations
 

@@ -1,17 +1,8 @@
 """The offline model's policy: from what it sees, choose the next tool calls or answer.
 
-Each skill recognises a kind of request (in English or Chinese, however phrased), works out
-what it still needs to know (from raw tool results, its own notes, or a summary's notes), and
-either asks for tools or answers: the lesson's three experiments (``titles``, ``json_structure``,
-``compare``) and the small tasks here. ``run_command`` runs only a command the user's own
-request names in backticks, so the person typing is the person confirming (SECURITY.md).
-
-``titles``: read the READMEs of a range of chapters, compare their titles, state the pattern.
-The chapters come from the request, the README files from a listing, never from a guess. The
-pattern is found from the titles: split at their separators, titles of one shape have parts
-named by what they hold across the titles: the chapter code, the same word everywhere, or free
-text named by what it is (a number, a date, a question, a name, a phrase; for CJK text, which
-has no capitals, the column's median length decides), with its script when all share one.
+Each skill recognises a kind of request (English or Chinese), works out what it still needs to
+know and asks for tools or answers. ``run_command`` runs only a command the user's own request
+names in backticks (SECURITY.md). ``titles`` names a pattern's parts by what they hold.
 """
 
 from __future__ import annotations
@@ -150,8 +141,6 @@ def json_structure(view: View) -> Step:
     head = phrase("structure_of", lang, path=path)
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
 
-
-# ---- titles: the READMEs of a range of chapters, and the pattern their titles share ----------
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
