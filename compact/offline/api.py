@@ -537,10 +537,8 @@ CREATE_ONLY = ("system", "tools")
 
 @dataclass
 class Threads:
-    """SDK 2.14's tool runner sends ``thread: {"type": "create"}``, then ``continue`` with only
-    the new messages (no system, no tools); a continue from a reply no longer held gets the API's
-    ``thread_not_found``, on which the SDK sends the whole history again. The model still decides
-    only from the request's messages (with the thread's in front)."""
+    """SDK 2.14's tool runner sends ``thread: {"type": "create"}``, then ``continue`` with only the
+    new messages; a continue from a reply no longer held gets the API's ``thread_not_found``."""
 
     held: OrderedDict = field(default_factory=OrderedDict)   # reply id → the request it ends
 

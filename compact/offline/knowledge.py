@@ -163,11 +163,8 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
 
 @lru_cache(maxsize=256)      # a text is at most a tool's 50,000 chars: ≤ ~13 MB held
 def describe(path: str, text: str, lang: str = "en") -> str:
-    """The facts the model keeps about one read of ``path`` (a persisted preview or a clipped
-    excerpt included: then the facts say how much was seen), written in ``lang``.
-
-    A function of its arguments alone, so remembered: a long session shows the model the same
-    results again and again (a Python file's facts take a parse of it)."""
+    """The facts the model keeps about one read of ``path`` (saying how much was seen), in ``lang``;
+    remembered, as a long session shows the model the same results again and again."""
     if text.startswith("Error"):
         return phrase("error_fact", lang, text=one_line(text, 200))
     persisted = read_persisted(text)

@@ -60,14 +60,9 @@ def _failed(status: int, error: Exception, stream: bool = False) -> Answer:
 
 @dataclass
 class OfflineModel:
-    """window_tokens: requests over this many (offline) tokens are refused with the API's
-        "prompt is too long" error; 16,000 tokens ≈ 64,000 ASCII chars, above the lesson's
-        50,000-char compaction limit, below what an uncompacted long task sends.
-    take_notes: write facts about each result in its own text (so they survive
-        micro_compact). Off, it must re-read whatever was compacted away.
-    max_output_tokens: the largest ``max_tokens`` it accepts; prompt + ``max_tokens`` must
-        fit in the window, as with the real API.
-    """
+    """window_tokens: larger prompts get the API's "prompt is too long" (16,000 ≈ 64,000 ASCII
+    chars, above the lesson's 50,000-char limit); take_notes: note each result in its own text,
+    so it survives micro_compact; max_output_tokens: the largest ``max_tokens`` accepted."""
 
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     take_notes: bool = True
@@ -81,8 +76,7 @@ class OfflineModel:
         return self._respond(method, path, body, headers)[:2]
 
     def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
-        """``respond`` plus the models list that says what this server is; a failure of the
-        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
+        """``respond`` plus the models list; a failure of the model itself is a 500 ``api_error``."""
         listed = models_answer(method, path, self.max_output_tokens, self.window_tokens)
         if listed:
             return Answer(*listed)

@@ -211,9 +211,7 @@ def make_server(model: OfflineModel, port: int = 8765, timeout: float = READ_TIM
 
 
 def main() -> None:
-    """``python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]``:
-    the served window defaults to a real model's (200,000 tokens), so any client of the lesson's
-    shape runs its whole session; ``--window-tokens 16000`` gives the notebooks' teaching window."""
+    """``python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]``."""
     parser = argparse.ArgumentParser(prog="python -m compact.offline")
     serve = parser.add_subparsers(dest="command", required=True).add_parser(
         "serve", help="answer the Messages API on loopback")
