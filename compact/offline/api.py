@@ -1,13 +1,6 @@
-"""The Messages API as the offline model speaks it, in one place: who it says it is, its
-tokenizer, every request rule in the real API's wording, the request surface (each field
-honoured, accepted with no effect, or refused by name), the Anthropic-defined tools, threads,
-the error shape and the server-sent events of a streamed reply.
-
-The rules' wordings are the API's own, as seen in its 400 bodies; the agent's tests use
-``messages_problem`` as the oracle for every history ``agent_loop`` sends. The surface is
-audited against the SDK's ``MessageCreateParams`` (tests/test_offline_request_surface.py), so
-nothing is silently ignored.
-"""
+"""The Messages API as the offline model speaks it, in one place: its tokenizer, every request
+rule in the API's own 400 wording (``messages_problem`` is the tests' oracle), the request
+surface, the Anthropic-defined tools, threads, errors and server-sent events."""
 
 from __future__ import annotations
 
@@ -65,11 +58,7 @@ def models_answer(method: str, path: str, max_tokens: int, window: int) -> tuple
                         f"served here; this server is {MODEL_NAME}")
 
 
-# ---- the body: JSON, nesting, lone surrogates ---------------------------------------------
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# In JSON text a lone surrogate comes only from a \uD800-\uDFFF escape or its own UTF-8 bytes.
-_SURROGATE_ESCAPE, _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]"), re.compile(rb"\xed[\xa0-\xbf]")
 NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 
 
@@ -101,17 +90,8 @@ def json_problem(body: bytes) -> tuple[Any, str | None]:
     return payload, None
 
 
-def surrogate_free(body: bytes) -> bool:
-    """True when the JSON text ``body`` cannot parse to a string holding a surrogate, so its
-    payload needs no ``lone_surrogate`` check (a pair of escapes, an escaped backslash: checked)."""
-    return (b"\\u" not in body or _SURROGATE_ESCAPE.search(body) is None) and \
-        (b"\xed" not in body or _SURROGATE_BYTES.search(body) is None)
-
-
 def lone_surrogate(value: Any) -> str | None:
-    """The path of the first string holding a lone surrogate (no client can encode it, and a
-    reply echoing it would poison every later request), or None. Serialised once first: the
-    walk that names the place runs only when that text cannot be encoded."""
+    """The path of the first string holding a lone surrogate (no client can encode it), or None."""
     try:
         json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         return None
@@ -130,8 +110,6 @@ def lone_surrogate(value: Any) -> str | None:
             stack.extend((f"{path}.{k}", v) for k, v in enumerate(item))
     return None
 
-
-# ---- the request rules ----------------------------------------------------------------------
 
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -308,7 +286,7 @@ def _max_tokens_problem(payload: dict, max_output_tokens: int, model: str) -> st
     limit = payload.get("max_tokens")
     if "max_tokens" not in payload:
         return "max_tokens: Field required"
-    if not isinstance(limit, int) or isinstance(limit, bool):
+    if type(limit) is not int:
         return "max_tokens: Input should be a valid integer"
     if limit < 1:
         return "max_tokens: Input should be greater than or equal to 1"
@@ -319,12 +297,11 @@ def _max_tokens_problem(payload: dict, max_output_tokens: int, model: str) -> st
 
 
 def request_problem(payload: Any, *, max_output_tokens: int, model: str,
-                    count_only: bool = False, text_checked: bool = False) -> str | None:
-    """The first rule a ``/v1/messages`` body (or a ``count_tokens`` body) breaks, or None;
-    ``text_checked``: the body it was parsed from is ``surrogate_free``."""
+                    count_only: bool = False) -> str | None:
+    """The first rule a ``/v1/messages`` (or ``count_tokens``) body breaks, or None."""
     if not isinstance(payload, dict):
         return NOT_AN_OBJECT
-    where = None if text_checked else lone_surrogate(payload)
+    where = lone_surrogate(payload)
     if where:
         return (f"{where}: the text holds a lone surrogate, which is not valid Unicode; the "
                 "request body must be valid UTF-8 JSON")
@@ -353,8 +330,6 @@ def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | No
                 f"> {window}, decrease input length or `max_tokens` and try again")
     return None
 
-
-# ---- the Anthropic-defined tools ------------------------------------------------------------
 
 # type → (the fixed name, the role it plays); the memory tool is never used for workspace files
 DEFINED: dict[str, tuple[str, str]] = {
@@ -421,8 +396,6 @@ def tools_problem(tools: Any) -> str | None:
         seen.add(spec["name"])
     return None
 
-
-# ---- the request surface: every top-level field, and what the offline model does with it -----
 
 HONOURED = ("model", "max_tokens", "messages", "system", "tools", "tool_choice",
             "stop_sequences", "stream", "context_management", "compaction", "thread")
@@ -559,17 +532,13 @@ def surface_problem(payload: dict, headers: Any = None, count_only: bool = False
         or _betas_problem(payload, headers)
 
 
-# ---- threads (beta message-threads-2026-08-12): the server keeps a conversation by reply id ----
-
 CREATE_ONLY = ("system", "tools")
 
 
 @dataclass
 class Threads:
-    """SDK 2.14's tool runner sends ``thread: {"type": "create"}``, then ``continue`` with only
-    the new messages (no system, no tools); a continue from a reply no longer held gets the API's
-    ``thread_not_found``, on which the SDK sends the whole history again. The model still decides
-    only from the request's messages (with the thread's in front)."""
+    """SDK 2.14's tool runner sends ``thread: {"type": "create"}``, then ``continue`` with only the
+    new messages; a continue from a reply no longer held gets the API's ``thread_not_found``."""
 
     held: OrderedDict = field(default_factory=OrderedDict)   # reply id → the request it ends
 
@@ -613,8 +582,6 @@ class Threads:
         while len(self.held) > MAX_THREADS:
             self.held.popitem(last=False)
 
-
-# ---- "stream": true — a finished reply as the API's server-sent events ------------------------
 
 PIECE = 24                     # characters per text delta / JSON delta: every client sees several
 CONTENT_TYPE = "text/event-stream; charset=utf-8"

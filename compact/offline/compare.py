@@ -1,9 +1,7 @@
 """Skill: compare programs, answering the question asked from what each program contains.
 
-The programs are the code files the request names. Like a careful agent it reads
-each, lists and reads the README beside each (in the request's language), then answers from its
-notes; the question's own words, stemmed (Snowball; a glossary for Chinese), choose the parts
-(``FACETS``: storage, prompt, errors; else every part the notes have) and the names shown.
+It reads each program the request names and the README beside it, then answers from its notes;
+the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names.
 """
 
 from __future__ import annotations
@@ -121,8 +119,7 @@ def _labelled_part(fact: str, key: str) -> str:
 
 
 def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
-    """The parts the question asks for, in the order it first asks; else every part some
-    note has."""
+    """The parts the question asks for, in the order it first asks; else every part some note has."""
     asked = sorted((f for f in FACETS if asks_for(f, words)),
                    key=lambda f: min(i for i, w in enumerate(words)
                                      if any(stems_match(w.stem, s) for s in _STEMS[f.label])))

@@ -1,11 +1,7 @@
 """The API's own context management, offline: what the model is shown of a request.
 
-Applied on the server before the model answers, never to the client's history (edits work on
-copies), as the SDK's beta types and docs/offline-model.md describe: re-sent compaction blocks
-(nothing before the last one with content is seen), ``clear_tool_uses_20250919`` (the lesson's
-``micro_compact``, server side), ``clear_thinking_20251015``, and server compaction
-(``compact_20260112``, top-level ``compaction``) with the offline model's labelled extractive
-summary in a signed block. Each applied edit reports exactly how many fewer tokens were sent.
+Applied on copies, never to the client's history: re-sent compaction blocks, the
+``clear_tool_uses`` and ``clear_thinking`` edits, and server compaction in a signed block.
 """
 
 from __future__ import annotations
@@ -54,8 +50,6 @@ def prepare(payload: dict, count: Count) -> Prepared:
         prepared.compaction, prepared.edit = "edit", edit
     return prepared
 
-
-# ---- context editing ------------------------------------------------------------------------
 
 def tool_uses(messages: list) -> list[dict]:
     """Every tool_use block of the assistant messages, oldest first."""
@@ -139,8 +133,6 @@ def apply_edits(messages: list, edits: list, count: Count, tokens: int) -> tuple
     return messages, applied, tokens
 
 
-# ---- server compaction ------------------------------------------------------------------------
-
 def signature(content: str) -> str:
     return "offline-" + hashlib.sha256(f"offline-compact-1\n{content}".encode()).hexdigest()[:32]
 
@@ -193,8 +185,6 @@ def visible_messages(messages: list) -> list:
 def _as_blocks(content: object) -> list:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
-
-# ---- the rules of context_management, compaction and re-sent compaction blocks -----------------
 
 def _threshold_problem(value: Any, where: str, kinds: tuple[str, ...], low: int) -> str | None:
     if value is None:

@@ -1,17 +1,8 @@
 """What a request asks for, what the model knows about a file, and how it fetches the rest.
 
-Paths only as written (a whole extension: ``transcript_1.jsonl`` is never ``.json``), chapter
-ranges from their names. ``describe``: one line of facts per tool result, from the structure
-of what was read (``read_json``, Markdown here, ``read_code``), saying so when only part of
-it was seen (a persisted preview, an excerpt); the model writes it as ``Note [<path>]: <facts>``
-in its own text, so it outlives the tool result (micro_compact never touches assistant text)
-and reaches the summary. ``facts``: a path's note, else its visible result; ``fetch``: one file
-per turn, a note after each; what compaction removed, all in one batch.
-
-Markdown is read by its structure: the title is the first level-1 heading in any of Markdown's
-spellings (``# Title``, a line underlined with ``===``, an HTML ``<h1>``), outside front matter,
-code fences and HTML comments (front matter's own ``title:`` kept beside it), its sections and
-the code names it explains.
+``describe``: one line of facts per tool result, from the structure of what was read, saying so
+when only part of it was seen; the model writes it as ``Note [<path>]: <facts>`` in its own text,
+so it outlives the tool result and reaches the summary.
 """
 
 from __future__ import annotations
@@ -47,9 +38,6 @@ def _kind(path: str, body: str) -> str:
         return "json"
     return "text"
 
-
-
-# ---- Markdown by its structure: title (any spelling), sections, code names -------------------
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -175,11 +163,8 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
 
 @lru_cache(maxsize=256)      # a text is at most a tool's 50,000 chars: ≤ ~13 MB held
 def describe(path: str, text: str, lang: str = "en") -> str:
-    """The facts the model keeps about one read of ``path`` (a persisted preview or a clipped
-    excerpt included: then the facts say how much was seen), written in ``lang``.
-
-    A function of its arguments alone, so remembered: a long session shows the model the same
-    results again and again (a Python file's facts take a parse of it)."""
+    """The facts the model keeps about one read of ``path`` (saying how much was seen), in ``lang``;
+    remembered, as a long session shows the model the same results again and again."""
     if text.startswith("Error"):
         return phrase("error_fact", lang, text=one_line(text, 200))
     persisted = read_persisted(text)

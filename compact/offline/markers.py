@@ -1,11 +1,5 @@
-"""What any version of the lesson writes into the context, read back (never a file opened).
-
-The offline model reads the markers of every version, not only the ones this package writes:
-the newer v8 version of the chapter uses other headers, another ``<persisted-output>`` shape,
-other placeholders and an archive marker, and the lesson's bare snippets write
-``[Compacted]\\n\\n<summary>``. A path found in them is only text: ``ours`` says whether it is a
-name this package's storage creates.
-"""
+"""What any version of the lesson writes into the context, read back (never a file opened):
+this package's markers, the newer v8 chapter's, and the bare ``[Compacted]\\n\\n<summary>``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """The offline model: a deterministic model behind the Messages API that decides from what it is sent.
 
 ``OfflineModel.answer(method, path, body, headers)`` is the whole server, mounted in-process
-(``.client()``, ``httpx2.MockTransport``) and on loopback HTTP (``server``). A request passes the
-surface, its thread, the rules, context management and the window; the reply is the compaction
-block (if any), then the model's turn with ``tool_choice`` honoured, cut as the API cuts.
+(``.client()``) and on loopback HTTP (``server``).
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ from .api import (
     request_problem,
     schema_of,
     surface_problem,
-    surrogate_free,
     window_problem,
 )
 from .context_management import (
@@ -63,14 +60,9 @@ def _failed(status: int, error: Exception, stream: bool = False) -> Answer:
 
 @dataclass
 class OfflineModel:
-    """window_tokens: requests over this many (offline) tokens are refused with the API's
-        "prompt is too long" error; 16,000 tokens ≈ 64,000 ASCII chars, above the lesson's
-        50,000-char compaction limit, below what an uncompacted long task sends.
-    take_notes: write facts about each result in its own text (so they survive
-        micro_compact). Off, it must re-read whatever was compacted away.
-    max_output_tokens: the largest ``max_tokens`` it accepts; prompt + ``max_tokens`` must
-        fit in the window, as with the real API.
-    """
+    """window_tokens: larger prompts get the API's "prompt is too long" (16,000 ≈ 64,000 ASCII
+    chars, above the lesson's 50,000-char limit); take_notes: note each result in its own text,
+    so it survives micro_compact; max_output_tokens: the largest ``max_tokens`` accepted."""
 
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     take_notes: bool = True
@@ -84,8 +76,7 @@ class OfflineModel:
         return self._respond(method, path, body, headers)[:2]
 
     def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
-        """``respond`` plus the models list that says what this server is; a failure of the
-        model itself is a 500 ``api_error`` (an ``error`` event once a stream has started)."""
+        """``respond`` plus the models list; a failure of the model itself is a 500 ``api_error``."""
         listed = models_answer(method, path, self.max_output_tokens, self.window_tokens)
         if listed:
             return Answer(*listed)
@@ -99,17 +90,12 @@ class OfflineModel:
             return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
-        try:
-            return self._checked(payload, problem, headers, path.endswith("count_tokens"),
-                                 (isinstance(body, bytes) and surrogate_free(body),
-                                  hashlib.sha256(raw).hexdigest()[:16]))
-        except RecursionError:
-            return Answer(*error_answer(400, "invalid_request_error",
-                                        "the request body is nested too deeply"))
+        return self._checked(payload, problem, headers, path.endswith("count_tokens"),
+                             hashlib.sha256(raw).hexdigest()[:16])
 
     def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
-                 body: tuple[bool, str]) -> Answer:
-        """``body``: (it cannot hold a lone surrogate, its digest: same body, same ids)."""
+                 digest: str) -> Answer:
+        """``digest``: the body's (same body, same ids)."""
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
@@ -117,8 +103,8 @@ class OfflineModel:
             if refused:
                 return Answer(*refused)
         problem = problem or request_problem(payload, max_output_tokens=self.max_output_tokens,
-                                             model=MODEL_NAME, count_only=count_only,
-                                             text_checked=body[0]) or management_problem(payload)
+                                             model=MODEL_NAME, count_only=count_only) \
+            or management_problem(payload)
         if problem:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
@@ -132,7 +118,7 @@ class OfflineModel:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         stream = bool(payload.get("stream"))
         try:
-            reply = Replier(payload, self.usage, self.take_notes, body[1]).reply(prepared)
+            reply = Replier(payload, self.usage, self.take_notes, digest).reply(prepared)
         except Exception as error:           # after the stream started, the API sends `error`
             if not stream:
                 raise
@@ -229,8 +215,6 @@ class Replier:
         return content
 
 
-# ---- tool_choice, honoured on a reply the model planned freely --------------------------------
-
 _EMPTY = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 
 
@@ -278,8 +262,6 @@ def apply_tool_choice(content: list, choice: Any, tools: list | None, call_id: s
         calls = calls[:1]
     return [*texts, *calls]
 
-
-# ---- a reply cut as the real API cuts one: what fits is kept ------------------------------------
 
 def cut_at_max_tokens(content: list, max_tokens: int) -> tuple[list, bool]:
     """(content that fits in ``max_tokens`` output tokens, whether anything was cut): a text is

@@ -1,8 +1,6 @@
-"""Every phrase the offline model writes, in each language it answers in, keyed by name.
+"""Every phrase the offline model writes, in English and Chinese, keyed by name.
 
-The model answers in the language of the request it is sent (``language``: Chinese for a
-request with any CJK character), never in a language chosen elsewhere. ``phrase(name, lang,
-**values)`` writes one; readers of the model's own earlier text (its notes, its summaries) use
+The model answers in the language of the request it is sent; readers of its own earlier text use
 ``forms(name)``, every language's form, so a note written in either language is read back.
 """
 

@@ -1,8 +1,6 @@
-"""Source code read by its structure: docstring, classes, functions, constants, paths, and what
-it does: the files it writes, what it sends a model, the errors it catches and raises, how it is
-started. Python that parses whole is read with ``ast`` (a write's path worked out from literals,
-path constants and the function's own assignments); anything else (other languages, a preview,
-an excerpt) line by line, and its facts then say they come from partial text ("at least").
+"""Source code read by its structure: definitions, constants, paths, and what it does (files it
+writes, what it sends a model, errors). Python that parses is read with ``ast``; anything else
+(a preview, an excerpt) line by line, its facts then saying "at least".
 """
 
 from __future__ import annotations
@@ -139,8 +137,7 @@ def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects
 
 
 def _made_from(node: ast.AST, strings: dict[str, str]) -> list[str]:
-    """What an expression is made from: the functions it calls, else the names it reads,
-    else its text."""
+    """What an expression is made from: the functions it calls, else the names it reads, else its text."""
     calls = [_unparse(n.func) + "()" for n in ast.walk(node) if isinstance(n, ast.Call)]
     if calls:
         return calls[:3]
@@ -336,11 +333,7 @@ def first_paragraph(doc: str) -> str:
 
 
 def is_path_like(text: str, component: bool = False) -> bool:
-    """A string constant that names a file or folder (``.transcripts``, ``memory/notes.md``).
-
-    Bare extensions (``.txt``), format specs (``.0f``), suffixes (``.notes-``) and names
-    that are mostly ``{…}`` placeholders are not paths.
-    """
+    """A string constant that names a file or folder (``.transcripts``, ``memory/notes.md``)."""
     if not text or " " in text or len(text) > 80 or not _PATH_WORD.match(text):
         return False
     letters = re.sub(r"\{…\}|[^A-Za-z0-9]", "", text)

@@ -1,11 +1,5 @@
-"""JSON read by its structure, from a whole result or from the head of one (a preview).
-
-``parse_prefix`` parses as much of a JSON text as is there: a text cut off (the 2,000-char
-preview of a persisted result) still gives every value that ended before the cut, with the
-containers and the string the cut went through marked as cut (``Cut*``). ``describe_json``
-finds the records at any depth (a list of objects, or an object whose values are objects) and
-says what it can see and what it cannot.
-"""
+"""JSON read by its structure, from a whole result or from the head of one (a preview): the
+parts a cut went through are ``Cut*``, and ``describe_json`` says what it can and cannot see."""
 
 from __future__ import annotations
 
@@ -275,10 +269,7 @@ def _keys(value: dict, lang: str) -> list[str]:
 
 def describe_json(text: str, total_chars: int | None = None, preview: bool = False,
                   lang: str = "en") -> str:
-    """What the structure of ``text`` shows, and what it cannot show when it was cut off.
-
-    ``preview``: ``text`` is the head of a longer output of ``total_chars`` characters.
-    """
+    """What the structure of ``text`` shows, and what it cannot show when it was cut off."""
     value, whole = parse_prefix(text)
     if value is None and not whole:
         return phrase("json_unreadable", lang)

@@ -1,10 +1,6 @@
-"""Serve the offline model over real HTTP on loopback, for any Anthropic client (SECURITY.md).
-
-Every request gets an answer (a 4xx in the API's error shape when malformed) and none can hold
-a thread: a body over the API's 32 MB is refused unread, a stalled one answered after
-``timeout``, a trickled one cut at ``deadline``. Only loopback Host names are answered (DNS
-rebinding sends another), and no web page unless ``allowed_origins`` names it (CORS, preflight).
-"""
+"""Serve the offline model over real HTTP on loopback, for any Anthropic client (SECURITY.md):
+every request gets an answer, none can hold a thread, only loopback Host names and allowed
+origins are answered."""
 
 from __future__ import annotations
 
@@ -215,9 +211,7 @@ def make_server(model: OfflineModel, port: int = 8765, timeout: float = READ_TIM
 
 
 def main() -> None:
-    """``python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]``:
-    the served window defaults to a real model's (200,000 tokens), so any client of the lesson's
-    shape runs its whole session; ``--window-tokens 16000`` gives the notebooks' teaching window."""
+    """``python -m compact.offline serve --port 8765 [--window-tokens N] [--allow-origin URL]``."""
     parser = argparse.ArgumentParser(prog="python -m compact.offline")
     serve = parser.add_subparsers(dest="command", required=True).add_parser(
         "serve", help="answer the Messages API on loopback")

@@ -1,17 +1,8 @@
 """The offline model's policy: from what it sees, choose the next tool calls or answer.
 
-Each skill recognises a kind of request (in English or Chinese, however phrased), works out
-what it still needs to know (from raw tool results, its own notes, or a summary's notes), and
-either asks for tools or answers: the lesson's three experiments (``titles``, ``json_structure``,
-``compare``) and the small tasks here. ``run_command`` runs only a command the user's own
-request names in backticks, so the person typing is the person confirming (SECURITY.md).
-
-``titles``: read the READMEs of a range of chapters, compare their titles, state the pattern.
-The chapters come from the request, the README files from a listing, never from a guess. The
-pattern is found from the titles: split at their separators, titles of one shape have parts
-named by what they hold across the titles: the chapter code, the same word everywhere, or free
-text named by what it is (a number, a date, a question, a name, a phrase; for CJK text, which
-has no capitals, the column's median length decides), with its script when all share one.
+Each skill recognises a kind of request (English or Chinese), works out what it still needs to
+know and asks for tools or answers. ``run_command`` runs only a command the user's own request
+names in backticks (SECURITY.md). ``titles`` names a pattern's parts by what they hold.
 """
 
 from __future__ import annotations
@@ -151,13 +142,8 @@ def json_structure(view: View) -> Step:
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
 
 
-# ---- titles: the READMEs of a range of chapters, and the pattern their titles share ----------
-
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 _LATIN = re.compile(r"[A-Za-z]")
-_NUMBER = re.compile(r"^[#№]?\d+(?:[.,]\d+)*$")
-_DATE = re.compile(r"^\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?$")
 _SMALL_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "vs",
                 "at", "by", "from", "into", "as"}
 _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef，。、！？；：]")
@@ -166,30 +152,23 @@ NAME_CJK_CHARS = 5      # ...or a column of CJK text this long (the median, punc
 
 # kind → (template label, words) in English and in Chinese
 _KINDS = {
-    "number": (("<number>", "a number"), ("<数字>", "数字")),
-    "date": (("<date>", "a date"), ("<日期>", "日期")),
     "question": (("<question>", "a question"), ("<问题>", "问句")),
     "name": (("<Name>", "a short name"), ("<名称>", "简短名称")),
     "phrase": (("<phrase>", "a phrase"), ("<短语>", "短语")),
 }
-_SCRIPTS = {"Chinese": ("Chinese", "中文"), "Japanese": ("Japanese", "日文"),
-            "English": ("English", "英文")}
+_SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 
 def _cjk_length(text: str) -> int | None:
     """Characters of a text written in CJK (punctuation and spaces not counted), else None."""
-    if not (_CJK.search(text) or _KANA.search(text)):
+    if not _CJK.search(text):
         return None
     return len(_CJK_PUNCTUATION.sub("", text).replace(" ", ""))
 
 
 def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
-    """number, date, question, name or phrase."""
+    """question, name or phrase."""
     text = text.strip()
-    if _NUMBER.match(text):
-        return "number"
-    if _DATE.match(text):
-        return "date"
     if text.endswith(("?", "？")):
         return "question"
     length = _cjk_length(text)
@@ -202,12 +181,10 @@ def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
 
 
 def script(texts: tuple[str, ...] | list[str]) -> str | None:
-    """Chinese, Japanese or English when every text is written in it, else None."""
-    if all(_KANA.search(t) for t in texts):
-        return "Japanese"
+    """Chinese or English when every text is written in it, else None."""
     if all(_CJK.search(t) for t in texts):
         return "Chinese"
-    if all(_LATIN.search(t) and not _CJK.search(t) and not _KANA.search(t) for t in texts):
+    if all(_LATIN.search(t) and not _CJK.search(t) for t in texts):
         return "English"
     return None
 

@@ -1,11 +1,7 @@
 """The offline model's answer to a summary request: extractive, facts only, labelled.
 
-A summary request is recognised by its shape, its conversation read in the client's own form
-(this package's rendering, the newer lesson's ``json.dumps`` of the messages capped around an
-omitted middle, LangChain's XML history, or the history itself then "summarise the above").
-The summary copies the agent's notes and earlier summaries', notes what the agent read but did
-not note (saying when only an excerpt was seen), lists the calls, the last next step and the
-user's constraints; the goal is a short reference to the request. Tool output never sets a goal.
+The conversation is read in the client's own form (this package's rendering, ``json.dumps`` of
+the messages, LangChain's XML, or "summarise the above"); tool output never sets a goal.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """What the offline model can see: everything it knows is parsed from the request.
 
-No hidden state survives between calls: a file compacted away without a note is unknown again.
 Calls are read in the plan's terms (``read_file(path)``, ``glob(pattern)``, ``bash(command)``)
 whatever the client named its tools: ``Toolbox`` maps the request's own tool schemas both ways.
 """
@@ -174,8 +173,6 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
             view.request = goal.group(1).strip() if goal else view.request
     return view
 
-
-# ---- the request's own tools, mapped to the roles the model plans with ----------------------
 
 ROLES: dict[str, tuple[str, ...]] = {
     "read_file": ("read_file", "read", "readfile", "view_file", "open_file", "cat"),
