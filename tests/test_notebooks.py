@@ -86,13 +86,6 @@ def imported_names(nb) -> set[str]:
             for name in names.strip("() ").split(",") if name.strip()}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_at_most_twelve_names_come_from_the_package(path):
-    solutions = {f"my_{stage}" for stage in WRITE_IT_YOURSELF.values()}   # the worked solution
-    names = imported_names(nbformat.read(path, as_version=4)) - solutions
-    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
-
-
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_no_prediction_is_answered_before_it_is_asked(path):
     """The code cell right after a markdown cell that asks to predict holds no assert: the
