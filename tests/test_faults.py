@@ -1,10 +1,6 @@
 """Faults: a full or unwritable disk, a broken summariser, a failing model API, a bad tool.
-
-In every case the caller's list is as it was before the failing step (no half-applied
-stage), nothing already on disk changes, no temp file is left behind, and the error says
-what failed and what to do. Prompt-too-long twice in a row is tested in
-tests/test_agent_loop.py::test_second_prompt_too_long_is_raised_with_the_list_intact.
-"""
+In every case the caller's list is as it was before the failing step, nothing already on disk
+changes, no temp file is left behind, and the error says what failed and what to do."""
 
 from __future__ import annotations
 

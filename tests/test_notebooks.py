@@ -1,11 +1,7 @@
-"""The notebooks run top to bottom offline and every cell is safe to re-run (tests/executed.py),
-they are committed without outputs, open with a title, and follow the suite's conventions.
-
-Every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb`` is picked up automatically (sorted), so a
-new notebook or translation is tested as soon as it is added. The executed notebooks run with the
-worked solutions in place (the "write it yourself" cells swap them in until a learner deletes that
-line).
-"""
+"""The notebooks (every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb``, found by glob) run
+top to bottom offline, with the worked solutions in place, and every cell is safe to re-run
+(tests/executed.py); they are committed without outputs, open with a title, and follow the
+suite's conventions."""
 
 import ast
 import re
