@@ -6,7 +6,7 @@ import anthropic
 import pytest
 from histories import assistant, user
 
-from compact import Compactor, Limits, Workspace, agent_loop, read_transcript
+from compact import Compactor, Limits, agent_loop, read_transcript
 from compact.offline import OfflineModel
 from compact.pipeline.summary import ClientSummarizer, SummaryInput
 from compact.pipeline.validation import pairing_problems
@@ -45,6 +45,9 @@ def test_multi_tool_batch(ws):
     assert [r["tool_use_id"] for r in results] == [b["id"] for b in messages[1]["content"]
                                                    if b["type"] == "tool_use"]
     assert "a.txt" in trace.answer and "b.txt" in trace.answer
+    first = trace.turns[0]                              # the trace records sizes and tokens
+    assert first.turn == 1 and first.size_sent == first.size_before > 0
+    assert first.input_tokens > 0 and first.composition["user text"] == len("Read a.txt and b.txt")
 
 
 def test_compact_tool_closes_the_batch_first_and_the_write_is_not_repeated(ws):
@@ -110,18 +113,6 @@ def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]
     assert read_transcript(next((ws / ".transcripts").glob("*.jsonl"))) == original
-
-
-def test_trace_records_sizes_tokens_and_stages(ws):
-    trace, _, _ = run(ws, "Read a.txt and b.txt")
-    first = trace.turns[0]
-    assert first.turn == 1 and first.size_sent == first.size_before > 0
-    assert first.input_tokens > 0 and first.composition["user text"] == len("Read a.txt and b.txt")
-
-
-def test_workspace_object_is_accepted(ws):
-    trace, _, _ = run(Workspace(ws).root, "Say hello")
-    assert trace.answer
 
 
 def test_reactive_path_gives_up_at_once_when_nothing_precedes_the_tail(ws):

@@ -1,9 +1,5 @@
-"""Hostile input: forged references, odd tool_use_ids, planted instructions, awkward
-Unicode and huge output.
-
-Each test asserts the list is unchanged or the exact expected result, and that files on
-disk are intact.
-"""
+"""Hostile input: forged references, odd tool_use_ids, planted instructions, awkward Unicode
+and huge output; the list stays unchanged (or is the exact expected result), files intact."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """A property of the judgement of bash commands, checked by running what it judges.
 
-Hypothesis writes shell scripts: commands that delete or overwrite (``rm``, ``mv``, ``dd``,
-``>``, ``sed -i``, ``git clean``, ``find -delete``, ``xargs rm``, ...) and harmless ones,
-inside wrappers (``timeout``, ``nice``, ``nohup``, ``env``, ``command``, ``bash -c``,
-``sh -c``, ``eval``), compounds (``{ }``, ``( )``, ``if``, ``for``, ``while``, ``!``,
-functions, ``&&``, ``||``, ``;``, pipelines) and substitutions (``$(...)``, ``<(...)``).
-Each script runs through the real Workspace, in bubblewrap, in a throwaway folder that is a
-git repository; the folder is compared before and after. Every script that changed a byte
-of a file that was there before (deleted, moved away, overwritten, appended to, edited in
-place) or wrote a file with anything in it must have been asked about, or blocked.
+Hypothesis writes shell scripts from deleting and harmless commands (LOSES, HARMLESS, VARIABLE)
+inside wrappers, compounds and substitutions (AROUND, JOINS); each runs through the real
+Workspace, in bubblewrap, in a throwaway git repository compared before and after. A script that
+changed or wrote any file must have been asked about, or blocked.
 """
 
 from __future__ import annotations

@@ -87,15 +87,12 @@ def test_baseline_without_compaction_is_refused_like_the_api(tmp_path):
     assert result.files_written == []          # no reactive path either: nothing compacted
 
 
-def test_the_same_experiment_twice_gives_the_same_trace(tmp_path):
+def test_the_same_experiment_twice_gives_the_same_trace(runs, tmp_path):
     def fingerprint(result):
         return [(t.tool_calls, t.stages, t.size_before, t.size_sent, t.input_tokens, t.text)
-                for t in result.trace.turns]
+                for t in result.trace.turns] + [result.answer]
     for n in (1, 2, 3):
-        first = run_experiment(n, workdir=tmp_path / f"a{n}")
-        second = run_experiment(n, workdir=tmp_path / f"b{n}")
-        assert fingerprint(first) == fingerprint(second)
-        assert first.answer == second.answer
+        assert fingerprint(runs[n]) == fingerprint(run_experiment(n, workdir=tmp_path / f"b{n}"))
 
 
 def test_unknown_experiment_is_a_clear_error():

@@ -1,10 +1,6 @@
-"""Fuzz: generated histories, malformed ones included, through every Compactor entry point.
-
-The only exceptions allowed out are the package's documented ones (``CompactError``
-subclasses: HistoryError, StorageError, SummaryError), and the caller's list is never
-modified, whether the call fails or succeeds. A fast run (300 examples) is part of the
-default test run; the slow one generates 3,000 histories.
-"""
+"""Fuzz: generated histories, malformed ones included, through every Compactor entry point:
+only the documented ``CompactError`` subclasses come out, and the caller's list is never
+modified, whether the call fails or succeeds."""
 
 from __future__ import annotations
 

@@ -1,9 +1,12 @@
 """The live code path (ANTHROPIC_API_KEY set) against the offline model served over loopback HTTP."""
 
+import subprocess
+import sys
 import threading
 
 import anthropic
 import pytest
+from browser.jupyterlab import free_port
 
 from compact import banner, make_client
 from compact.classroom.experiments import run_experiment
@@ -64,10 +67,7 @@ def test_a_dummy_key_and_the_served_model_is_never_called_live(served, monkeypat
 
 def test_an_endpoint_that_does_not_answer_stays_live(monkeypatch):
     """Nothing listens on the port: the probe fails at once and the banner says live."""
-    import socket
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]          # closed again: nothing listens there
+    port = free_port()                         # closed again: nothing listens there
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
     monkeypatch.delenv("MODEL_ID", raising=False)
@@ -77,13 +77,7 @@ def test_an_endpoint_that_does_not_answer_stays_live(monkeypatch):
 
 
 def test_serve_command_answers_any_client_over_loopback():
-    import socket
-    import subprocess
-    import sys
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "compact.offline", "serve", "--port", str(port)],
                               stdout=subprocess.PIPE, text=True)
     try:

@@ -1,10 +1,6 @@
 """`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed
-without losing edits, and never stopped by a damaged file in it.
-
-The browser test (tests/browser/test_served_copy.py) runs the real `make lab` and `make notebook`
-and checks that opening, running and saving a notebook leaves `git status` clean and that no
-pop-up shows; these test the refresh rules, the settings and the install.
-"""
+without losing edits, and never stopped by a damaged file in it (the real servers in a browser:
+tests/browser/test_served_copy.py)."""
 
 import html
 import json

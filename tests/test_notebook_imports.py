@@ -37,6 +37,7 @@ def test_a_notebook_imports_the_package_in_one_line(path):
     assert len(lines) == 1 and lines[0].startswith(ONE_LINE), f"{path.name}: {lines}"
     names = lines[0].removeprefix(ONE_LINE).split(", ")
     assert set(names) <= set(compact.classroom.__all__), f"{path.name}: a name the package does not offer"
+    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
 
 
 def test_the_line_offers_at_most_twenty_names():

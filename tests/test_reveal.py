@@ -1,10 +1,8 @@
 """``reveal``'s explanations: every notebook names one of the string table's keys
 (compact/classroom/reveal_texts.py) and passes exactly the fields its texts use, so a Chinese
 learner reads the why in Chinese from the same code; a plain ``why`` is still shown as given.
-
-The notebooks are read with ``ast`` (nothing runs): a call's ``why`` must be a string constant,
-and a field given as a key of the table (``outcome="why.04.refused" if ... else ...``) brings
-that key's fields along."""
+The notebooks are read with ``ast``: a field given as a key of the table
+(``outcome="why.04.refused" if ... else ...``) brings that key's fields along."""
 
 from __future__ import annotations
 

@@ -3,19 +3,15 @@
 import copy
 import json
 
-import httpx2
 from histories import assistant, session, tool_turn, user
+from test_faults import client_for
 
 from compact import PLACEHOLDER, Compactor, estimate_size, summarizer_for
 from compact.classroom import as_written as lesson
+from compact.classroom import results, run_experiment
 from compact.offline import OfflineModel
 from compact.pipeline.formats import persisted_path
 from compact.pipeline.summary import SummaryInput, render_history
-
-
-def results(messages):
-    return [b["content"] for m in messages if isinstance(m["content"], list)
-            for b in m["content"] if b["type"] == "tool_result"]
 
 
 def test_1_newest_unseen_batch_is_never_compacted(compactor):
@@ -48,11 +44,7 @@ def test_3_size_is_measured_on_the_wire_json(tmp_path):
         sent.append(request.read().decode("utf-8"))
         return OfflineModel().handle(request)
 
-    import anthropic
-    client = anthropic.Anthropic(api_key="x", base_url="http://offline.invalid", max_retries=0,
-                                 http_client=httpx2.Client(transport=httpx2.MockTransport(capture)))
-    client.messages.create(model="offline-compact-1", max_tokens=10,
-                           messages=history)
+    client_for(capture).messages.create(model="offline-compact-1", max_tokens=10, messages=history)
     wire = json.dumps(json.loads(sent[0])["messages"], ensure_ascii=False, separators=(",", ":"))
     assert f'"messages":{wire},' in sent[0]                     # exactly what the SDK sent
     assert estimate_size(history) == len(wire)
@@ -68,7 +60,6 @@ def test_4_summary_input_is_capped(compactor):
 
 
 def test_5_rereads_are_counted_and_notes_prevent_them(tmp_path):
-    from compact.classroom.experiments import run_experiment
     with_notes = run_experiment(1, workdir=tmp_path / "a")
     without = run_experiment(1, workdir=tmp_path / "b", client=OfflineModel(take_notes=False))
     assert with_notes.trace.rereads == 0

@@ -99,15 +99,6 @@ def test_every_checker_case_has_a_chinese_name():
             assert f"case.{case.name}" in keys, case.name
 
 
-def test_the_language_is_looked_up_when_shown(chinese, tmp_path):
-    """The plot module was imported in English; what it shows follows the language now."""
-    result = run_experiment(3, workdir=tmp_path / "run")
-    assert "compact_history 在第 3 轮" in headline(result)
-    text_table.language("en")
-    assert headline(result).startswith("compact_history at turn 3")
-    text_table.language("zh")
-
-
 def figure_texts(fig) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
@@ -149,10 +140,16 @@ def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
     return soup.get_text(" ")
 
 
-def test_show_of_a_run_in_chinese(chinese, tmp_path):
-    table = turns(run_experiment(3, workdir=tmp_path / "run"))
+def test_a_run_shown_in_chinese_and_the_language_looked_up_when_shown(chinese, tmp_path):
+    """The plot module was imported in English; what it shows follows the language now."""
+    result = run_experiment(3, workdir=tmp_path / "run")
+    assert "compact_history 在第 3 轮" in headline(result)
+    table = turns(result)
     assert table.headers[0] == "轮次"
     assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
+    text_table.language("en")
+    assert headline(result).startswith("compact_history at turn 3")
+    text_table.language("zh")
 
 
 def test_the_checker_report_on_a_wrong_stage_in_chinese(chinese):
