@@ -1,9 +1,5 @@
-"""Readable views of what the context holds, for notebooks (HTML) and terminals (text).
-
-A history as a table of blocks, a compacted message as its two sections, tool calls as
-calls (``read_file(path="a.cfg")``, not tuples), a run as one row per turn. Each view is a
-small object: a notebook renders its ``_repr_html_``, ``print`` its text. The lab uses
-``rows``.
+"""Readable views of what the context holds: a history as a table of blocks, a compacted
+message as its two sections, a run as one row per turn; HTML in a notebook, text in a terminal.
 """
 
 from __future__ import annotations

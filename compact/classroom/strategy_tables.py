@@ -1,11 +1,4 @@
-"""The study's tables: HTML in a notebook (a ``Table`` is the cell's value), aligned text in a
-terminal (``str``), from the same rows.
-
-    cost_table(reports)          what each strategy sent and paid, and where the probes went
-    strategy_table(strategies)   the strategies compared: name, what it is, stages, variant
-    probe_table()                the planted facts: the turn, the request that plants it, the text
-    api_table(reports)           notebook 08's four runs: sent, paid, compactions, largest seen
-"""
+"""The study's tables (notebooks 07 and 08): HTML in a notebook, aligned text in a terminal."""
 
 from __future__ import annotations
 
