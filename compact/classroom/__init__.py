@@ -1,13 +1,7 @@
-"""What the notebooks use, in one import line: the lesson's experiments, your own stages,
-predictions, views and plots, the lab, and three namespaces for the rest.
-
-    from compact.classroom import Compactor, Limits, run_experiment, check, reveal, show, ...
-
-``agent`` is the agent loop with its tools and clients (``agent.OfflineModel``), ``kit`` the
-helpers a stage writes with and the demo course, ``study`` the strategy study of notebooks 07 and
-08. ``as_written`` keeps the lesson's snippets exactly as the lesson prints them, shortfalls
-included; ``language("zh")`` shows everything in Chinese. The package itself starts in
-``compact/pipeline/compactor.py``.
+"""What the notebooks use, in one import line (``from compact.classroom import run_experiment,
+check, reveal, show, ...``), and namespaces for the rest: ``agent`` (the loop, its tools and
+clients), ``kit`` (a stage's helpers, the demo course), ``study`` (notebooks 07 and 08),
+``as_written`` (the lesson's snippets as printed). The package starts in ``pipeline/compactor.py``.
 """
 
 from ..pipeline import Compactor, Context, Limits

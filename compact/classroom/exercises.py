@@ -1,9 +1,6 @@
-"""The "write it yourself" checker: a learner's stage function against the stage's own cases.
-
-``check("micro_compact", my_micro_compact)`` runs every case of ``stage_cases`` (the same
-ones the package's tests run its stages through) and says, in plain words, which pass and,
-for each that fails, what was expected and what came back. A stage, the package's or yours,
-is ``stage(messages, ctx) -> list``: the tests run the package's own through the same cases.
+"""The "write it yourself" checker: ``check("micro_compact", my_micro_compact)`` runs every case
+of ``stage_cases`` (the ones the package's own stages pass) and says, in plain words, which pass
+and, for each that fails, what was expected and what came back.
 """
 
 from __future__ import annotations
@@ -121,10 +118,6 @@ def case_name(case: object) -> str:
     return f"[{source}] {say(f'case.{case.name}')}"
 
 
-def _call(case: Case, fn: Callable[..., Any], messages: list, workdir: Path) -> Any:
-    return fn(messages, Context(workdir, case.limits, case.request, case.summarize))
-
-
 @dataclass(frozen=True)
 class Outcome:
     case: Case
@@ -138,7 +131,7 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
     history = case.history()
     given = copy.deepcopy(history)
     try:
-        got = _call(case, fn, history, workdir)
+        got = fn(history, Context(workdir, case.limits, case.request, case.summarize))
     except NotImplementedError:
         return Outcome(case, False, say("check.not_written"))
     except Exception as error:     # a learner's bug is a result to report, not a crash

@@ -1,11 +1,8 @@
 """The lesson's three experiments, runnable by anyone, offline, with the default numbers.
 
-Each run gets a fresh copy of the demo course workspace in its own folder, so the
-``.transcripts/`` and ``.task_outputs/tool-results/`` it leaves behind can be inspected.
-Notebooks pass ``workdir=Runs("runs")``: every run then lands in a numbered folder beside the
-notebook (``runs/experiment3-1/``, ...), where JupyterLab's file browser shows it; the folder
-stays bounded (``runs.py``: finished kernels' runs beyond the newest few per label go). A
-learner's own stage can run the experiment in place of the package's (``stages=``).
+Each run gets a fresh copy of the demo course in its own folder (``workdir=Runs("runs")``: a
+numbered one beside the notebook), so what it leaves on disk can be inspected. A learner's own
+stage can run in place of the package's (``stages=``).
 """
 
 from __future__ import annotations
@@ -204,16 +201,12 @@ def run_label(n: int, compaction: bool) -> str:
     return f"experiment{n}" if compaction else f"baseline{n}"
 
 
-def run_experiment(n: int, **settings: Any) -> ExperimentResult:
+def run_experiment(n: int, **options: Any) -> ExperimentResult:
     """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
-    ``settings`` are those of ``Settings``: ``stages``, ``limits``, ``compaction``, ``client``,
+    ``options`` are those of ``Settings``: ``stages``, ``limits``, ``compaction``, ``client``,
     ``workdir``, ``on_turn``."""
-    return run_settings(Settings(n, **settings))
-
-
-def run_settings(settings: Settings) -> ExperimentResult:
-    """``run_experiment`` of ``settings``."""
-    request = prompt(settings.n)
+    settings = Settings(n, **options)
+    request = prompt(n)
     workspace, client, limits = settings.workspace(), settings.model(), settings.limits
     compactor = Compactor(workspace.root, limits, summarize=summarizer_for(client),
                           stages=STAGES if settings.compaction else (), functions=settings.stages)

@@ -105,12 +105,18 @@ def _kept(given: list, out: list) -> tuple[int, int]:
     return min(head, len(out)), min(tail, len(out) - min(head, len(out)))
 
 
-def _changed(given: list, out: list) -> str:
-    """Which of the input's tool results ``out`` changed, and into what (by tool_use_id)."""
+def changed(given: list, out: list) -> dict:
+    """The input's tool results ``out`` changed (by tool_use_id, oldest first): id → (its
+    number, counted from 1, the new content)."""
     now = {b.get("tool_use_id"): b.get("content") for _, _, b in iter_tool_results(out)}
-    changes = [f"#{n} → {describe(now[b.get('tool_use_id')])}"
-               for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
-               if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")]
+    return {b.get("tool_use_id"): (n, now[b.get("tool_use_id")])
+            for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
+            if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")}
+
+
+def _changed(given: list, out: list) -> str:
+    """Which of the input's tool results ``out`` changed, and into what."""
+    changes = [f"#{n} → {describe(content)}" for n, content in changed(given, out).values()]
     return say("fb.and").join(changes) or say("fb.none")
 
 
@@ -196,13 +202,6 @@ def unencoded(got: list) -> bool:
         return True
 
 
-def changed_ids(given: list, out: list) -> list:
-    """The tool_use_ids of the input's results ``out`` changed, oldest first."""
-    now = {b.get("tool_use_id"): b.get("content") for _, _, b in iter_tool_results(out)}
-    return [b.get("tool_use_id") for _, _, b in iter_tool_results(given)
-            if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")]
-
-
 def likely_mistake(stage: str, given: list, expected: list, got: list) -> str | None:
     """The pitfall ``got`` shows, if it is one the lesson is known for."""
     if stage in ("compact_history", "reactive_compact") and unencoded(got):
@@ -211,7 +210,7 @@ def likely_mistake(stage: str, given: list, expected: list, got: list) -> str | 
     if stage in ("snip_compact", "reactive_compact") and problems:
         return say("mistake.unpaired", problem=problems[0])
     ids, want, have = [b.get("tool_use_id") for _, _, b in iter_tool_results(given)], \
-        changed_ids(given, expected), changed_ids(given, got)
+        list(changed(given, expected)), list(changed(given, got))
     if stage == "micro_compact" and want and have and want != have and \
             set(have) <= set(ids[len(ids) - len(have):]) and set(want) <= set(ids[:len(want)]):
         return say("mistake.wrong_end")

@@ -1,17 +1,10 @@
-"""The classroom dashboard: a button per experiment, a slider per limit, the live plot.
+"""The classroom dashboard: a button per experiment, a slider per limit, the live plot, laid out
+for a 1280×720 projector; every control calls the functions the tests call.
 
-Every control calls the same package functions the tests call (``run_experiment``,
-``plot_context``, ``plot_composition``); the lab only arranges them, for a 1280×720 projector:
-the controls in a column that wraps under the plot on a narrow window, the plot sized to the
-window's height, and the secondary panes (events, answer, files, inspector) in tabs.
-
-A button runs its experiment in a background thread, so the kernel keeps answering: a click
-while a run is going is ignored and says so (no double run). ``lab.run(n)`` from code waits
-for its turn and returns the result. Each run gets its own new folder under ``root``
-(``runs/lab`` beside the notebook by default, git-ignored): it keeps the newest ``keep`` of
-each experiment and the one it shows, and "Clear old runs" removes the others. Two labs on one
-folder (``make lab`` and ``make present`` on the same copy) never remove each other's runs
-(``runs.py``: each process owns its run folders).
+A button runs its experiment in a background thread (a click while one runs is ignored, and
+says so); ``lab.run(n)`` waits for its turn. Each run gets a new folder under ``root``
+(``runs/lab`` by default): the lab keeps the newest ``keep`` per experiment and the one shown,
+and never removes another live lab's runs (``runs.py``).
 """
 
 from __future__ import annotations
@@ -168,7 +161,7 @@ class Lab:
         self.reset.on_click(lambda _b: self.reset_sliders())
         self.progress = w.IntProgress(0, 0, 40, description=say("lab.idle"), bar_style="info",
                                       layout=w.Layout(width="100%", min_width="0"))
-        self.status = w.HTML(self._banner())
+        self.status = w.HTML(f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>")
         self.state = w.HTML(f"<div class='lab-state'><i>{say('lab.press')}</i></div>",
                             layout=w.Layout(min_width="0"))
         self.started = 0                                  # runs started, numbered in the state line
@@ -178,7 +171,6 @@ class Lab:
         self.widget = self._arrange()
 
     def _make_sliders(self, limits: Limits) -> dict[str, w.IntSlider]:
-        """A slider per ``SLIDERS`` field, at the lesson's number; moving one updates the state line."""
         sliders = {}
         for name, (low, high, step) in SLIDERS.items():
             slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
@@ -190,8 +182,6 @@ class Lab:
         return sliders
 
     def _make_buttons(self) -> list[w.Button]:
-        """A button per experiment (its tooltip the lesson's prompt); the one whose run is shown
-        is highlighted (``_mark_shown``), so no button looks selected when it is not."""
         buttons = []
         for key, n, compaction in BUTTONS:
             button = w.Button(description=say(key), tooltip=prompt(n),
@@ -201,7 +191,6 @@ class Lab:
         return buttons
 
     def _make_panes(self) -> None:
-        """The tabs' contents: events, answer, files (with "Clear old runs"), the inspector."""
         self.events = w.HTML(f"<i>{say('lab.events_empty')}</i>")
         self.answer = w.HTML()
         self.files = w.HTML()
@@ -221,7 +210,6 @@ class Lab:
             titles=[say(f"lab.tab.{key}") for key in ("events", "answer", "files", "inspector")])
 
     def _arrange(self) -> w.VBox:
-        """The controls in a column that wraps under the plot on a narrow window, the tabs below."""
         controls = w.VBox([*self.buttons, self.progress, *self.sliders.values(), self.reset],
                           layout=w.Layout(flex="0 1 320px", min_width="260px", max_width="420px"))
         widget = w.VBox([
@@ -234,9 +222,6 @@ class Lab:
         ])
         widget.add_class("compact-lab")
         return widget
-
-    def _banner(self) -> str:
-        return f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         bundle = self.widget._repr_mimebundle_(**kwargs)

@@ -1,7 +1,5 @@
-"""Every text the lab shows (buttons, sliders' tips, tabs, the status line, the panes), in
-English and Chinese; registered with ``compact.texts`` and looked up when the lab is built or
-redrawn. The slider names are ``Limits`` fields and stay as they are (the notebooks' code uses
-them); the HTML markup around a field is part of the text, the same in both languages."""
+"""Every text the lab shows, in English and Chinese (slider names are ``Limits`` fields and stay
+as they are; HTML markup is part of a text)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Every English text the notebooks' own code prints, titles or labels, and its Chinese.
-
-A notebook cell writes ``print(translated("turn {turn}: {chars:,} chars sent", turn=t, chars=n))``:
-the English stays readable in the code, which is the same in both languages; in a Chinese notebook
-(``language("zh")``) the Chinese of the same entry is printed, with the same fields filled in.
-``show(value, title=...)`` translates its title the same way. A text that is not an entry is
-returned as it is (its fields filled in); the tests read every ``translated(...)`` and ``title=``
-of the notebooks and fail unless it is an entry, so a Chinese notebook prints no English sentence.
+"""Every English text the notebooks' own code prints, and its Chinese: a cell writes
+``print(translated("turn {turn}: {chars:,} chars sent", turn=t, chars=n))`` and a Chinese
+notebook prints the Chinese of the same entry (``show``'s titles too); a text that is no entry
+is returned as it is, its fields filled in.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Predict, then see: the learner writes a guess into a variable, the next cell runs the thing
-and ``reveal`` compares, says why, and — when the notebooks run under test — checks the claim.
+and ``reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")`` compares, says why
+and, when the notebooks run under test, checks the claim.
 
-    my_guess = ...                       # the learner's cell, right after "Predict"
-    ...run it...
-    reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")
-
-``why`` names an explanation in the string table (``reveal_texts.py`` holds the notebooks'),
-shown in the chosen language with the other keyword arguments as its fields, e.g.
-``reveal(..., why="why.00.refused_turn", turn=4, size=..., tokens=..., window=...)``. A field
-whose value is itself a key of the table is shown as that text (so a notebook can pick a
-phrase: ``outcome="why.04.refused" if error else "why.04.finished"``). A ``why`` that is no
-key is shown as it is written.
-
-The explanation follows the result: when ``actual`` is not the ``expected`` the text explains
-(a learner's stage that went another way), ``<why>.otherwise`` is shown if the table has it, else
-a line saying the usual explanation does not apply. ``Reveal.outcome`` says which was shown.
+``why`` is a key of the string table (``reveal_texts.py``), shown with the other keyword
+arguments as its fields (a field that is itself a key is shown as that text); any other ``why``
+is shown as written. When ``actual`` is not ``expected``, ``<why>.otherwise`` is shown if the
+table has it, else a line saying the usual explanation does not apply (``Reveal.outcome``).
 """
 
 from __future__ import annotations
@@ -102,10 +93,8 @@ class Reveal:
 
 def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: str = "",
            **fields: object) -> Reveal:
-    """The learner's ``guess`` beside what happened (``actual``), and why: ``why`` is a key of the
-    string table, shown in the chosen language as ``say(why, **fields)``, or else a text shown as
-    given. Under the test suite (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``,
-    the notebook's own claim."""
+    """The learner's ``guess`` beside what happened (``actual``), and why (see the module doc).
+    Under the test suite (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
     return Reveal(guess, actual, why, fields, expected)

@@ -1,8 +1,5 @@
-"""Every explanation a notebook's ``reveal`` gives after a prediction, in English and Chinese;
-registered with ``compact.texts`` and shown by ``reveal(..., why=key, **fields)``. A key is
-``why.<notebook>.<name>``; the fields are the run's numbers, formatted here (``{size:,}``), so
-the notebooks' code stays the same in both languages. Identifiers, file names and numbers are
-the same in both."""
+"""Every explanation a notebook's ``reveal`` gives, in English and Chinese, keyed
+``why.<notebook>.<name>``; the fields are the run's numbers, formatted here (``{size:,}``)."""
 
 from __future__ import annotations
 

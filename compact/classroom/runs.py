@@ -1,19 +1,16 @@
 """Run folders: each process owns the ones it makes, and removes nothing another live process owns.
 
-Notebooks and the lab put every run in a new folder ``<label>-<n>`` of a runs folder (``runs/``
-beside the notebook, ``runs/lab/`` for the lab), so its ``.transcripts/`` and ``.task_outputs/``
-can be opened afterwards. ``make lab`` and ``make present`` serve the same copy, so two kernels
-can share one runs folder. Who owns what is kept beside the runs::
+Notebooks and the lab put every run in a new folder ``<label>-<n>`` of a runs folder, which two
+kernels may share (``make lab`` and ``make present``). Who owns what is kept beside the runs::
 
     runs/.runs.lock              held while a run folder is claimed or run folders are removed
     runs/.owners/<token>.lock    held (a file lock) for as long as the owning process lives
     runs/.owners/<token>/<name>  an empty file: run folder <name> belongs to <token>
 
-A run is *live* while a live process owns it (a crashed or closed kernel releases its lock by
-itself); every other run, a folder without an owner included, is *finished*. Each new run folder
-removes finished runs beyond the newest ``keep`` of each label, so the folder stays bounded; a
-process never removes a live run of another process, and its own only when asked (``remove``).
-Folders that vanish meanwhile (another process, a learner's ``rm``) are skipped, never an error.
+A run is *live* while a live process owns it (a closed kernel releases its lock by itself),
+else *finished*. Each new run removes finished runs beyond the newest ``keep`` per label; a
+process never removes another live process's run, and its own only when asked (``remove``).
+Folders that vanish meanwhile are skipped, never an error.
 """
 
 from __future__ import annotations
@@ -37,9 +34,7 @@ CLAIM_TIMEOUT = 60            # seconds a claim waits for another process's remo
 
 
 @dataclass
-class Owner:
-    """This process's claim on one runs folder: a token, and the lock held while it lives."""
-
+class Owner:                # this process's claim on one runs folder, and the lock held while it lives
     token: str
     lock: FileLock
     folder: Path
@@ -182,21 +177,17 @@ def _statuses(runs: Path) -> dict[str, str]:
             for name in names}
 
 
-def remove_tree(path: Path) -> bool:
-    """Remove a folder that may vanish or gain a file meanwhile; True when it is gone."""
+def _remove_run(runs: Path, name: str) -> bool:
+    """Remove a run folder that may vanish or gain a file meanwhile; True when it is gone."""
     for _attempt in range(3):
         try:
-            shutil.rmtree(path)
+            shutil.rmtree(runs / name)
+            break
         except FileNotFoundError:
-            return True
+            break
         except OSError:                     # "Directory not empty": a writer was still there
             continue
-        return True
-    return not path.exists()
-
-
-def _remove_run(runs: Path, name: str) -> bool:
-    if not remove_tree(runs / name):
+    if (runs / name).exists():
         return False
     for token_dir in (runs / OWNERS).glob("*/"):
         (token_dir / name).unlink(missing_ok=True)

@@ -1,9 +1,5 @@
-"""Readable views of what the context holds, for notebooks (HTML) and terminals (text).
-
-A history as a table of blocks, a compacted message as its two sections, tool calls as
-calls (``read_file(path="a.cfg")``, not tuples), a run as one row per turn. Each view is a
-small object: a notebook renders its ``_repr_html_``, ``print`` its text. The lab uses
-``rows``.
+"""Readable views of what the context holds: a history as a table of blocks, a compacted
+message as its two sections, a run as one row per turn; HTML in a notebook, text in a terminal.
 """
 
 from __future__ import annotations
@@ -73,13 +69,6 @@ register({
                        "zh": "总结了 {summarised} 条消息，保留最近 {kept} 条；transcript 保存到 {files}"},
 })
 
-
-def _nth(text: str, marker: str, n: int) -> int:
-    """The index just after the n-th ``marker`` in ``text``."""
-    at = 0
-    for _ in range(n):
-        at = text.index(marker, at) + len(marker)
-    return at
 _PRE = "font-family:monospace;white-space:pre-wrap;margin:0"
 
 
@@ -93,11 +82,6 @@ def call_text(name: str, tool_input: dict | None) -> str:
 def calls_text(tool_calls: Iterable[tuple[str, dict]]) -> str:
     """A turn's tool calls, comma-separated ("—" when it called none)."""
     return ", ".join(call_text(name, tool_input) for name, tool_input in tool_calls) or "—"
-
-
-def _one_line(text: str, width: int) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @dataclass(eq=False, repr=False)
@@ -139,26 +123,25 @@ class Table:
                     + f"<details><summary>{more}</summary>{full._repr_html_()}</details>")
         head = "".join(f"<th style='{self._style(k)}'>{html.escape(h)}</th>"
                        for k, h in enumerate(self.headers))
-        body = "".join(
-            "<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(self._cell(v))}</td>"
-                             for k, v in enumerate(row)) + "</tr>"
-            for row in self.rows)
+        body = ["<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(self._cell(v))}</td>"
+                                 for k, v in enumerate(row)) + "</tr>" for row in self.rows]
         caption = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" \
             if self.title else ""
-        if len(self.rows) <= FOLD + 2:
-            return f"<table class='compact-table'>{caption}<tr>{head}</tr>{body}</table>"
-        cut = _nth(body, "</tr>", FOLD)
+        cut = len(body) if len(body) <= FOLD + 2 else FOLD
+        table = f"<table class='compact-table'>{caption}<tr>{head}</tr>{''.join(body[:cut])}</table>"
+        if cut == len(body):
+            return table
         rest = say("show.more_rows", count=len(self.rows) - FOLD)
-        return (f"<table class='compact-table'>{caption}<tr>{head}</tr>{body[:cut]}</table>"
-                f"<details><summary>{html.escape(rest)}</summary><table class='compact-table'>"
-                f"<tr>{head}</tr>{body[cut:]}</table></details>")
+        return (f"{table}<details><summary>{html.escape(rest)}</summary><table class='compact-table'>"
+                f"<tr>{head}</tr>{''.join(body[cut:])}</table></details>")
 
     def __str__(self) -> str:
         cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
         widths = [max(_width(str(r[k])) for r in cells) for k in range(len(self.headers))]
-        lines = ["  ".join(_pad(str(v), w, k in self.numeric)
-                           for k, (v, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-                 for r in cells]
+        pad = [[" " * (w - _width(str(v))) for v, w in zip(r, widths, strict=True)] for r in cells]
+        lines = ["  ".join(f + str(v) if k in self.numeric else str(v) + f
+                           for k, (v, f) in enumerate(zip(r, fill, strict=True))).rstrip()
+                 for r, fill in zip(cells, pad, strict=True)]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(([self.title] if self.title else []) + lines)
 
@@ -169,11 +152,6 @@ def _width(text: str) -> int:
     """Columns ``text`` takes in a terminal: a CJK character two, a combining mark none."""
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
                for c in text)
-
-
-def _pad(text: str, width: int, right: bool) -> str:
-    fill = " " * (width - _width(text))
-    return fill + text if right else text + fill
 
 
 def rows(messages: list, start: int = 0, preview: int = 60) -> list[tuple[int, str, str, int, str]]:
@@ -200,8 +178,9 @@ class History(Table):
 
     def __init__(self, messages: list, start: int = 0, preview: int = 70, title: str = "") -> None:
         super().__init__(["#", say("show.role"), say("show.block"), say("show.chars"), say("show.preview")],
-                         [(i, role, kind, chars, _one_line(text, preview))
-                          for i, role, kind, chars, text in rows(messages, start, preview * 3)],
+                         [(i, role, kind, chars, flat if len(flat) <= preview else flat[:preview - 1] + "…")
+                          for i, role, kind, chars, text in rows(messages, start, preview * 3)
+                          for flat in [" ".join(str(text).split())]],
                          title, monospace=[4])
 
 
@@ -339,15 +318,11 @@ class Compacted:
     __repr__ = __str__
 
 
-def worked_solution(event: StageEvent) -> bool:
-    """Whether the stage that ran is the package's worked solution (not the learner's own)."""
-    return event.function.startswith(SOLUTIONS + ".")
-
-
 def turns(run: Any, title: str = "") -> Table:
     """One row per turn of a run (an ExperimentResult or a Trace): sizes, stages, tool calls."""
     trace = getattr(run, "trace", run)
-    solutions = sorted({e.stage for t in trace.turns for e in t.events if worked_solution(e)})
+    solutions = sorted({e.stage for t in trace.turns for e in t.events   # the worked solution ran
+                        if e.function.startswith(SOLUTIONS + ".")})
     if solutions:
         title = say("show.turns.solution", title=title, stages=", ".join(solutions)).strip()
     return Table([say(f"show.turns.{k}") for k in ("turn", "messages", "before", "sent", "tokens",

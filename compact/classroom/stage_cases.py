@@ -1,14 +1,8 @@
-"""Each stage's own test cases, in one place.
-
-The package's tests run its stages through these cases, and the notebooks' "write it
-yourself" checker runs a learner's function through the very same ones. A case is a
-history, the limits, and the output expected, written out by hand from the rule it states
-(never computed by the package); a case about the transcript judges only what lands on disk.
-Each is tagged ``lesson`` (a rule the lesson states) or ``fix`` (where the package goes beyond
-the lesson's snippet; see the README's shortfalls).
-
-The function under test is ``stage(messages, ctx) -> list`` (``ctx``: a ``Context``) and must
-return a new list, leaving the one it was given as it was.
+"""Each stage's own test cases, in one place: the package's tests and the notebooks' checker run
+the very same ones. A case is a history, the limits and the expected output, written out by
+hand from the rule it states (a transcript case judges only what lands on disk), tagged
+``lesson`` or ``fix`` (beyond the lesson's snippet). The function under test is
+``stage(messages, ctx) -> list`` and must leave the list it was given as it was.
 """
 
 from __future__ import annotations

@@ -1,11 +1,4 @@
-"""The study's tables: HTML in a notebook (a ``Table`` is the cell's value), aligned text in a
-terminal (``str``), from the same rows.
-
-    cost_table(reports)          what each strategy sent and paid, and where the probes went
-    strategy_table(strategies)   the strategies compared: name, what it is, stages, variant
-    probe_table()                the planted facts: the turn, the request that plants it, the text
-    api_table(reports)           notebook 08's four runs: sent, paid, compactions, largest seen
-"""
+"""The study's tables (notebooks 07 and 08): HTML in a notebook, aligned text in a terminal."""
 
 from __future__ import annotations
 
@@ -38,12 +31,9 @@ def headers(names: list[str]) -> list[str]:
     return [column(name, places=places) for name in names]
 
 
-def pricing_note(pricing: Pricing = PRICES) -> str:
-    return say("study.table.note", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
-
-
-def _title(pricing: Pricing) -> str:
-    return say("study.table.title", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
+def _priced(key: str, pricing: Pricing) -> str:
+    """The table's title (``title``) or note (``note``), with ``pricing``'s numbers."""
+    return say(f"study.table.{key}", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
 
 
 def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
@@ -63,7 +53,7 @@ def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
 
 def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
     """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
-    return Table(headers(COST_COLUMNS), cost_rows(reports, pricing), title=_title(pricing),
+    return Table(headers(COST_COLUMNS), cost_rows(reports, pricing), title=_priced("title", pricing),
                  numeric=range(1, len(COST_COLUMNS) - 1), brief=BRIEF_COLUMNS)
 
 
@@ -73,12 +63,12 @@ def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
     rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
              f"{r.peak_size:,}", " / ".join(str(n) for n in r.places().values())]
             for name, r in reports.items()]
-    return Table(headers(API_COLUMNS), rows, title=_title(pricing), numeric=range(1, 5))
+    return Table(headers(API_COLUMNS), rows, title=_priced("title", pricing), numeric=range(1, 5))
 
 
 def table(reports: list, pricing: Pricing = PRICES) -> str:
     """The cost table as text, for a terminal (``make bench``), with what its columns mean."""
-    return f"{cost_table(reports, pricing)}\n{pricing_note(pricing)}"
+    return f"{cost_table(reports, pricing)}\n{_priced('note', pricing)}"
 
 
 def settings(strategy: Any) -> str:

@@ -1,10 +1,6 @@
 """Every text the study's plots and tables show (notebooks 07 and 08), in English and Chinese.
-
-The strategies' names ("pipeline", "micro only", …) are the names the code uses and stay as
-they are; what each strategy is and the planted facts' names are shown in the notebook's
-language. The English of those two is the study's own (``Strategy.description``, notebook 08's
-``ApiStrategy.description``, ``Probe.name``), so it is written once.
-"""
+Strategy names stay as the code spells them; their descriptions and the probes' names are
+translated (the English is the study's own ``description`` and ``Probe.name``)."""
 
 from __future__ import annotations
 

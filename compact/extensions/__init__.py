@@ -1,12 +1,5 @@
-"""Beyond the lesson: variants that compose with the core Compactor, which imports none of them.
-
-``ArchivingCompactor`` (nothing removed is lost: v8's lossless snip and micro),
-``BoundedSummaryCompactor`` (merged summaries under a cap), ``CacheFriendlyCompactor``
-(compaction in rare large steps, for prompt caching), ``micro_compact_above`` (a stage that
-waits for a trigger, like the API's context editing) and ``SizeCache`` (a measuring object
-that remembers messages, so a turn on a long history costs only what is new; ``size_cached``
-gives a compactor one).
-"""
+"""Beyond the lesson: variants that compose with the core Compactor, which imports none of them
+(archiving, bounded summaries, compaction in large steps, a size cache for long histories)."""
 
 from .archive import ArchivingCompactor
 from .bounded_summary import BoundedSummaryCompactor

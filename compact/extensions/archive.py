@@ -1,10 +1,5 @@
-"""The archiving variant: whatever a stage removes is written to disk first, and the context
-keeps its path — nothing is lost, only moved (the lesson's newer v8 version does the same).
-
-    snip_compact     the snipped middle → a transcript; ``[snipped N messages; archived at <path>]``
-    micro_compact    each replaced result → ``.task_outputs/tool-results/``; its placeholder
-                     keeps the path: ``[Earlier tool result compacted. Full output: <path>]``
-    compact_history  the summary ends ``Full transcript: <path>``
+"""The archiving variant: whatever snip, micro and history remove is written to disk first and
+the context keeps its path — nothing is lost, only moved (as the lesson's newer v8 does).
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """The bounded summary: summarise only what is new since the last summary, merge, cap.
 
-The lesson's compact_history summarises the whole history, previous summary included, so
-every compaction re-summarises the one before: the summary keeps growing, each compaction
-saves less than the one before, and a model summariser may drop or distort what it re-reads.
-``BoundedSummaryCompactor(summary_max_chars=...)`` instead summarises only the span after the
-previous ``[Compacted]`` message and merges it, heading by heading, into the previous summary:
-the newest goal and remaining work, every user constraint (never dropped), the findings and
-files of both. Over the cap, the oldest findings (then files) are left out, with a line saying
-so; they stay readable in the transcript this compaction saves, which holds the previous
-summary whole (and names the transcript before it, and so on). A summary is read by the
-headings the summariser is asked for (``pipeline/summary.py``: Goal, Findings, Files,
-Remaining work, User constraints) and written back in its own layout.
+The lesson's compact_history re-summarises the previous summary each time, so it keeps growing.
+``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only the span after the previous
+``[Compacted]`` message and merges it, heading by heading (``pipeline/summary.py``'s), into the
+previous one: the newest goal and remaining work, every user constraint, the findings and files
+of both. Over the cap the oldest findings (then files) are left out, with a line naming the
+transcript that holds them.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The cache-friendly configuration: compact rarely, and then in one large step.
 
-Prompt caching (Anthropic's API, and others) charges a request's prefix that matches an
-earlier request at about a tenth of the input price, and writes the rest at about 1.25×.
-The lesson's pipeline rewrites the prompt a little on most calls — the snip marker's count
-near the top, one more result turned into a placeholder — so the cached prefix ends early
-and most of the prompt is written again, call after call. ``CacheFriendlyCompactor`` waits:
-the context only grows at its end (every call reads the last one's prompt from cache) until
-it crosses ``high_water_mark`` chars or ``max_messages``; then old results are cleared at once
-and, if still above ``low_water_mark``, the span is summarised into a bounded summary — one
-large rewrite instead of many small ones.
-
-``micro_compact_above`` is a stage that waits for a trigger in the same way, as the API's
-context editing does (``clear_tool_uses`` acts only once the prompt is over its ``trigger`` of
-input tokens)::
-
-    Compactor(stages=("micro_compact",),
-              functions={"micro_compact": functools.partial(micro_compact_above, 400_000)})
+The lesson's pipeline rewrites the prompt a little on most calls, so the cached prefix (read
+at a tenth of the price) ends early. ``CacheFriendlyCompactor`` lets the context grow only at
+its end until it crosses ``high_water_mark`` chars or ``max_messages``; then it clears old
+results at once and, above ``low_water_mark``, summarises the span into a bounded summary.
+``micro_compact_above`` waits for a trigger the same way, as the API's context editing does.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """A measuring object for the Compactor: sizes and validity remembered per message, so a turn
-costs only what is new (``size_cached(Compactor(...))``; agent_loop's own compactor uses one).
+on a long history costs only what is new (``size_cached(Compactor(...))``; agent_loop uses one).
+``SizeCache.measure`` gives exactly ``validate_history`` then ``estimate_size(messages)``.
 
-A caller that keeps its whole history asks ``prepare`` about the same thousands of messages
-every turn; serialising and validating all of them again costs more than everything else the
-pipeline does. ``SizeCache.measure`` gives exactly ``estimate_size(messages)`` (after the
-checks of ``validate_history``) but serialises and checks only messages it has not seen.
-
-Why it cannot go stale: an entry holds the message itself (so its ``id`` is never reused)
-and a snapshot of it — a copy of every dict and list whose leaves are the same immutable
-objects, numbers wrapped to compare by type and spelling. An entry is used only while the
-message still equals its snapshot, a comparison CPython runs in C (shared strings compare by
-identity). Any in-place edit — a new string, an appended block, ``1`` turned into ``True``
-or ``1.0``, a nested input changed — makes it unequal, and the message is measured and
-validated again. Messages holding anything else (SDK objects, sets) are never cached.
-
-The wire JSON of a list is ``[`` + the items joined by ``,`` + ``]``, and images are counted
-per block, so the size of a list is the sum of its messages' sizes plus the separators: the
-total is exact, not estimated.
+It cannot go stale: an entry holds the message (so its ``id`` is never reused) and a snapshot
+of it, dicts and lists copied over the same immutable leaves, numbers compared by type and
+spelling; it is used only while the message equals its snapshot (a comparison CPython runs in
+C), so any in-place edit measures and validates it again. Messages holding anything else (SDK
+objects, sets) are never cached. A list's size is its messages' sizes plus the separators.
 """
 
 from __future__ import annotations
@@ -93,16 +83,8 @@ _NEVER = _Never()
 
 class SizeCache:
     """Per-message sizes and validity, kept exact under in-place edits (see the module doc).
-
-    Two levels: the last ``REMEMBERED`` lists measured are remembered whole (their messages,
-    their snapshots and running sizes), so a list that extends one of them is checked with two
-    comparisons CPython runs in C; any other message is looked up on its own. (A turn measures
-    the history, then each stage's shorter result: four lists keep the history among them.)
-
-    Also counts its work (``serialised``: messages it had to serialise; ``validated_from``:
-    the index validation restarted at, last call) so tests can check that a turn touches
-    only what is new, without timing anything.
-    """
+    The last ``REMEMBERED`` lists measured are kept whole, so a list extending one of them is
+    checked with two C-speed comparisons; ``serialised`` and ``validated_from`` count its work."""
 
     def __init__(self) -> None:
         # id(message) -> (message, snapshot, size, predecessor it was validated after)

@@ -1,23 +1,11 @@
-"""The long session again, with the API's own context management instead of (or with) the lesson's.
+"""The long session again, with the API's own context management instead of (or with) the
+lesson's (``API_STRATEGIES``): ``ApiClient`` sends every request through
+``client.beta.messages.create`` with the strategy's ``context_management``, to the offline
+model (a real model's 200,000-token window) or, with a key, to Claude.
 
-Four ways to keep the same 100-turn session (``workload.py``) in its window, compared on
-input tokens, cache-aware cost and the probe facts the model can still see at the end:
-
-    lesson pipeline    the lesson's four stages, on the client (``Compactor``)
-    context editing    ``clear_tool_uses_20250919`` on the server (the sibling of micro_compact)
-    server compaction  ``compact_20260112`` on the server (the sibling of compact_history)
-    both               the two edits together (clearing first, then compaction when still over)
-
-``ApiClient`` sends every request of ``agent_loop`` through ``client.beta.messages.create``
-with the strategy's ``context_management`` and beta headers. Offline, the client is the
-offline model over its in-process transport, with a real model's 200,000-token window; with
-``ANTHROPIC_API_KEY`` it is real Claude, and the same requests go out.
-
-What the model was shown is worked out from the documented rules, with the offline model's
-own code (``compact.offline.context_management``): everything before the last compaction
-block is dropped, then the clearing edits apply. The cache ledger accounts that request, and
-the retention of the probes is measured on it; a compaction counts as a one-off (uncached)
-request of its own size, as the API bills ``usage.iterations``.
+What the model was shown is worked out from the documented rules with the offline model's own
+code (``compact.offline.context_management``); the cache ledger and the probes' retention are
+measured on it, and a compaction counts as a one-off request of its size (``usage.iterations``).
 """
 
 from __future__ import annotations
@@ -137,10 +125,8 @@ class ApiClient:
 
 def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Path | None = None,
                     turns: list[str] | None = None) -> SessionReport:
-    """The whole scripted session with ``strategy``; offline unless ``client`` is given.
-
-    Offline, the package's own strategies on the default session are remembered
-    (``remembered.py``): run again with the same code, they are loaded, not replayed."""
+    """The whole scripted session with ``strategy``; offline unless ``client`` is given (then
+    the package's own strategies on the default session are remembered, ``remembered.py``)."""
     replay = partial(_replay, strategy, client, workdir, turns)
     if rememberable(strategy, client, turns):
         return remembered("api", strategy.name, replay)
@@ -148,8 +134,7 @@ def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Pa
 
 
 def rememberable(strategy: ApiStrategy, client: Any, turns: list[str] | None) -> bool:
-    """The package's own offline server (no ``client`` given: its code is in the key), one of
-    the package's strategies, the default session."""
+    """The package's own offline server and strategy, on the default session."""
     return client is None and any(strategy is s for s in API_STRATEGIES) \
         and (turns is None or turns == session_turns())
 

@@ -1,24 +1,13 @@
 """What a session costs with prompt caching: per request, tokens read from cache, written, uncached.
 
-The model (the API's prompt caching, as an agent that turns it on would use it):
-
-* A request is a sequence of blocks: the tools and the system prompt (static, one block),
-  then every content block of every message in order (a string content is one block).
-* Breakpoints where such an agent puts them: after the system prompt, and on the last
-  block of the request (the documented pattern for multi-turn conversations, and where
-  automatic caching puts it). Each breakpoint writes a cache entry for the prefix up to it.
-* A request reads the longest entry written by an earlier request that is a prefix of it,
-  looked up at each breakpoint and at up to 20 block boundaries before it (the API's
-  look-back). Entries live for the whole session: the calls are seconds apart and every
-  read refreshes the 5-minute lifetime. A prefix under 1,024 tokens is not cached.
-* Tokens are what the model reported for the request; the cached prefix's share is counted
-  by the offline rule (4 bytes a token) on the wire JSON of its blocks.
-* Prices, relative to the plain input price: read 0.1×, written 1.25×, uncached 1×. A
-  summary call is a one-off request: uncached, 1×.
-
-The floor (``CacheLedger.floor``): what the same requests would cost if no cached prefix
-were ever broken — each token written once, when the prompt first grows to include it, and
-only read after that: ``0.1 × min(S, S_prev) + 1.25 × max(S − S_prev, 0)`` per agent call.
+A request is a sequence of blocks (tools and system prompt as one, then every content block).
+Breakpoints sit after the system prompt and on the last block, each writing a cache entry for
+its prefix; a request reads the longest earlier entry that prefixes it, looked up at each
+breakpoint and up to 20 blocks before it (the API's look-back); entries live all session; a
+prefix under 1,024 tokens is not cached. The cached share is counted by the offline rule (4
+bytes a token). Prices relative to plain input: read 0.1×, written 1.25×, uncached and summary
+calls 1×. The floor: the cost if no cached prefix were ever broken, per agent call
+``0.1 × min(S, S_prev) + 1.25 × max(S − S_prev, 0)``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """Finished study sessions, remembered on disk: a notebook run again, or its translation, loads
 them instead of replaying the same 100 turns.
 
-A replay is deterministic: the package's code, the strategy and the turns decide every number
-of its report, to the token. So a report is kept under a key made of exactly those — a hash of
-every file of the ``compact`` package, the kind and name of the strategy, and the versions of
-Python and of the libraries that put the requests on the wire — and loaded only while all of
-them are unchanged: a changed line anywhere in the package is a new key, and the old entry is
-dropped when the new one is written. Only the package's own strategies on the default session
-are remembered (the callers decide, ``rememberable``): a strategy you build, or a stage you
-pass it, is replayed every time, since its code is not part of the key.
-
-The folder is ``$COMPACT_STUDY_CACHE``, else ``$XDG_CACHE_HOME/compact/study``, else
-``~/.cache/compact/study``; ``COMPACT_STUDY_CACHE=off`` turns remembering off. A loaded report
-says where it came from (``SessionReport.remembered``); its ``seconds`` and ``workdir`` are the
-replay's (that folder may be gone: everything a report holds was measured when it was made).
+A replay is deterministic, so a report is kept under a key of everything that decides it — a
+hash of every file of the package, the strategy's kind and name, the versions of Python and of
+the wire libraries — and the old entry is dropped when a new one is written. Only the package's
+own strategies on the default session are remembered (``rememberable``). The folder is
+``$COMPACT_STUDY_CACHE`` (``off`` turns it off), else ``$XDG_CACHE_HOME/compact/study``, else
+``~/.cache/compact/study``; a loaded report names its file (``SessionReport.remembered``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Where did each probe fact end up? Four places, from best to worst:
-
-    context     the text is in what the model is sent
-    archive     in a file compaction wrote (a transcript, a persisted or archived result)
-                whose path is in the context — or in an archive such a file names, however
-                long the chain (each snip archives the marker of the snip before it)
-    workspace   in an ordinary workspace file whose path is still named in the context
-                (the agent could read it again, but compaction did not keep it: the file
-                happened to hold it)
-    lost        none of the above
-
-Paths outside the workdir are never opened.
+"""Where did each probe fact end up? In the ``context`` sent; in an ``archive`` compaction
+wrote whose path the context names (or an archive such a file names, however long the chain);
+in an ordinary ``workspace`` file the context names (the file happened to hold it); else
+``lost``. Paths outside the workdir are never opened.
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
-"""Strategies compared on the same long session: each is a configuration of the pipeline.
-
-    none            no stage runs (the model's window must be large enough to finish)
-    pipeline        the lesson's four stages with the lesson's numbers
-    micro only      micro_compact alone, waiting for a trigger, keep 3 — the client-side
-                    analogue of the API's context editing ``clear_tool_uses_20250919``
-                    (trigger 100,000 input tokens, keep 3 tool uses; the API also has
-                    ``exclude_tools`` and ``clear_at_least``, left at their defaults here)
-    summary only    summarise everything above a token trigger — the analogue of server-side
-                    compaction ``compact_20260112`` (trigger 150,000 tokens)
-    archiving       the pipeline, but whatever leaves the context is written to disk first
-                    and the context keeps the path: nothing lost, only moved
-    cache-friendly  the same stages, archiving, run rarely and in large steps: nothing is
-                    rewritten until the context crosses a high-water mark, then old results
-                    are cleared and the span since the last summary is summarised and merged
-                    into a capped summary (``CacheFriendlyCompactor``'s ``high_water_mark``,
-                    ``low_water_mark``, ``summary_max_chars``) — so the cached prefix survives
-                    between steps
-
-Every strategy runs with tool output capped as the lesson's tools cap it (50,000 chars), and
-every request is accounted twice: plainly (every token at full price) and cache-aware
-(``caching.py``: read from cache 0.1×, written 1.25×, summary calls 1×).
+"""Strategies compared on the same long session: each is a configuration of the pipeline
+(``STRATEGIES``, each with its description: "micro only" is the client-side analogue of the
+API's context editing ``clear_tool_uses_20250919``, "summary only" of server-side compaction
+``compact_20260112``, "cache-friendly" compacts rarely, in large steps, so the cached prefix
+survives between them). Tool output is capped as the lesson's tools cap it (50,000 chars), and
+every request is accounted plainly and cache-aware (``caching.py``).
 """
 
 from __future__ import annotations
@@ -129,9 +113,8 @@ class SessionReport:
 def run_session(strategy: Strategy, workdir: str | Path | None = None,
                 turns: list[str] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> SessionReport:
-    """Drive the whole scripted session with one strategy, offline; measure what it cost.
-
-    ``progress(strategy, turns done, turns in all)`` is called after every user turn."""
+    """Drive the whole scripted session with one strategy, offline; measure what it cost
+    (``progress(strategy, turns done, turns in all)`` after every user turn)."""
     start = time.perf_counter()
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="session-"))
     workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
@@ -167,12 +150,9 @@ def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             strategies: list[Strategy] = STRATEGIES,
             progress: Callable[[str, int, int], None] | None = None,
             workers: int = 1) -> list[SessionReport]:
-    """Every strategy on the same session, in order; ``workers`` > 1 runs them in that many
-    processes at once (the sessions are independent), reporting progress all the same.
-
-    The package's own strategies on the default session are remembered (``remembered.py``):
-    run again with the same code, they are loaded, not replayed (and write nothing under
-    ``workdir``)."""
+    """Every strategy on the same session, in order (``workers`` > 1: that many processes at
+    once). The package's own strategies on the default session are remembered
+    (``remembered.py``): with the same code, they are loaded, not replayed."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
     kept = [recall(KIND, s.name) if rememberable(s, turns) else None for s in strategies]
     for strategy, report in zip(strategies, kept, strict=True):

@@ -1,13 +1,6 @@
-"""A long, scripted session for comparing strategies: 100 user turns on a small service repo.
-
-Reads, greps, writes and big command outputs, with probe facts planted along the way so we
-can ask, at the end, which facts each strategy kept in context, in an archive, in a
-workspace file, or lost. Everything is generated from a fixed seed: the same bytes and the
-same turns every time.
-
-Fair by construction: each probe enters the context once, at its turn (no later turn reads
-its file or reruns its command, so no strategy gets it back for free), and each lies within
-the first 50,000 characters of its output, the lesson's cap on what a tool returns.
+"""A long, scripted session for comparing strategies: 100 user turns on a small service repo,
+from a fixed seed, with probe facts planted along the way. Each probe enters the context once,
+at its turn (no strategy gets it back for free), within the first 50,000 chars of its output.
 """
 
 from __future__ import annotations
