@@ -14,7 +14,7 @@ from typing import Any
 from IPython.display import display
 
 from ..offline.view import NOTE
-from ..pipeline.events import StageEvent
+from ..pipeline.compactor import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
 from ..texts import language, register, say

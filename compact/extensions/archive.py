@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..pipeline.compact_history import compact_history
-from ..pipeline.compactor import Compactor
+from ..pipeline.compactor import Compactor, snip_span
 from ..pipeline.context import Context
-from ..pipeline.events import snip_span
 from ..pipeline.formats import (
     COMPACTED,
     PLACEHOLDER,

@@ -7,9 +7,8 @@ variants beyond the lesson (``compact/extensions/``) compose with it from outsid
 """
 
 from .compact_history import compact_history, reactive_compact
-from .compactor import STAGES, Compactor
+from .compactor import STAGES, Compactor, StageEvent
 from .context import CompactError, Context, HistoryError, Limits, StorageError, SummaryError
-from .events import StageEvent
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .summary import ClientSummarizer
