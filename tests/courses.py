@@ -1,23 +1,8 @@
-"""Course-like workspaces generated in the tests: not the demo, and not like each other.
+"""Course-like workspaces for the tests: four deterministic courses, unlike the demo and each other.
 
-Each ``Course`` lays out nine chapters, a README per chapter, two long programs (tens of KB,
-as the real course's are) and a large generated JSON file, in its own style:
-
-* ``workshop``: chapters ``ch01_hello_agent`` …; READMEs with YAML front matter and a setext
-  (``===``) bilingual title, an English ``README.md`` and a Chinese ``README.zh.md``; the data
-  file is a top-level array of records, each with a long body; class-based programs.
-* ``bootcamp``: chapters ``lesson-1-loop`` …; READMEs behind an HTML comment and a language
-  line, ``#`` titles that start with ``第N课``; the data file is a nested object whose records
-  are keyed by id (``{"search": {"entries": {"e0001": {...}}}}``); function-style programs.
-* ``seminar``: chapters ``week-01-loop`` …; titles ``Lesson 1 | <a question>``; its two
-  programs are a cache and a job queue (neither about context or memory), and experiment 3
-  asks how each handles errors.
-* ``jiangtang``: chapters ``c01_loop`` …; Chinese titles ``第1课：<名称>——<短语>`` in
-  ``README.md``; its programs are a ledger (CSV and JSON files) and an inbox (SQLite), and
-  experiment 3 asks where each keeps its data and what it does when something fails.
-
-Everything is deterministic (fixed seeds) and built from the description below, so the tests
-can check an answer against the files and never against a hard-coded answer.
+Each lays out nine chapters with READMEs (in its own title and Markdown style), two long programs
+built from the ``Program`` description, and a large JSON data file (an array, or records keyed by
+id), so tests can check answers against the files, never against a stored answer.
 """
 
 from __future__ import annotations
@@ -65,6 +50,12 @@ class Course:
     programs: tuple[Program, Program]
     readme_names: dict[str, list[str]] = field(default_factory=dict)   # code names per chapter
     question: dict[str, str] = field(default_factory=dict)   # experiment 3's question, by language
+
+
+def titled(chapters: list[str], template: str, *columns: list[str]) -> dict[str, str]:
+    """Chapter → ``template`` filled with its number and its entry in each column."""
+    return {c: template.format(i, *cells) for i, (c, *cells) in
+            enumerate(zip(chapters, *columns, strict=True), 1)}
 
 
 def _sentence(rng: random.Random, n: int = 14) -> str:
@@ -206,10 +197,8 @@ _WORKSHOP_ZH = ["你好，智能体", "工具", "护栏", "委派", "计划", "�
 WORKSHOP = Course(
     name="Agents Workshop",
     chapters=WORKSHOP_CHAPTERS,
-    titles={c: f"Chapter {i} · {t} | {z}" for i, (c, t, z) in
-            enumerate(zip(WORKSHOP_CHAPTERS, _WORKSHOP_TOPICS, _WORKSHOP_ZH, strict=True), 1)},
-    titles_zh={c: f"第{i}章 · {z}" for i, (c, z) in enumerate(zip(WORKSHOP_CHAPTERS, _WORKSHOP_ZH,
-                                                                   strict=True), 1)},
+    titles=titled(WORKSHOP_CHAPTERS, "Chapter {0} · {1} | {2}", _WORKSHOP_TOPICS, _WORKSHOP_ZH),
+    titles_zh=titled(WORKSHOP_CHAPTERS, "第{0}章 · {1}", _WORKSHOP_ZH),
     readme_style="setext",
     data_path="site/data/lessons.json",
     data_shape="array",
@@ -249,10 +238,8 @@ _BOOTCAMP_EN = ["The Loop", "Tools", "Rules", "Helpers", "Todo", "Skills", "Jobs
 BOOTCAMP = Course(
     name="Agent Bootcamp",
     chapters=BOOTCAMP_CHAPTERS,
-    titles={c: f"第{i}课：{z} / {e}" for i, (c, z, e) in
-            enumerate(zip(BOOTCAMP_CHAPTERS, _BOOTCAMP_ZH, _BOOTCAMP_EN, strict=True), 1)},
-    titles_zh={c: f"第{i}课：{z}" for i, (c, z) in enumerate(zip(BOOTCAMP_CHAPTERS, _BOOTCAMP_ZH,
-                                                                 strict=True), 1)},
+    titles=titled(BOOTCAMP_CHAPTERS, "第{0}课：{1} / {2}", _BOOTCAMP_ZH, _BOOTCAMP_EN),
+    titles_zh=titled(BOOTCAMP_CHAPTERS, "第{0}课：{1}", _BOOTCAMP_ZH),
     readme_style="atx",
     data_path="data/course.json",
     data_shape="keyed",
@@ -291,10 +278,8 @@ _SEMINAR_ZH = ["智能体为什么需要循环？", "模型怎样调用工具？
 SEMINAR = Course(
     name="Agent Seminar",
     chapters=SEMINAR_CHAPTERS,
-    titles={c: f"Lesson {i} | {q}" for i, (c, q) in
-            enumerate(zip(SEMINAR_CHAPTERS, _SEMINAR_QUESTIONS, strict=True), 1)},
-    titles_zh={c: f"第{i}课 | {q}" for i, (c, q) in
-               enumerate(zip(SEMINAR_CHAPTERS, _SEMINAR_ZH, strict=True), 1)},
+    titles=titled(SEMINAR_CHAPTERS, "Lesson {0} | {1}", _SEMINAR_QUESTIONS),
+    titles_zh=titled(SEMINAR_CHAPTERS, "第{0}课 | {1}", _SEMINAR_ZH),
     readme_style="atx",
     data_path="site/lessons.json",
     data_shape="array",
@@ -342,10 +327,8 @@ _JIANGTANG_PHRASES = ["让模型一直工作下去", "给模型一双手", "动�
 JIANGTANG = Course(
     name="智能体讲堂",
     chapters=JIANGTANG_CHAPTERS,
-    titles={c: f"第{i}课：{n}——{p}" for i, (c, n, p) in
-            enumerate(zip(JIANGTANG_CHAPTERS, _JIANGTANG_NAMES, _JIANGTANG_PHRASES, strict=True), 1)},
-    titles_zh={c: f"第{i}课：{n}" for i, (c, n) in
-               enumerate(zip(JIANGTANG_CHAPTERS, _JIANGTANG_NAMES, strict=True), 1)},
+    titles=titled(JIANGTANG_CHAPTERS, "第{0}课：{1}——{2}", _JIANGTANG_NAMES, _JIANGTANG_PHRASES),
+    titles_zh=titled(JIANGTANG_CHAPTERS, "第{0}课：{1}", _JIANGTANG_NAMES),
     readme_style="setext",
     data_path="data/index.json",
     data_shape="keyed",

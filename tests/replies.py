@@ -1,11 +1,4 @@
-"""Replies real Claude sends, scripted through the real SDK, and every request checked.
-
-``Script(*replies)`` is an ``anthropic.Anthropic`` client whose HTTP answers are the given
-bodies, in order (an ``httpx2.Response`` is sent as it is, e.g. a 400 or a 413). Every request
-body it receives is recorded and checked against the Messages API's rules
-(``compact.offline.api``, the offline model's own rules); ``problems`` lists each one
-the real API would have refused.
-"""
+"""Scripted replies through the real SDK; every request recorded, and checked by the API's rules."""
 
 from __future__ import annotations
 
@@ -43,7 +36,8 @@ def api_error(status: int, kind: str, message: str) -> httpx2.Response:
 
 
 class Script:
-    """A client answering from a script; ``then`` answers once the script is used up."""
+    """An SDK client answering the bodies (or ``httpx2.Response``s) in order, then ``then``; ``problems``
+    lists each request the real API would refuse."""
 
     def __init__(self, *replies, then: dict | None = None) -> None:
         self.queue = list(replies)

@@ -1,7 +1,8 @@
-"""The offline model served on a loopback port, for tests that drive it as a real client does."""
+"""The offline model served on a loopback port or asked in-process, as real clients do."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,11 +13,13 @@ import anthropic
 import pytest
 from anthropic import beta_tool
 
-from compact.offline import SERVE_WINDOW_TOKENS, OfflineModel
+from compact.offline import MODEL_NAME, SERVE_WINDOW_TOKENS, OfflineModel
 from compact.offline.server import make_server
 
 README = "# Agent Loop\n\nThe loop that calls the model and runs its tools.\n"
 GUIDE = "# Tool Use\n\nHow a tool call is answered.\n"
+ASK_TITLE = "What is the title of README.md?"
+TITLE = 'The title of README.md is "Agent Loop".'
 
 
 @dataclass
@@ -32,13 +35,24 @@ class Served:
 def serving(**options) -> Iterator[Served]:
     model = OfflineModel(window_tokens=SERVE_WINDOW_TOKENS)
     server = make_server(model, port=0, **options)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
         yield Served(model, f"http://127.0.0.1:{server.server_port}")
     finally:
         server.shutdown()
         server.server_close()
+
+
+def respond(payload: dict, headers: dict | None = None, path: str = "/v1/messages") -> tuple[int, dict]:
+    """``payload`` (max_tokens 2,000 unless given) posted in-process to a fresh served-size model."""
+    body = json.dumps({"model": MODEL_NAME, "max_tokens": 2_000, **payload}).encode()
+    return OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).respond("POST", path, body, headers)
+
+
+def answered(payload: dict, headers: dict | None = None) -> dict:
+    status, reply = respond(payload, headers)
+    assert status == 200, reply
+    return reply
 
 
 def workspace(folder: Path) -> Path:
@@ -51,18 +65,20 @@ def workspace(folder: Path) -> Path:
 def both_transports(request):
     """An SDK client of the offline model: in-process, then (the second run) over HTTP."""
     if request.param == "in-process":
-        yield OfflineModel(window_tokens=200_000).client()
+        yield OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).client()
         return
     with serving() as served:
         yield served.client()
 
 
-def readme_reader(root: Path):
-    """A tool-runner tool that reads files under ``root``, which is given the README above."""
+def title_runner(client: anthropic.Anthropic, root: Path, **options):
+    """The SDK's tool runner asked README.md's title, with a tool reading files under ``root``."""
     (root / "README.md").write_text(README, encoding="utf-8")
 
     @beta_tool
     def read_file(path: str) -> str:
         """Read a file from the workspace."""
         return (root / path).read_text(encoding="utf-8")
-    return read_file
+    return client.beta.messages.tool_runner(model=MODEL_NAME, max_tokens=4_096, tools=[read_file],
+                                            messages=[{"role": "user", "content": ASK_TITLE}],
+                                            **options)

@@ -1,12 +1,8 @@
-"""Another client of `python -m compact.offline serve`: a program in the newer lesson's style.
+"""A client in the newer lesson's style, written apart from the package, against `compact.offline serve`.
 
-``CLIENT`` below is written here, independently of the package: its own agent loop, its own
-compaction with the newer (v8) version's strings (``<persisted-output>`` with ``Full output:``,
-``[Earlier tool result saved at …]`` / ``[Earlier tool result omitted.]``, ``[N messages
-archived at …]``, ``[Compacted]`` with ``Current user request:`` / ``Conversation summary
-(reference only):`` / ``Full transcript:``), a read tool that takes ``file_path``, and a
-summary request that sends ``json.dumps`` of the history (SDK blocks as their repr) capped at
-80,000 chars. It runs the lesson's three prompts in ONE session against the served model.
+``CLIENT`` has its own loop, the newer version's markers (``<persisted-output>``, ``[Earlier tool
+result saved at …]``, ``[Compacted]`` …), a read tool taking ``file_path`` and a summary request of
+the history's JSON capped at 80,000 chars; it runs the lesson's three prompts in ONE session.
 """
 
 from __future__ import annotations
@@ -121,18 +117,6 @@ def budget(messages):
     return messages
 
 
-def snip(messages, most=50):
-    if len(messages) <= most:
-        return messages
-    head, tail = 3, len(messages) - (most - 4)
-    if results_of(messages[tail]):
-        tail -= 1
-    path = save_transcript(messages)
-    REPORT["events"].append("snipped")
-    return [*messages[:head], {"role": "user", "content":
-            f"[{tail - head} messages archived at {path}]"}, *messages[tail:]]
-
-
 def micro(messages):
     last_assistant = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     seen = [b for i, m in enumerate(messages[:last_assistant]) for b in results_of(m)]
@@ -171,31 +155,16 @@ def summarize(messages):
     return summary or "(empty summary)"
 
 
-def compacted(label, request, summary, transcript):
-    return {"role": "user", "content": (
-        f"[{label}]\n\nCurrent user request:\n{request}\n\n"
-        f"Conversation summary (reference only):\n{json.dumps(summary, ensure_ascii=False)}\n\n"
-        f"Full transcript: {transcript}")}
-
-
 def compact_history(messages, request):
     transcript = save_transcript(messages)
     REPORT["events"].append("compact_history")
-    return [compacted("Compacted", request, summarize(messages), transcript)]
-
-
-def reactive(messages, request):
-    transcript = save_transcript(messages)
-    REPORT["events"].append("reactive_compact")
-    start = max(0, len(messages) - 5)
-    if start and results_of(messages[start]):
-        start -= 1
-    summary = summarize(messages[:start] or messages)
-    return [compacted("Reactive compact", request, summary, transcript), *messages[start:]]
+    summary = json.dumps(summarize(messages), ensure_ascii=False)
+    return [{"role": "user", "content": f"[Compacted]\n\nCurrent user request:\n{request}\n\n"
+             f"Conversation summary (reference only):\n{summary}\n\nFull transcript: {transcript}"}]
 
 
 def prepare(messages, request):
-    messages = snip(budget(messages))
+    messages = budget(messages)
     if size(messages) > LIMIT:
         messages = micro(messages)
     if size(messages) > LIMIT:
@@ -204,19 +173,10 @@ def prepare(messages, request):
 
 
 def agent_loop(messages, request):
-    retried = False
     for _ in range(40):
         messages[:] = prepare(messages, request)
-        try:
-            response = client.messages.create(model=MODEL, system=SYSTEM, messages=messages,
-                                              tools=TOOLS, max_tokens=8000)
-            retried = False
-        except Exception as error:
-            if "prompt is too long" in str(error).lower() and not retried:
-                messages[:] = reactive(messages, request)
-                retried = True
-                continue
-            raise
+        response = client.messages.create(model=MODEL, system=SYSTEM, messages=messages,
+                                          tools=TOOLS, max_tokens=8000)
         messages.append({"role": "assistant", "content": response.content})
         calls = [b for b in response.content if b.type == "tool_use"]
         if not calls:

@@ -1,20 +1,17 @@
 """Asked in Chinese, the offline model answers in Chinese: the same stages, the same facts.
 
-The lesson's three experiments run with its own Chinese prompts and with the English ones.
-In Chinese no answer, note or summary holds an English sentence, defined here as a run of
-three or more ASCII words separated by spaces, once backtick spans, quotations (the files'
-own titles and docstrings, quoted), bracketed markers of the lesson, paths and identifiers
-are taken out. The model's own earlier text is read back in either language.
+An English sentence is three or more ASCII words in a row, once code, quotations, markers,
+paths and identifiers are taken out; none may be in what the model writes in Chinese.
 """
 
 import json
 import re
 
 import pytest
+from served import answered
 
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
 from compact.demo import expected_titles
-from compact.offline import MODEL_NAME, OfflineModel
 from compact.offline.phrases import LANGUAGES, PHRASES, forms, phrase
 from compact.offline.summarizer import Entry, offline_summary
 from compact.offline.view import notes_in, read_view
@@ -61,10 +58,6 @@ def runs(tmp_path_factory):
     return found
 
 
-def stage_turns(result) -> list[tuple[int, list[str]]]:
-    return [(t.turn, t.stages) for t in result.trace.turns if t.stages]
-
-
 def test_the_sentence_rule_finds_english_and_spares_facts():
     assert english_sentences("结构: Python, 499 lines (parsed whole); 1 class: ToolError")
     assert not english_sentences('笔记 [s01/README.md]：一级标题 "s01: The Agent Loop — one loop"；'
@@ -75,6 +68,8 @@ def test_the_sentence_rule_finds_english_and_spares_facts():
 def test_each_experiment_fires_the_same_stages_at_the_same_turns(runs, n):
     english, chinese = runs["en", n], runs["zh", n]
     assert chinese.prompt == PROMPTS_ZH[n] and english.prompt == PROMPTS[n]
+    def stage_turns(result) -> list[tuple[int, list[str]]]:
+        return [(t.turn, t.stages) for t in result.trace.turns if t.stages]
     assert stage_turns(chinese) == stage_turns(english) and stage_turns(chinese)
     assert len(chinese.trace.turns) == len(english.trace.turns)
     assert [c for t in chinese.trace.turns for c in t.tool_calls] == \
@@ -171,22 +166,14 @@ def _chinese_history() -> list[dict]:
                                           "content": code}]}]
 
 
-def _send(payload: dict, beta: str | None = None) -> str:
-    status, reply = OfflineModel(window_tokens=200_000).respond(
-        "POST", "/v1/messages", json.dumps({"model": MODEL_NAME, "max_tokens": 2_000,
-                                            **payload}).encode(),
-        {"anthropic-beta": beta} if beta else None)
-    assert status == 200, reply
-    return "".join(b.get("text") or b.get("content") or "" for b in reply["content"])
-
-
 def test_summaries_asked_every_way_of_a_chinese_conversation_are_chinese():
     rendered = render_history(_chinese_history())
-    ours = _send({"system": SUMMARY_SYSTEM, "messages": [{"role": "user", "content":
-                  f"Summarise this conversation.\n\n<conversation>\n{rendered}\n</conversation>"}]})
-    server = _send({"messages": _chinese_history(), "compaction": {"type": "summarize"}},
-                   beta="compact-2026-09-04")
-    for summary in (ours, server):
+    ours = answered({"system": SUMMARY_SYSTEM, "messages": [{"role": "user", "content":
+                     f"Summarise this conversation.\n\n<conversation>\n{rendered}\n</conversation>"}]})
+    server = answered({"messages": _chinese_history(), "compaction": {"type": "summarize"}},
+                      {"anthropic-beta": "compact-2026-09-04"})
+    for reply in (ours, server):
+        summary = "".join(b.get("text") or b.get("content") or "" for b in reply["content"])
         assert summary.startswith(phrase("summary_label", "zh")), summary
         assert re.search(r"笔记 \[s08/code\.py\]：Python，\d 行（完整解析）", summary)
         assert "用户约束：不要修改文件。" in summary and not english_sentences(summary)

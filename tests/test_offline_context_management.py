@@ -1,11 +1,4 @@
-"""The API's own context management, offline, through the SDK's beta client.
-
-Context editing (``clear_tool_uses_20250919``, ``clear_thinking_20251015``) changes what the
-model sees, never the client's history, and is reported in ``applied_edits`` and in
-``count_tokens``; server compaction (``compact_20260112``) and on-demand ``compaction``
-return a ``compaction`` block that later requests send back; threads keep a conversation
-by reply id. A property test checks ``clear_tool_uses`` on random histories and settings.
-"""
+"""The API's context editing, server compaction and threads, offline, through the SDK's beta client."""
 
 from __future__ import annotations
 
@@ -17,14 +10,11 @@ import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from served import (
-    both_transports,  # noqa: F401  (the `client` fixture: in-process, over HTTP)
-    readme_reader,
-    serving,
-)
+from served import TITLE, serving, title_runner
+from served import both_transports as both_transports  # the `client` fixture
 
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
-from compact.offline.context_management import CLEARED, SUMMARY_HEADER, clear_tool_uses
+from compact.offline.context_management import CLEARED, clear_tool_uses
 from compact.tools import TOOLS
 
 EDITING = "context-management-2025-06-27"
@@ -257,16 +247,11 @@ def test_on_demand_compaction_summarises_everything_and_is_sent_back_first(clien
     after = create(client, [{"role": "assistant", "content": [block.model_dump()]}], (SUMMARIZE,),
                    1_000, tools=TOOLS)
     assert after.content[-1].text.endswith('The title of a.md is "Title A".')
-    assert SUMMARY_HEADER == "[Compacted]"
 
 
 def test_the_tool_runner_compacts_before_the_next_turn_over_http(tmp_path):
-    read_file = readme_reader(tmp_path)
-
     with serving() as served:
-        runner = served.client().beta.messages.tool_runner(
-            model=MODEL_NAME, max_tokens=4_096, tools=[read_file], betas=[SUMMARIZE],
-            messages=[{"role": "user", "content": "What is the title of README.md?"}])
+        runner = title_runner(served.client(), tmp_path, betas=[SUMMARIZE])
         replies = []
         for reply in runner:
             replies.append(reply)
@@ -274,28 +259,22 @@ def test_the_tool_runner_compacts_before_the_next_turn_over_http(tmp_path):
                 runner.compact_before_next_turn()
     assert [r.stop_reason for r in replies] == ["tool_use", "compaction", "end_turn"]
     assert "Agent Loop" in replies[1].content[0].content
-    assert replies[-1].content[-1].text.endswith('The title of README.md is "Agent Loop".')
+    assert replies[-1].content[-1].text.endswith(TITLE)
 
 
 # ---- threads ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("threaded", [True, False])
 def test_the_tool_runner_runs_threaded_and_not(tmp_path, threaded):
-    read_file = readme_reader(tmp_path)
-    sent = []
-
-    model = OfflineModel(window_tokens=200_000)
+    sent, model = [], OfflineModel(window_tokens=200_000)
 
     def recording(request: httpx2.Request) -> httpx2.Response:
         sent.append(json.loads(request.read() or b"{}"))
         return model.handle(request)
     client = anthropic.Anthropic(api_key="offline", base_url="http://offline.invalid", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(recording)))
-    runner = client.beta.messages.tool_runner(
-        model=MODEL_NAME, max_tokens=4_096, tools=[read_file], thread=None if threaded else False,
-        messages=[{"role": "user", "content": "What is the title of README.md?"}])
-    replies = list(runner)
-    assert replies[-1].content[-1].text.endswith('The title of README.md is "Agent Loop".')
+    replies = list(title_runner(client, tmp_path, thread=None if threaded else False))
+    assert replies[-1].content[-1].text.endswith(TITLE)
     if threaded:
         assert sent[0]["thread"] == {"type": "create"} and sent[1]["thread"]["type"] == "continue"
         assert len(sent[1]["messages"]) == 1 and "tools" not in sent[1]   # only what is new
@@ -304,17 +283,13 @@ def test_the_tool_runner_runs_threaded_and_not(tmp_path, threaded):
 
 
 def test_a_continue_from_a_reply_the_server_no_longer_holds_is_sent_again_whole(tmp_path):
-    read_file = readme_reader(tmp_path)
-
     with serving() as served:
-        runner = served.client().beta.messages.tool_runner(
-            model=MODEL_NAME, max_tokens=4_096, tools=[read_file],
-            messages=[{"role": "user", "content": "What is the title of README.md?"}])
+        runner = title_runner(served.client(), tmp_path)
         first = next(iter(runner))
         served.model.threads.held.clear()          # as if the server had restarted
         rest = list(runner)
     assert first.stop_reason == "tool_use"
-    assert rest[-1].content[-1].text.endswith('The title of README.md is "Agent Loop".')
+    assert rest[-1].content[-1].text.endswith(TITLE)
     status, body = OfflineModel().respond("POST", "/v1/messages", json.dumps({
         "model": MODEL_NAME, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
         "thread": {"type": "continue", "previous_message_id": "msg_gone"}}).encode(),

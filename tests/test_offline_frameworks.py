@@ -1,12 +1,4 @@
-"""Real frameworks pointed at ``python -m compact.offline serve``, each with its own defaults.
-
-LangChain's ``ChatAnthropic`` (its defaults, ``.stream``, a ``bind_tools`` loop,
-``create_agent`` with ``SummarizationMiddleware``, and the chat-UI pattern
-``stream(stream_mode="messages")``), pydantic-ai (a tool run and ``run_stream``) and
-litellm (a tool loop and a stream), at the versions ``requirements-dev.txt`` pins. Each
-asks for a current model by name, so each sends its own default ``max_tokens``; each must
-answer correctly, with the client's own tool names.
-"""
+"""LangChain, pydantic-ai and litellm against the served model, with their own defaults and tools."""
 
 from __future__ import annotations
 
@@ -24,11 +16,10 @@ from langchain_core.tools import tool
 from pydantic_ai import Agent
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
-from served import serving, workspace
+from served import ASK_TITLE as ASK
+from served import TITLE, serving, workspace
 
 CURRENT = "claude-sonnet-4-6"            # a current model's name: each client's own defaults
-TITLE = 'The title of README.md is "Agent Loop".'
-ASK = "What is the title of README.md?"
 
 
 @pytest.fixture

@@ -1,7 +1,4 @@
-"""The embedded model speaks the Messages API through the real SDK, and decides from context.
-
-Its refusals in the API's words are in test_strict_api.py; malformed bodies in test_offline_server.py.
-"""
+"""The embedded model speaks the Messages API through the real SDK, and decides from context."""
 
 import json
 

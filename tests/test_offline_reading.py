@@ -1,8 +1,4 @@
-"""How the offline model reads what it is shown: JSON, Markdown, code, requests, tools.
-
-The readers work from the structure of the text (``json``, ``ast``), never from the demo's
-shapes, and say what they could not see instead of guessing.
-"""
+"""The readers of JSON, Markdown, code, requests and tools work from structure, never guessing."""
 
 import json
 

@@ -1,7 +1,4 @@
-"""The loopback server answers every malformed request with a 4xx error and never hangs.
-
-Raw sockets, not the SDK: a real SDK never sends these bytes, other clients might.
-"""
+"""The loopback server answers every malformed request (raw socket bytes) with a 4xx and never hangs."""
 
 from __future__ import annotations
 
@@ -38,15 +35,15 @@ def port(serve):
     return serve()
 
 
-def exchange(port: int, data: bytes, pause_after: int | None = None) -> tuple[int, dict]:
-    """Send ``data`` (stopping after ``pause_after`` bytes, connection held open) and read the
-    whole answer: (status, JSON body)."""
+def answer(port: int, data: bytes) -> bytes:
+    """The whole answer to ``data``, whose rest never comes (the connection held open)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(data if pause_after is None else data[:pause_after])
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+        sock.sendall(data)
+        return b"".join(iter(lambda: sock.recv(65536), b""))
+
+
+def exchange(port: int, data: bytes) -> tuple[int, dict]:
+    head, _, body = answer(port, data).partition(b"\r\n\r\n")
     return int(head.split()[1]), json.loads(body)
 
 
@@ -70,10 +67,11 @@ MALFORMED = {
     "deep nesting in a message": (post(request(messages=[{"role": "user", "content": "x"}],
                                                metadata=[[[[[[]]]]]]).replace(
         b"[[[[[[]]]]]]", b"[" * 100_000 + b"]" * 100_000)), 400, "nested too deeply"),
-    "a lone surrogate, escaped": (post(request(messages=[{"role": "user", "content": "a\\ud800b"}])
-                                       .replace(b"\\\\ud800", b"\\ud800")), 400, "lone surrogate"),
-    "a lone surrogate, raw bytes": (post(request(messages=[{"role": "user", "content": "aXb"}])
-                                         .replace(b"X", b"\xed\xa0\x80")), 400, "lone surrogate"),
+    "deep nesting in a tool input": (post(request(messages=[
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {"a": 0}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]
+    ).replace(b'{"a": 0}', b'{"a": ' + b"[" * 150 + b"]" * 150 + b"}")), 400, "nested too deeply"),
     "invalid UTF-8": (post(request(messages=[{"role": "user", "content": "aXb"}])
                            .replace(b"X", b"\xff")), 400, "not valid JSON"),
     "a huge Content-Length": (post(b"{}", length=str(10 ** 15)), 413, "maximum size"),
@@ -101,7 +99,7 @@ def test_malformed_requests_get_a_4xx_error_with_the_api_shape(port, name):
 def test_a_half_sent_body_is_answered_after_the_timeout_and_the_server_goes_on(port):
     data = post(request(messages=[{"role": "user", "content": "hello"}]))
     started = time.monotonic()
-    status, body = exchange(port, data, pause_after=len(data) - 10)      # 10 bytes never come
+    status, body = exchange(port, data[:-10])                             # 10 bytes never come
     assert status == 400 and "ended after" in body["error"]["message"]
     assert time.monotonic() - started < 5                                  # not held forever
     status, body = exchange(port, data)                                     # still serving
@@ -187,31 +185,16 @@ def test_a_web_page_is_refused_unless_its_origin_is_allowed(serve):
     got, body = exchange(serve(), post(HELLO, extra=page))
     assert got == 403 and "--allow-origin http://attacker.example" in body["error"]["message"]
     port = serve(allowed_origins=("http://attacker.example",))
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(post(HELLO, extra=page))
-        answer = b"".join(iter(lambda: sock.recv(65536), b""))
-    assert b" 200 " in answer.split(b"\r\n")[0]
-    assert b"access-control-allow-origin: http://attacker.example" in answer.lower()
+    allowed = answer(port, post(HELLO, extra=page))
+    assert b" 200 " in allowed.split(b"\r\n")[0]
+    assert b"access-control-allow-origin: http://attacker.example" in allowed.lower()
     got, _ = exchange(port, post(HELLO, extra="Origin: http://other.example\r\n"))
     assert got == 403
 
 
 def test_an_allowed_origin_gets_its_preflight_answered(serve):
-    port = serve(allowed_origins=("http://localhost:3000",))
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(b"OPTIONS /v1/messages HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000"
-                     b"\r\nAccess-Control-Request-Method: POST\r\ncontent-length: 0\r\n\r\n")
-        answer = b"".join(iter(lambda: sock.recv(65536), b""))
-    assert b" 204 " in answer.split(b"\r\n")[0] and b"access-control-allow-methods" in answer.lower()
+    preflight = answer(serve(allowed_origins=("http://localhost:3000",)), (
+        b"OPTIONS /v1/messages HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000"
+        b"\r\nAccess-Control-Request-Method: POST\r\ncontent-length: 0\r\n\r\n"))
+    assert b" 204 " in preflight.split(b"\r\n")[0] and b"access-control-allow-methods" in preflight.lower()
 
-
-@pytest.mark.parametrize("depth", [150, 500, 900])
-def test_a_body_nested_deeper_than_the_limit_is_a_400(port, depth):
-    deep = b"[" * depth + b"]" * depth
-    body = json.dumps({"model": "offline-compact-1", "max_tokens": 10, "messages": [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {"a": 0}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]}
-    ).encode().replace(b'{"a": 0}', b'{"a": ' + deep + b"}")
-    got, answer = exchange(port, post(body))
-    assert got == 400 and "nested too deeply" in answer["error"]["message"]

@@ -1,8 +1,4 @@
-"""``"stream": true`` answered with the API's server-sent events, in-process and over HTTP.
-
-Driven with the SDK's own streaming helpers: ``messages.stream()``, ``create(stream=True)``
-and the tool runner with ``stream=True``; the events are checked in the API's order.
-"""
+"""``"stream": true`` answered with the API's server-sent events, through the SDK's helpers."""
 
 from __future__ import annotations
 
@@ -10,11 +6,8 @@ import json
 
 import anthropic
 import pytest
-from served import (
-    both_transports,  # noqa: F401  (the `client` fixture: in-process, over HTTP)
-    readme_reader,
-    serving,
-)
+from served import TITLE, serving, title_runner
+from served import both_transports as both_transports  # the `client` fixture
 
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.tools import TOOLS
@@ -66,20 +59,15 @@ def test_a_ping_is_sent_over_http():
 
 
 def test_the_tool_runner_streams_a_whole_task(tmp_path):
-    read_file = readme_reader(tmp_path)
-
     with serving() as served:
-        runner = served.client().beta.messages.tool_runner(
-            model=MODEL_NAME, max_tokens=64_000, tools=[read_file], stream=True,
-            messages=[{"role": "user", "content": "What is the title of README.md?"}])
         finals = []
-        for stream in runner:
+        for stream in title_runner(served.client(), tmp_path, stream=True):
             with stream:
                 deltas = [e for e in stream if e.type == "content_block_delta"]
                 finals.append(stream.get_final_message())
             assert deltas
     assert [m.stop_reason for m in finals] == ["tool_use", "end_turn"]
-    assert 'The title of README.md is "Agent Loop".' in finals[-1].content[0].text
+    assert TITLE in finals[-1].content[0].text
 
 
 def test_a_failure_after_the_stream_started_is_an_error_event(monkeypatch):

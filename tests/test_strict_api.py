@@ -1,9 +1,4 @@
-"""The offline model is as strict as the real Messages API, with the API's own wording.
-
-Each rule is sent through the real SDK to the offline model and must come back as the
-400 ``invalid_request_error`` the real API sends. A small reference written here, apart from
-``compact.offline.api``, cross-checks the rules the agent's property test relies on.
-"""
+"""The offline model refuses what the real Messages API refuses, with the API's own wording (a 400)."""
 
 from __future__ import annotations
 
@@ -15,6 +10,7 @@ import pytest
 from histories import user
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from served import answered
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
 from compact.offline.api import (
@@ -136,17 +132,15 @@ def test_a_prompt_or_prompt_plus_max_tokens_over_the_window_is_refused():
         f"prompt is too long: {count_tokens({'messages': too_long})} tokens > 1000 maximum"
 
 
-def _request(messages: list, max_tokens: int) -> bytes:
-    return json.dumps({"model": MODEL_NAME, "max_tokens": max_tokens, "messages": messages,
-                       "tools": TOOLS}).encode()
+def _reply(messages: list, max_tokens: int) -> dict:
+    return answered({"max_tokens": max_tokens, "messages": messages, "tools": TOOLS})
 
 
 def test_a_reply_too_long_for_max_tokens_ends_with_max_tokens():
-    model = OfflineModel()
     messages = [user("Say hello")]
-    _, whole = model.respond("POST", "/v1/messages", _request(messages, 1_000))
+    whole = _reply(messages, 1_000)
     assert whole["stop_reason"] == "end_turn" and whole["usage"]["output_tokens"] > 20
-    _, cut = model.respond("POST", "/v1/messages", _request(messages, 20))
+    cut = _reply(messages, 20)
     assert cut["stop_reason"] == "max_tokens" and cut["usage"]["output_tokens"] == 20
     assert estimate_tokens(cut["content"]) <= 20
     assert whole["content"][0]["text"].startswith(cut["content"][0]["text"])
@@ -155,14 +149,13 @@ def test_a_reply_too_long_for_max_tokens_ends_with_max_tokens():
 
 
 def test_a_tool_call_too_long_for_max_tokens_is_cut_inside_its_input(tmp_path):
-    model = OfflineModel()
     messages = [user("Read a.txt and b.txt")]
-    _, whole = model.respond("POST", "/v1/messages", _request(messages, 1_000))
+    whole = _reply(messages, 1_000)
     calls = [b for b in whole["content"] if b["type"] == "tool_use"]
     assert len(calls) == 2 and whole["stop_reason"] == "tool_use"
     partial = {**whole["content"][-1], "input": {}}
     budget = estimate_tokens([*whole["content"][:-1], partial])
-    _, cut = model.respond("POST", "/v1/messages", _request(messages, budget))
+    cut = _reply(messages, budget)
     assert cut["stop_reason"] == "max_tokens"
     without_ids = [{k: v for k, v in b.items() if k != "id"} for b in cut["content"]]
     assert without_ids == [{k: v for k, v in b.items() if k != "id"}       # the last call: no input
@@ -172,9 +165,7 @@ def test_a_tool_call_too_long_for_max_tokens_is_cut_inside_its_input(tmp_path):
 # ---- an independent reference for the property test's oracle ------------------------------
 
 def reference_problem(messages: list) -> str | None:
-    """The pairing and emptiness rules, written again from the API's documentation: results
-    first, every call answered by the next message, no orphans, no empty text, no empty
-    content (but for a final assistant message), unique ids matching the pattern."""
+    """The pairing, emptiness and id rules, written again apart from ``compact.offline.api``."""
     seen: set[str] = set()
     for i, message in enumerate(messages):
         content = message["content"]
@@ -224,8 +215,7 @@ def test_the_oracle_agrees_with_an_independent_reference(messages):
 
 
 def surrogate_reference(item, path: str = "") -> str | None:
-    """Where a lone surrogate is, in the order the validator looks (the last key, then the last
-    value, first), written recursively here apart from ``validation.lone_surrogate``."""
+    """Where a lone surrogate is (the last key, then the last value, first), written recursively."""
     if isinstance(item, str):
         return (path or "body") if re.search("[\ud800-\udfff]", item) else None
     if isinstance(item, dict):
