@@ -244,8 +244,7 @@ def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
     for axes in (ax, *ax.child_axes):
         axes.xaxis.label.set_fontsize(RC["axes.labelsize"])
         axes.yaxis.label.set(fontsize=RC["axes.labelsize"], y=1, horizontalalignment="right")
-        axes.tick_params(axis="x", labelsize=RC["xtick.labelsize"])
-        axes.tick_params(axis="y", labelsize=RC["ytick.labelsize"])
+        axes.tick_params(labelsize=RC["xtick.labelsize"])        # x and y alike
     legend_below(ax, framealpha=0.9, title=legend_title)
 
 
@@ -392,30 +391,22 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
     return ax
 
 
-def _fit_counts(ax: Axes, counts: list[int]) -> None:
-    """A y range around the counts rather than from 0, so a cut of two messages (53 → 51) is
-    not hidden under its marker."""
-    if counts:
-        low, high = min(counts), max(counts)
-        pad = max(2.0, 0.25 * (high - low))
-        ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)
-
-
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
-        _before_and_sent(ax, turns, [t.messages_before for t in trace.turns],
-                         [len(t.sent) for t in trace.turns], say("plot.messages"))
+        before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
+        _before_and_sent(ax, turns, before, sent, say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
-        _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
-                    + [limits.max_messages])
+        low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
+        pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
+        ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)    # two (53 → 51) stays visible
         finish(ax, title or headline(run, "snip_compact"))
     return ax
 

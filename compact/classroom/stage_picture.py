@@ -320,8 +320,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         ax.set_yticks([ROWS[r][0] + ROWS[r][1] / 2 for r in ("after", "before")],
                       [_count(r, len(after if r == "after" else before)) for r in ("after", "before")])
         ax.tick_params(axis="y", length=0, labelsize=RC["ytick.labelsize"] + 1)
-        for side in ("top", "right", "bottom", "left"):
-            ax.spines[side].set_visible(False)
+        ax.spines[:].set_visible(False)
         _legend(ax, old + new)
         ax.set_title(_title(event), loc="left", fontsize=RC["axes.titlesize"], wrap=True)
     return fig

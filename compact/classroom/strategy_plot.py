@@ -19,7 +19,7 @@ from matplotlib.patches import Patch
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
-from .plot import RC, finish, new_axes, thousands
+from .plot import RC, finish, legend_below, new_axes, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -107,9 +107,8 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
         ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)
         ax.grid(which="minor", color="white", linewidth=3)
-        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=say(f"study.place.{p}")) for p in PLACES],
-                  loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
-                  frameon=False)
+        legend_below(ax, handles=[Patch(color=PLACE_COLOURS[p], label=say(f"study.place.{p}"))
+                                  for p in PLACES], frameon=False)
         ax.set_title(say("study.plot.retention", count=len(probes)), loc="left", pad=34)
     return ax
 
