@@ -83,7 +83,7 @@ def test_tool_result_budget_names_the_file_its_result_went_to(stages):
     assert path.startswith(".task_outputs/tool-results/")
     fig = plot_stage(before, after, event)
     ax = fig.axes[0]
-    [disk] = [t for t in ax.texts if t.get_gid() == "inside:disk"]
+    [disk] = [t for t in ax.texts if t.get_gid() == "disk"]
     assert disk.get_text().splitlines() == ["to disk:", path]
     [arrow] = [t for t in ax.texts if t.get_gid() == "to disk"]
     big = max(block_boxes(fig, "before").values(), key=lambda p: p.get_width())
@@ -110,7 +110,7 @@ def test_compact_history_is_one_summary_box_and_the_transcript(stages):
     fig = plot_stage(before, after, event)
     [(kind, _)] = [kc for m in after for kc in block_kinds(m)]
     assert kind == "summaries" and len(after) == 1
-    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "inside:disk"]
+    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "disk"]
     assert disk.get_text().splitlines()[1] == event.files_written[0] == ".transcripts/transcript-0001.jsonl"
     [bracket] = [line for line in fig.axes[0].get_lines() if line.get_gid() == "disk bracket"]
     outlines = patches(fig, "before:message")
@@ -198,7 +198,7 @@ def test_a_batch_of_large_results_has_an_arrow_from_each_one_it_persisted(tmp_pa
              *tool_turn(*[(f"t{k}", f"f{k}.txt", "x" * 60_000) for k in range(5)])]
     fig = plot_stage(*run_stage(Compactor(tmp_path), "tool_result_budget", batch))
     event = fig.axes[0].get_title(loc="left")
-    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "inside:disk"]
+    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "disk"]
     written = disk.get_text().splitlines()[1:]
     assert written == [".task_outputs/tool-results/t0.txt", ".task_outputs/tool-results/t1.txt"]
     assert len([t for t in fig.axes[0].texts if t.get_gid() == "to disk"]) == len(written)

@@ -27,7 +27,6 @@ from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
-from .figure_fit import FittingLayout
 from .plot import headline, plot_composition, plot_context
 from .runs import new_run, prune, remove, run_label_of, run_names, usage
 from .show import Text, describe_event, rows
@@ -61,7 +60,7 @@ body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(18
 
 def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     """The context plot over the composition bars, sized for the lab's column."""
-    fig = Figure(figsize=FIGSIZE, layout=FittingLayout())     # wraps the title to the column
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
     plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)

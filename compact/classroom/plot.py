@@ -11,9 +11,9 @@ marker shape per stage, and a title that says what happened. Figures are built w
 object API (no pyplot state), so a notebook shows one only when it is the cell's value.
 
 Every text a plot shows is in the string table (``texts.say("plot.…")``, English and Chinese,
-looked up when the plot is drawn, so ``language("zh")`` after import works). The figure
-a plot draws into gets ``figure_fit.FittingLayout``: when it is drawn, its titles are wrapped
-to the width they have and each legend moves to where it covers no data, at any figure size.
+looked up when the plot is drawn, so ``language("zh")`` after import works). Figures use
+matplotlib's constrained layout; a title wraps at the figure's edge, and each legend sits under
+its Axes, outside the data, so it covers none at any figure size.
 """
 
 from __future__ import annotations
@@ -24,17 +24,20 @@ from typing import Any
 
 import matplotlib
 import noto_cjk_sans_otc
+import numpy as np
 from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import ScaledTranslation
 
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
 from ..texts import register, say
 from ..trace import KINDS, Trace, Turn
-from .figure_fit import FittingLayout, fitted_legend, fitting
 
 # Chinese glyphs in every plot, from pip alone: the Noto Sans CJK font the ``noto-cjk-sans-otc``
 # package carries (SIL Open Font License) is registered with matplotlib, behind DejaVu Sans, so
@@ -144,6 +147,8 @@ RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fonts
       "xtick.labelsize": 12, "ytick.labelsize": 12, "axes.spines.top": False}
 CHARS_PER_TOKEN = 4
 HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cut by the frame
+X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
+LEGEND_GAP = 6         # points between them and a legend under the Axes
 
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
@@ -210,17 +215,37 @@ def thousands(axis: Any) -> None:
     axis.set_major_formatter(lambda v, _: f"{v:,.0f}")
 
 
-def finish(ax: Axes, title: str, legend: dict | None = None) -> None:
-    """Classroom fonts on every text (also on an Axes made outside ``RC``), the legend where it
-    covers no data, the title, and the figure's fitting layout."""
-    ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"])
+def text_width(text: str, size: float) -> float:
+    """How wide ``text`` is drawn at ``size`` points, in points (no figure needed)."""
+    font = font_manager.FontProperties(size=size)
+    return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0]
+
+
+def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: Any) -> Legend:
+    """The legend under the Axes' tick labels and x label, centred, in as many columns as the
+    figure's width holds: outside the data, so it covers none (constrained layout makes room)."""
+    handles = kwargs.pop("handles", None) or ax.get_legend_handles_labels()[0]
+    widths = [text_width(h.get_label(), fontsize) + 5 * fontsize for h in handles]  # + its handle
+    spec = ax.get_subplotspec()              # the Axes' share of the figure's width
+    room = ax.figure.figure.get_figwidth() * 72 / (spec.get_gridspec().ncols if spec else 1) - 2 * fontsize
+    ncols = next((n for n in range(len(widths), 1, -1)        # columns split as a legend does
+                  if sum(max(column) for column in np.array_split(widths, n)) <= room), 1)
+    drop = (X_DECORATIONS if ax.get_xlabel() else 0) + LEGEND_GAP
+    under = ax.transAxes + ScaledTranslation(0, -drop / 72, ax.figure.dpi_scale_trans)
+    return ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0),
+                     bbox_transform=under, ncols=ncols, fontsize=fontsize, **kwargs)
+
+
+def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
+    """Classroom fonts on every text (also on an Axes made outside ``RC``), y labels from the
+    top (a long one fits a short Axes), the legend under the Axes and the title, wrapped at
+    the figure's edge."""
+    ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"], wrap=True)
     for axes in (ax, *ax.child_axes):
         axes.xaxis.label.set_fontsize(RC["axes.labelsize"])
-        axes.yaxis.label.set_fontsize(RC["axes.labelsize"])
-        axes.tick_params(axis="x", labelsize=RC["xtick.labelsize"])
-        axes.tick_params(axis="y", labelsize=RC["ytick.labelsize"])
-    fitted_legend(ax, framealpha=0.9, fontsize=RC["legend.fontsize"], **(legend or {}))
-    fitting(ax.figure.figure)          # the root Figure (an Axes in a subfigure too)
+        axes.yaxis.label.set(fontsize=RC["axes.labelsize"], y=1, horizontalalignment="right")
+        axes.tick_params(labelsize=RC["xtick.labelsize"])        # x and y alike
+    legend_below(ax, framealpha=0.9, title=legend_title)
 
 
 def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[int],
@@ -240,7 +265,7 @@ def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[i
 
 def new_axes(height: float, width: float = 11) -> Axes:
     """One projector-wide Axes on a figure of its own (no pyplot state)."""
-    return Figure(figsize=(width, height), layout=FittingLayout()).subplots()
+    return Figure(figsize=(width, height), layout="constrained").subplots()
 
 
 def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
@@ -366,31 +391,23 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
     return ax
 
 
-def _fit_counts(ax: Axes, counts: list[int]) -> None:
-    """A y range around the counts rather than from 0, so a cut of two messages (53 → 51) is
-    not hidden under its marker."""
-    if counts:
-        low, high = min(counts), max(counts)
-        pad = max(2.0, 0.25 * (high - low))
-        ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)
-
-
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
-        _before_and_sent(ax, turns, [t.messages_before for t in trace.turns],
-                         [len(t.sent) for t in trace.turns], say("plot.messages"))
+        before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
+        _before_and_sent(ax, turns, before, sent, say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
-        _fit_counts(ax, [t.messages_before for t in trace.turns] + [len(t.sent) for t in trace.turns]
-                    + [limits.max_messages])
-        finish(ax, title or headline(run, "snip_compact"), {"loc": "below"})
+        low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
+        pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
+        ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)    # two (53 → 51) stays visible
+        finish(ax, title or headline(run, "snip_compact"))
     return ax
 
 
@@ -409,7 +426,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
-        finish(ax, say("plot.composition_title"), {"ncols": 2})
+        finish(ax, say("plot.composition_title"))
     return ax
 
 
@@ -426,7 +443,7 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition")) -> 
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
     with matplotlib.rc_context(RC):
         heights = [3 if p == "context" else 2 for p in panels]
-        fig = Figure(figsize=(11, 1.6 * sum(heights)), layout=FittingLayout())   # two panels: 8 in
+        fig = Figure(figsize=(11, 1.6 * sum(heights)), layout="constrained")   # two panels: 8 in
         axes = fig.subplots(len(panels), 1, height_ratios=heights, squeeze=False)[:, 0]
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax)

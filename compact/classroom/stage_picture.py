@@ -21,9 +21,7 @@ from dataclasses import dataclass
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch, Polygon, Rectangle
-from matplotlib.textpath import TextToPath
 
 from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
@@ -31,8 +29,7 @@ from ..pipeline.messages import plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from ..trace import composition
-from .figure_fit import BELOW, INSIDE, WRAP, fitted_legend, fitting
-from .plot import KIND_COLOURS, MONOSPACE, RC, new_axes
+from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, new_axes, text_width
 from .show import event_detail
 
 register({   # every text a stage picture shows (looked up when drawn)
@@ -178,8 +175,7 @@ def layout(messages: list, minimum: float, hatched: set, disk: set) -> tuple[lis
 
 def _fits(label: str, width: float, points_per_char: float) -> bool:
     """Is a box ``width`` chars wide wide enough for ``label`` (with room to spare)?"""
-    drawn = TextToPath().get_text_width_height_descent(label, FontProperties(size=BOX_FONT), ismath=False)
-    return width * points_per_char >= drawn[0] * 1.25 + 6
+    return width * points_per_char >= text_width(label, BOX_FONT) * 1.25 + 6
 
 
 def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_char: float) -> None:
@@ -256,7 +252,7 @@ def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], 
     x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
     y, rim = top + 0.5, top + 0.1
     ax.text(x, y, "\n".join([say("picture.disk"), *paths]), ha="left" if left else "right", va="bottom",
-            multialignment="left", fontsize=12, family=MONOSPACE, gid=f"{INSIDE}:disk",
+            multialignment="left", fontsize=12, family=MONOSPACE, gid="disk",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
     for start, end in sources:
         ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
@@ -273,7 +269,7 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
     note = say("picture.scale", chars=int(chars), minimum=int(math.ceil(minimum)))
-    ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, gid=f"{WRAP}:scale")
+    ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
 
 
 def _count(row: str, count: int) -> str:
@@ -295,7 +291,7 @@ def _legend(ax: Axes, boxes: list[Box]) -> None:
     if any(b.placeholder for b in boxes):
         handles.append(Patch(facecolor="white", edgecolor="#222222", hatch="///",
                              label=say("picture.placeholder")))
-    fitted_legend(ax, BELOW, handles=handles, frameon=False, fontsize=RC["legend.fontsize"] + 1)
+    legend_below(ax, RC["legend.fontsize"] + 1, handles=handles, frameon=False)
 
 
 def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = None) -> Figure:
@@ -311,7 +307,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         old, old_extents = layout(before, minimum, old_marks, disk)
         new, new_extents = layout(after, minimum, new_marks, set())
         width = max(old_extents[-1][1] if old_extents else 1, new_extents[-1][1] if new_extents else 1)
-        fig = fitting(ax.figure.figure)              # the root Figure: its layout fits the texts
+        fig = ax.figure.figure                       # the root Figure (an Axes in a subfigure too)
         points_per_char = (ax.get_position().width * fig.get_figwidth() - 0.9) * 72 / width
         _draw_bands(ax, found, old_extents, new_extents, width)
         _draw_row(ax, "before", old, old_extents, points_per_char)
@@ -324,10 +320,9 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         ax.set_yticks([ROWS[r][0] + ROWS[r][1] / 2 for r in ("after", "before")],
                       [_count(r, len(after if r == "after" else before)) for r in ("after", "before")])
         ax.tick_params(axis="y", length=0, labelsize=RC["ytick.labelsize"] + 1)
-        for side in ("top", "right", "bottom", "left"):
-            ax.spines[side].set_visible(False)
+        ax.spines[:].set_visible(False)
         _legend(ax, old + new)
-        ax.set_title(_title(event), loc="left", fontsize=RC["axes.titlesize"])
+        ax.set_title(_title(event), loc="left", fontsize=RC["axes.titlesize"], wrap=True)
     return fig
 
 

@@ -5,8 +5,7 @@ Lines differ by style as well as colour (the lesson's pipeline and its archiving
 cost almost the same, so one is drawn dotted over the other), and the cost axis is
 logarithmic: no compaction costs twenty times what the cheapest strategies do. Every text the
 figures show is in the string table, in the notebook's language (``study_texts.py``; the
-strategies' names are the code's and stay as they are); their layout (``FittingLayout``) wraps
-a title that would not fit and moves a legend off the lines.
+strategies' names are the code's and stay as they are).
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ from matplotlib.patches import Patch
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
-from .figure_fit import FittingLayout
-from .plot import RC, finish, new_axes, thousands
+from .plot import RC, finish, legend_below, new_axes, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -68,8 +66,7 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
         ax.set_yscale("log")
         ax.set_xlabel(say("study.plot.turn"))
         ax.set_ylabel(say(f"study.plot.axis.{measure}"))
-        finish(ax, say(f"study.plot.measure.{measure}"),
-               {"loc": "lower right", "title": say("study.plot.legend")})
+        finish(ax, say(f"study.plot.measure.{measure}"), say("study.plot.legend"))
     return ax
 
 
@@ -77,7 +74,7 @@ def plot_costs(reports: list) -> Figure:
     """Plain and cache-aware cost side by side: which strategy is cheapest depends on which
     you count."""
     with matplotlib.rc_context(RC):
-        figure = Figure(figsize=(16, 6.5), layout=FittingLayout())
+        figure = Figure(figsize=(16, 6.5), layout="constrained")
         plain, cached = figure.subplots(1, 2, sharey=True)
         plot_strategies(reports, plain, "plain")
         plot_strategies(reports, cached, "cache-aware")
@@ -87,7 +84,7 @@ def plot_costs(reports: list) -> Figure:
             best = min(reports, key=lambda r: r.cost())
             figure.suptitle(say("study.plot.cheapest", strategy=best.strategy,
                                 saving=1 - best.cost() / base.cost()),
-                            fontsize=17, x=0.01, ha="left")
+                            fontsize=17, x=0.01, ha="left", wrap=True)
     return figure
 
 
@@ -110,9 +107,8 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
         ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)
         ax.grid(which="minor", color="white", linewidth=3)
-        ax.legend(handles=[Patch(color=PLACE_COLOURS[p], label=say(f"study.place.{p}")) for p in PLACES],
-                  loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=len(PLACES),
-                  frameon=False)
+        legend_below(ax, handles=[Patch(color=PLACE_COLOURS[p], label=say(f"study.place.{p}"))
+                                  for p in PLACES], frameon=False)
         ax.set_title(say("study.plot.retention", count=len(probes)), loc="left", pad=34)
     return ax
 
