@@ -131,6 +131,9 @@ def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):
     docs = (runs[2].workdir / "web/src/data/generated/docs.json").read_text()
     assert arrived == {2: len(docs)} and sent[2] < 3_000         # the full result came, a preview went
     assert batch_sizes(runs[1])[0][1] == batch_sizes(runs[1])[0][2]   # nothing persisted there
+    low, high = ax.get_ylim()                      # a log axis: the 2,000-char preview is a visible bar
+    assert ax.get_yscale() == "log" and low <= sent[2] / 2 and high >= len(docs)
+    assert f"{sent[2]:,}" in [t.get_text() for t in ax.texts]          # its size, written on it
 
 
 def test_the_messages_panel_is_about_snip_compact(tmp_path):

@@ -107,8 +107,7 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
                     "zh": "tool_result_budget = {budget:,} 字符"},
     "plot.persist_threshold": {"en": "persist_threshold = {threshold:,} (only longer results go to disk)",
                                "zh": "persist_threshold = {threshold:,}（只有更长的结果才转存）"},
-    "plot.batch_axis": {"en": "chars of tool results\nin the newest batch",
-                        "zh": "最新一批工具结果\n的字符数"},
+    "plot.batch_axis": {"en": "chars in the batch\n(log scale)", "zh": "本批字符数\n（对数刻度）"},
     "plot.batch_title": {"en": "tool_result_budget's trigger: the newest batch against the budget",
                          "zh": "tool_result_budget 的触发条件：最新一批结果与预算的对比"},
     "plot.max_messages": {"en": "max_messages = {limit}", "zh": "max_messages = {limit}"},
@@ -366,20 +365,34 @@ def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
     return found
 
 
+def _log_axis(ax: Axes, values: Iterable[int]) -> None:
+    """A log y axis over whole powers of ten around ``values``, ticks written as 1,000 and 100,000:
+    a 2,000-char preview and a 270,000-char file are both visible bars on one Axes."""
+    values = [max(v, 1) for v in values]
+    low = 10 ** int(np.floor(np.log10(min(values) / 2)))
+    high = 10 ** int(np.ceil(np.log10(max(values) * 1.5)))
+    ax.set_yscale("log")
+    ax.set_ylim(low, high)
+    ticks = [10 ** k for k in range(int(np.log10(low)), int(np.log10(high)) + 1)]
+    ax.set_yticks(ticks, labels=[f"{t:,}" for t in ticks])
+    ax.minorticks_off()
+
+
 def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
-    """tool_result_budget's own trigger: the newest batch's size against the 200,000 budget."""
+    """tool_result_budget's own trigger: the newest batch's size against the 200,000 budget, on a
+    log axis, each bar labelled with its size (the sent one large, in its colour)."""
     trace, limits, _ = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(5)
         sizes = batch_sizes(run)
-        if sizes:
-            xs, arrived, sent = zip(*sizes, strict=True)
-            for offset, values, colour, label, gid in (
-                    (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
-                    (0.2, sent, "#E69F00", say("plot.batch_sent"), "batch_sent")):
-                bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
-                              edgecolor="black", label=label, gid=gid)
-                ax.bar_label(bars, labels=[f"{v:,}" for v in values], fontsize=10, padding=2)
+        xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
+        for offset, values, colour, label, gid in (
+                (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
+                (0.2, sent, "#E69F00", say("plot.batch_sent"), "batch_sent")):
+            bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
+                          edgecolor="black", label=label, gid=gid)
+            look = {"fontsize": 14, "color": "#A65E00"} if gid == "batch_sent" else {"fontsize": 10}
+            ax.bar_label(bars, labels=[f"{v:,}" for v in values], padding=2, **look)
         ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
                    label=say("plot.budget", budget=limits.tool_result_budget), gid="budget")
         ax.axhline(limits.persist_threshold, color="#777777", linestyle="--", linewidth=1.5,
@@ -387,6 +400,7 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
                    gid="persist_threshold")
         ax.set_ylabel(say("plot.batch_axis"))
         _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
+        _log_axis(ax, [*arrived, *sent, limits.tool_result_budget, limits.persist_threshold])
         finish(ax, title or say("plot.batch_title"))
     return ax
 
