@@ -18,6 +18,7 @@ from compact.classroom.stage_picture import (
     MIN_SHARE,
     bands,
     block_kinds,
+    cut_pairs,
     plot_stage,
     run_stage,
 )
@@ -144,6 +145,23 @@ def test_run_stage_leaves_the_history_as_it_was(tmp_path):
     before, after, event = run_stage(Compactor(tmp_path), "snip_compact", history)
     assert history == kept == before and event.stage == "snip_compact" and event.fired
     assert len(after) == 51
+
+
+def test_snip_compact_marks_the_pairs_its_moved_cuts_kept_whole(tmp_path):
+    history = [{"role": "user", "content": "Task."}, {"role": "user", "content": "Constraint."}]
+    for k in range(29):
+        history += tool_turn((f"t{k}", f"f{k}.py", "x\n" * 50))
+    before, after, event = run_stage(Compactor(tmp_path), "snip_compact", history)
+    assert (event.extra["head_end"], event.extra["tail_start"]) == (4, 12)
+    assert cut_pairs(before, event) == [(2, 3), (12, 13)]        # t0 at the head, t5 at the tail
+    fig = plot_stage(before, after, event)
+    assert len([line for line in fig.axes[0].get_lines() if line.get_gid() == "pair"]) == 2
+    assert "tool_use → tool_result pairs at the cuts, kept whole" in texts(fig)
+    chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(60)]
+    chat, chat_after, chat_event = run_stage(Compactor(tmp_path / "chat"), "snip_compact", chat)
+    assert cut_pairs(chat, chat_event) == []                      # no tool calls: nothing to mark
+    assert not [line for line in plot_stage(chat, chat_after, chat_event).axes[0].get_lines()
+                if line.get_gid() == "pair"]
 
 
 def test_block_kinds_splits_a_message_into_its_blocks():

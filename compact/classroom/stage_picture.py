@@ -25,7 +25,7 @@ from matplotlib.patches import Patch, Polygon, Rectangle
 
 from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
-from ..pipeline.messages import plain_text, to_plain
+from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from ..trace import composition
@@ -52,6 +52,8 @@ register({   # every text a stage picture shows (looked up when drawn)
     "picture.placeholder": {"en": "became a placeholder", "zh": "变成了占位符"},
     "picture.kept": {"en": "{count} kept", "zh": "保留 {count} 条"},
     "picture.snipped": {"en": "{count} snipped → one marker", "zh": "裁掉 {count} 条 → 一个标记"},
+    "picture.pair": {"en": "tool_use → tool_result pairs at the cuts, kept whole",
+                     "zh": "切点两侧的 tool_use → tool_result 配对，完整保留"},
     "picture.summarised": {"en": "{count} summarised → one message", "zh": "{count} 条 → 总结为一条消息"},
     "picture.disk": {"en": "to disk:", "zh": "写入磁盘："},
     "picture.more_files": {"en": "… and {count} more", "zh": "…… 另有 {count} 个"},
@@ -262,6 +264,33 @@ def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], 
     return y + 0.28 * (len(paths) + 1) + 0.1
 
 
+def cut_pairs(before: list, event: StageEvent) -> list[tuple[int, int]]:
+    """snip_compact: the tool_use → tool_result pairs at its cuts, (use, result) indexes in
+    ``before``: the head's last pair and the tail's first one, kept whole (moving a cut if need be)."""
+    if event.stage != "snip_compact" or not event.fired or "head_end" not in event.extra:
+        return []
+    head, tail = event.extra["head_end"], event.extra["tail_start"]
+    found = [(i, i + 1) for i in (head - 2, tail) if 0 <= i < len(before) - 1
+             and has_tool_use(before[i]) and is_tool_result_message(before[i + 1])]
+    return [pair for pair in found if pair[1] < head or pair[0] >= tail]
+
+
+def _draw_pairs(ax: Axes, pairs: list[tuple[int, int]], extents: list, width: float) -> float:
+    """A bracket over each pair kept whole at a cut, one label above them. Returns the top used."""
+    top = ROWS["before"][0] + ROWS["before"][1]
+    rim = top + 0.12
+    for use, result in pairs:
+        start, end = extents[use][0], extents[result][1]
+        ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#CC79A7",
+                linewidth=2.5, gid="pair")
+    if not pairs:
+        return top
+    middle = sum(extents[use][0] + extents[result][1] for use, result in pairs) / (2 * len(pairs))
+    ax.text(min(max(middle, 0.25 * width), 0.75 * width), rim + 0.05, say("picture.pair"), ha="center",
+            va="bottom", fontsize=11, color="#8E3D74", gid="pair label")
+    return top + 0.45
+
+
 def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     target = 0.15 * width
     power = 10 ** math.floor(math.log10(max(target, 1)))
@@ -312,7 +341,8 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         _draw_bands(ax, found, old_extents, new_extents, width)
         _draw_row(ax, "before", old, old_extents, points_per_char)
         _draw_row(ax, "after", new, new_extents, points_per_char)
-        top = _draw_disk(ax, event, _sources(event, old, old_extents), width)
+        top = max(_draw_disk(ax, event, _sources(event, old, old_extents), width),
+                  _draw_pairs(ax, cut_pairs(before, event), old_extents, width))
         _scale_bar(ax, width, minimum)
         ax.set_xlim(-0.01 * width, 1.01 * width)
         ax.set_ylim(-0.45, max(top, 2.0))
