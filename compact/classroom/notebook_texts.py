@@ -29,16 +29,16 @@ TEXTS = {
         "len(str(messages)) = {repr:,} 个字符；实际发送的 JSON = {json:,} 个字符",
     "each result, chars before: {sizes}": "每条结果之前的字符数：{sizes}",
     "each result, chars after:  {sizes}": "每条结果之后的字符数：{sizes}",
-    "(the event's sizes are all 3 messages as JSON; the batch, the results alone, went from "
-    "{before:,} to {after:,} chars)":
-        "（事件中的大小是全部 3 条消息按 JSON 计算的；只算这一批结果，"
-        "则从 {before:,} 变为 {after:,} 个字符）",
+    "the batch (the three results together): {before:,} → {after:,} chars, against the 200,000 budget":
+        "这一批结果（三条合计）：{before:,} → {after:,} 个字符，预算是 200,000",
     "{path}: {size:,} bytes, the same as the result": "{path}：{size:,} 字节，与结果完全相同",
     "… {count} more lines like these …": "……还有 {count} 行同样的内容……",
     "on disk: {paths}": "磁盘上：{paths}",
     "turn {turn}: the batch arrived with {arrived:,} chars and was sent with {sent:,}":
         "第 {turn} 轮：这一批结果到达时有 {arrived:,} 个字符，发送时为 {sent:,} 个",
-    "experiment 2, forgetful vs right: {found}": "实验二，漏掉重算的版本与正确版本相比：{found}",
+    "experiment 2, forgetful vs right: {found}": "实验二，健忘的版本与正确版本相比：{found}",
+    "pass {number} wrote: {files}": "第 {number} 次写入：{files}",
+    "nothing": "什么也没写",
     "no difference": "没有差别",
     "the lesson's ranking puts first: {first}": "按课程的排序，排在第一的是：{first}",
     "text[:2000] ends with {end!r}: a broken family": "text[:2000] 的结尾是 {end!r}：一个残缺的家庭表情",

@@ -55,10 +55,14 @@ register({
         "zh": "你传进去的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
     "why.01.preview_fields": {
         "en": "the file is {size:,} characters, but its first record ends {ends:,} characters in, "
-              "inside the 2,000-character preview; and the preview says where the full output "
-              "is, so the agent could read it back if the preview were not enough",
+              "inside the 2,000-character preview. Had it not been, reading the file back whole "
+              "would not help: {size:,} characters in one result is a batch over the budget, which "
+              "stage 1 persists again; the agent would read part of it (read_file's limit) or "
+              "search it",
         "zh": "这个文件有 {size:,} 个字符，但第一条记录在第 {ends:,} 个字符处就结束了，落在 2,000 "
-              "字符的预览之内；预览还写明了完整输出存放在哪里，预览不够时 Agent 可以把它读回来"},
+              "字符的预览之内。假如不在预览之内，把整个文件读回来也无济于事：一条 {size:,} 字符的结果"
+              "又是一批超出预算的结果，第一步会再次转存它；Agent 只能读取其中一部分（read_file 的 "
+              "limit），或在其中搜索"},
     "why.01.at_50k": {
         "en": "after build.log the batch still held over 50,000 chars, so test.log went too; "
               "setup.cfg is under the threshold and the batch fitted by then",
