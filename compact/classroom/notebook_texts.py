@@ -45,6 +45,9 @@ TEXTS = {
     "the package's preview: {chars:,} chars, ending with {end!r}":
         "本包的预览：{chars:,} 个字符，结尾是 {end!r}",
     "the model: {reply}": "模型：{reply}",
+    "the copy's list is a valid history: every tool_use is answered in the next message":
+        "副本裁剪后的列表是有效的历史：每个 tool_use 都在下一条消息里得到了回应",
+    "the package stopped the copy's list: {reason}": "本包拦下了副本裁剪后的列表：{reason}",
     "head_end {head} | tail_start {tail} of {count} | the model accepted it and replied: {accepted}":
         "head_end {head} | tail_start {tail}（共 {count} 条）| 模型接受了它并作出回复：{accepted}",
     "{before} → {after} messages; the constraint is still in the context: {there}":
