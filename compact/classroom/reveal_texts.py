@@ -114,6 +114,18 @@ register({
         "en": "experiment 1 reads one file per turn and persists nothing, so the lesson's rule is "
               "all it needs " + SAME_RUN_HINT["en"],
         "zh": "实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
+    "why.03.keep_one": {
+        "en": "at the last request the newest result, the last README, is one the model has not "
+              "read yet and stays whole; the five before it are all over 120 characters, so all "
+              "five are placeholders, the glob listing and four READMEs",
+        "zh": "最后一次请求时，最新的那条结果（最后一个 README）模型还没读过，保持完整；它之前的五条"
+              "都超过 120 个字符，所以五条全是占位符：glob 的文件列表和四个 README"},
+    "why.03.floor": {
+        "en": "the three newest READMEs stay as before; of the older three, the glob listing "
+              "({listing:,} characters) is now under the floor and stays whole, so only the first "
+              "two READMEs are placeholders",
+        "zh": "最新的三个 README 照旧保留；较早的三条中，glob 的文件列表（{listing:,} 个字符）现在低于"
+              "下限，保持完整，所以只有前两个 README 是占位符"},
     "why.03.titles": {
         "en": "the model wrote a one-line note about each file in its own text as it read it "
               "(the offline model writes them as lines 'Note [file]: …'; what a real model keeps "
