@@ -168,6 +168,11 @@ TEXTS = {
         "两者同时使用 {both:,}",
     "cache-aware: context editing {editing:,.0f}, server compaction {compaction:,.0f}":
         "计入缓存：上下文编辑 {editing:,.0f}，服务端压缩 {compaction:,.0f}",
+    "count_tokens: input_tokens {tokens:,}, context_management.original_input_tokens {original:,}":
+        "count_tokens：编辑后 input_tokens {tokens:,}，"
+        "编辑前 context_management.original_input_tokens {original:,}",
+    "messages.create: usage.input_tokens {tokens:,}":
+        "messages.create：模型读到的 usage.input_tokens {tokens:,}",
     "applied edit {type}: cleared_tool_uses {uses}, cleared_input_tokens {tokens:,}":
         "应用的编辑 {type}：cleared_tool_uses {uses}，cleared_input_tokens {tokens:,}",
     "usage.iterations: {type}, {input:,} in, {output:,} out":

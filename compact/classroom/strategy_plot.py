@@ -36,6 +36,8 @@ STYLES = {
     "server compaction": ("#CC79A7", "-.", None),
     "both": ("#009E73", ":", "^"),          # dotted with markers: it can lie on context editing's line
 }
+# A line that can lie on another's is drawn thin and on top, so the wider line shows around it.
+THIN = {"both": 1.2}
 FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
@@ -58,8 +60,9 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
             values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
             colour, style, marker = _style(report.strategy, index)
             turns = range(1, len(values) + 1)
-            ax.plot(turns, values, color=colour, linestyle=style, linewidth=2.5, marker=marker,
-                    markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
+            ax.plot(turns, values, color=colour, linestyle=style, linewidth=THIN.get(report.strategy, 2.5),
+                    marker=marker, markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
+                    zorder=3 if report.strategy in THIN else 2,
                     label=say("study.plot.total", strategy=report.strategy, millions=values[-1] / 1e6)
                     if values else report.strategy,
                     gid=f"strategy:{report.strategy}")

@@ -21,7 +21,8 @@ COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved 
 # What a projector shows first: the two costs, the summary calls and where the probes went.
 BRIEF_COLUMNS = [COST_COLUMNS.index(c) for c in ("strategy", "input tokens", "cache-aware cost",
                                                  "summary calls", "probes")]
-API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "compactions", "largest seen (chars)",
+# "summaries": the summary calls (a server compaction is one); context editing clears, never summarises.
+API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "summaries", "largest seen (chars)",
                "probes"]
 
 
@@ -58,7 +59,7 @@ def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
 
 
 def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
-    """Notebook 08's runs by name: what each sent and paid, its compactions, the most the model
+    """Notebook 08's runs by name: what each sent and paid, its summaries, the most the model
     was shown in one request (after the server's edits), and where the probes went."""
     rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
              f"{r.peak_size:,}", " / ".join(str(n) for n in r.places().values())]

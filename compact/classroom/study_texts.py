@@ -50,7 +50,7 @@ register({
     "study.column.summary calls": {"en": "summary calls", "zh": "摘要调用"},
     "study.column.re-reads": {"en": "re-reads", "zh": "重复读取"},
     "study.column.probes": {"en": "probes: {places}", "zh": "探针：{places}"},
-    "study.column.compactions": {"en": "compactions", "zh": "压缩次数"},
+    "study.column.summaries": {"en": "summaries", "zh": "摘要次数"},
     "study.column.largest seen (chars)": {"en": "largest seen (chars)", "zh": "单次请求最多可见字符数"},
     "study.column.what it is": {"en": "what it is", "zh": "是什么"},
     "study.column.stages it runs": {"en": "stages it runs", "zh": "运行的步骤"},

@@ -2,8 +2,9 @@
 (``STRATEGIES``, each with its description: "micro only" is the client-side analogue of the
 API's context editing ``clear_tool_uses_20250919``, "summary only" of server-side compaction
 ``compact_20260112``, "cache-friendly" compacts rarely, in large steps, so the cached prefix
-survives between them). Tool output is capped as the lesson's tools cap it (50,000 chars), and
-every request is accounted plainly and cache-aware (``caching.py``).
+survives between them). Tool output is capped at 50,000 chars, this study's workload cap (the
+lesson's tools do not cut their output), and every request is accounted plainly and
+cache-aware (``caching.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ BIG_WINDOW = 10_000_000      # offline tokens: enough for the uncompacted sessio
 # The API's context editing triggers at 100,000 input tokens; the offline rule is 4 bytes a
 # token, so the analogue waits for 400,000 chars (the workload is ASCII: a char is a byte).
 CONTEXT_EDITING_TRIGGER_CHARS = 100_000 * 4
-TOOL_OUTPUT_CAP = 50_000     # the lesson's bash and read_file return at most 50,000 chars
+TOOL_OUTPUT_CAP = 50_000     # this study's cap on a tool's output, in chars (not the lesson's)
 # The cache-friendly configuration: the lesson's 50,000 chars become a high-water mark;
 # crossing it clears old results and, above 20,000 chars, summarises the new span into a
 # merged summary of at most 6,000 chars.
