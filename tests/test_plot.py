@@ -16,6 +16,7 @@ from compact.classroom.plot import (
     plot_messages,
     plot_run,
     plot_tokens,
+    rescued_refusals,
     stage_markers,
 )
 from compact.demo import make_workspace
@@ -119,6 +120,38 @@ def test_the_baseline_shows_the_window_that_refused_it(runs):
     assert refused.get_offsets().tolist() == [[len(baseline.trace.turns) + 1, sent]]
     tokens = [line for line in ax.get_lines() if line.get_gid() == "tokens_sent"][0]
     assert list(tokens.get_ydata()) == [t.input_tokens for t in baseline.trace.turns]
+
+
+def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limit(runs):
+    baseline = runs["baseline"]
+    sent, window = baseline.refused_tokens
+    ax = plot_context(baseline)
+    [line] = [line for line in ax.get_lines() if line.get_gid() == "window"]
+    assert list(line.get_ydata()) == [4 * window, 4 * window]      # where the right axis reads it
+    labels = ax.get_legend_handles_labels()[1]
+    assert f"refused: {sent:,} tokens > the model's window (not the char limit)" in labels
+    assert f"the model's window = {window:,} tokens (right axis)" in labels
+
+
+def test_a_refusal_the_run_survived_is_drawn_from_the_log(tmp_path):
+    ws = make_workspace(tmp_path / "ws")
+    client = OfflineModel(window_tokens=16_000).client()        # notebook 05's Chinese session
+    earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": "上下文窗口有限。" * 150}
+               for k in range(8)]
+    messages, log = [*earlier, {"role": "user", "content": PROMPTS[3]}], []
+    trace = agent_loop(messages, PROMPTS[3], client=client, workspace=ws,
+                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=log.append)
+    rescued = rescued_refusals(trace, log)
+    [turn] = [t.turn for t in trace.turns if t.refused]
+    assert [(t, w) for t, _, w in rescued] == [(turn, 16_000)] and rescued[0][1] > 16_000
+    fig = plot_run(trace, ("context", "tokens"), window=16_000, log=log)
+    top, tokens = fig.axes[0], fig.axes[-1]
+    assert top.get_title(loc="left").startswith(f"reactive_compact at turn {turn}: refused at ")
+    [refused] = [c for c in tokens.collections if c.get_gid() == "refused"]
+    assert refused.get_offsets().tolist() == [[turn, rescued[0][1]]]
+    [line] = [line for line in tokens.get_lines() if line.get_gid() == "window"]
+    assert list(line.get_ydata()) == [16_000, 16_000]
+    assert plot_run(trace, ("context",)).axes[0].get_title(loc="left").startswith("compact_history")
 
 
 def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):

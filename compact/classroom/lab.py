@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from ..client import banner, make_client
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from ..texts import say
+from ..texts import language, say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
 from .plot import headline, plot_composition, plot_context
@@ -44,6 +44,7 @@ SLIDERS = {   # Limits field → (min, max, step); its tip (the experiment it ch
 FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
 CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
+NUMERALS = {1: "一", 2: "二", 3: "三"}     # experiment n in Chinese, as the lesson names them: 实验一
 KEEP_RUNS = 5               # the lab's own runs kept per experiment, besides the one shown
 # The page's CSS: the plot as big as the window allows, and dark where the page is dark
 # (JupyterLab and Voilà mark a dark theme on <body>; VS Code has its own class).
@@ -83,8 +84,15 @@ def explains(n: int, compaction: bool, limits: Limits) -> str:
                preview=limits.preview_chars, limit=limits.context_limit)
 
 
+def numbered(n: int) -> str:
+    """Experiment ``n``'s number as the lesson writes it: 实验一 in Chinese, experiment 1 in English."""
+    return NUMERALS.get(n, str(n)) if language() == "zh" else str(n)
+
+
 def label_of(n: int, compaction: bool) -> str:
-    return say("lab.label.experiment", n=n) if compaction else say("lab.label.baseline")
+    if not compaction:
+        return say("lab.label.baseline")
+    return say("lab.label.experiment", n=numbered(n))
 
 
 def messages_html(messages: list) -> str:
@@ -424,7 +432,8 @@ class Lab:
                 result = run_experiment(n, limits=self.limits, client=self.client,
                                         workdir=self._new_folder(n, compaction), compaction=compaction)
             self.runs.append(result)
-            heading = say("lab.heading.experiment", n=n) if compaction else say("lab.heading.baseline")
+            heading = (say("lab.heading.experiment", n=numbered(n)) if compaction
+                       else say("lab.heading.baseline"))
             yield HTML(f"<h3>{html.escape(heading)}</h3>"
                        f"<p>{html.escape(prompt(n))}</p>")
             yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)

@@ -37,9 +37,9 @@ register({
                              "[Compacted] message",
                        "zh": "compact_history：超过 {limit:,} 字符后，整段历史变成一条 "
                              "[Compacted] 消息"},
-    "lab.label.experiment": {"en": "experiment {n}", "zh": "实验 {n}"},
+    "lab.label.experiment": {"en": "experiment {n}", "zh": "实验{n}"},
     "lab.label.baseline": {"en": "baseline", "zh": "对照组"},
-    "lab.heading.experiment": {"en": "Experiment {n}", "zh": "实验 {n}"},
+    "lab.heading.experiment": {"en": "Experiment {n}", "zh": "实验{n}"},
     "lab.heading.baseline": {"en": "Baseline", "zh": "对照组"},
     "lab.events": {"en": "<b>Stage events</b> ({what}):", "zh": "<b>步骤事件</b>（{what}）："},
     "lab.event": {"en": "turn {turn}: {event}", "zh": "第 {turn} 轮：{event}"},

@@ -72,9 +72,7 @@ TEXTS = {
     "the offline model's answer, written after compaction": "离线模型在压缩之后写出的回答",
     "the start of s09_memory/README.md in the demo course": "演示课程中 s09_memory/README.md 的开头",
     "the end of the transcript saved at compaction: the closed turn":
-        "压缩时保存的 transcript 的结尾：已结束的那一轮",
-    "reactive_compact at turn {turn}: refused at {tokens:,} tokens, under 50,000 chars":
-        "reactive_compact 在第 {turn} 轮：{tokens:,} 个 token 时被拒绝，不到 50,000 字符",
+        "压缩时保存的 transcript 的结尾：已闭合的回合",
     "stored as: {start} ...": "存储形式：{start} ...",
     "{path}: {count:,} messages, exactly those compacted: {same}":
         "{path}：{count:,} 条消息，正好是被压缩的那些：{same}",
@@ -99,8 +97,10 @@ TEXTS = {
         "compact_history 在第 {turns} 轮触发 | 摘要：{sizes}",
     "{chars:,} chars": "{chars:,} 字符",
     "the second one's history starts with: {line}": "第二次压缩时，历史的开头是：{line}",
-    "the model's window: {tokens:,} tokens": "模型的上下文窗口：{tokens:,} 个 token",
-    "the refused request": "被拒绝的请求",
+    "turn 1: {chars:,} chars sent, ÷ 4 ≈ {estimate:,} tokens; the model counted {tokens:,} "
+    "({alone:,} for the messages, {overhead:,} for the system prompt and tools)":
+        "第 1 轮：发送了 {chars:,} 个字符，÷ 4 ≈ {estimate:,} 个 token；模型统计为 {tokens:,} 个"
+        "（消息本身 {alone:,} 个，system 提示词和工具定义 {overhead:,} 个）",
     "turn 2: {chars:,} chars before the pipeline (limit 50,000), refused {times} time, then sent "
     "{tokens:,} tokens after {stages}":
         "第 2 轮：进入管线前 {chars:,} 字符（阈值 50,000），被拒绝 {times} 次，经过 {stages} 之后"
@@ -123,14 +123,17 @@ TEXTS = {
     "refused": "被拒绝",
     "keep_recent_results = {keep}: {placeholders} placeholders, {turns} turns":
         "keep_recent_results = {keep}：{placeholders} 个占位符，共 {turns} 轮",
-    "lab.run raised: {error}": "lab.run 抛出了异常：{error}",
+    "what the last turn sent: which results are placeholders": "最后一轮发送的消息：哪些结果已是占位符",
+    "lab.run raised: {error}":
+        "lab.run 抛出了异常（下面是循环的英文原话，意思是：Agent 没能在轮数上限内完成，历史完整保留；"
+        "可以提高 max_turns，或查看 error.trace）：{error}",
     "{turns} turns, {rereads} of its tool calls repeat an earlier one":
         "共 {turns} 轮，其中 {rereads} 次工具调用重复了之前的调用",
     "failure: {failure}; stages fired: {fired}": "失败：{failure}；触发的步骤：{fired}",
-    "experiment {n}": "实验 {n}",
-    "baseline": "对照组",
-    "Experiment {n}": "实验 {n}",
-    "Baseline (no compaction), experiment {n}": "对照组（不压缩），实验 {n}",
+    "Experiment 1": "实验一",
+    "Experiment 2": "实验二",
+    "Experiment 3": "实验三",
+    "Baseline (no compaction), experiment 3": "对照运行（不压缩），实验三",
     "each run took: {times}": "每次运行的耗时：{times}",
     "{chars:,} chars in {messages} messages; {error}": "{messages} 条消息，共 {chars:,} 个字符；{error}",
     "starting": "开始",

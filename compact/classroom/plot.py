@@ -87,6 +87,10 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.cut": {"en": "cut by the pipeline", "zh": "被压缩管线去掉的部分"},
     "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
     "plot.refused": {"en": "refused: prompt is too long", "zh": "被拒绝：提示过长"},
+    "plot.refused_window": {"en": "refused: {tokens:,} tokens > the model's window (not the char limit)",
+                            "zh": "被拒绝：{tokens:,} 个 token > 模型的窗口（不是字符阈值）"},
+    "plot.window_chars": {"en": "the model's window = {window:,} tokens (right axis)",
+                          "zh": "模型的上下文窗口 = {window:,} 个 token（右侧坐标轴）"},
     "plot.context_axis": {"en": "context size (chars of JSON)", "zh": "上下文大小（JSON 字符数）"},
     "plot.tokens_axis": {"en": "≈ English tokens (chars ÷ 4)",
                          "zh": "≈ 英文 token 数（字符数 ÷ 4）"},
@@ -130,6 +134,9 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.headline.summary": {
         "en": "{stage} at turn {turn}: {before:,} → {after:,} chars, transcript saved",
         "zh": "{stage} 在第 {turn} 轮：{before:,} → {after:,} 字符，transcript 已保存"},
+    "plot.headline.rescued": {
+        "en": "reactive_compact at turn {turn}: refused at {tokens:,} tokens, under {limit:,} chars",
+        "zh": "reactive_compact 在第 {turn} 轮：{tokens:,} 个 token 时被拒绝，不到 {limit:,} 字符"},
     "plot.headline.not_fired": {"en": "{stage}: did not fire in this run",
                                 "zh": "{stage}：这次运行中没有触发"},
     "plot.headline.quiet": {"en": "No compaction needed: the context stayed under the limit",
@@ -288,6 +295,26 @@ def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], la
                gid="refused")
 
 
+def _refused_label(ax: Axes, result: Any) -> str:
+    """What refused the request: with the API's numbers, the model's window, drawn where the
+    right axis (chars ÷ 4) reads it, so the ✕ is not read against the char limit."""
+    refused = getattr(result, "refused_tokens", None)
+    if not refused:
+        return say("plot.refused")
+    ax.axhline(refused[1] * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
+               label=say("plot.window_chars", window=refused[1]), gid="window")
+    return say("plot.refused_window", tokens=refused[0])
+
+
+def rescued_refusals(trace: Trace, log: Iterable[str]) -> list[tuple[int, int, int]]:
+    """(turn, tokens refused, window) of each prompt-too-long refusal a run survived: the
+    trace counts them per turn (``Turn.refused``), the loop's log lines give their numbers."""
+    numbers = [(int(m[1]), int(m[2])) for line in log
+               if (m := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", line))]
+    turns = [t.turn for t in trace.turns for _ in range(t.refused)]
+    return [(turn, tokens, window) for turn, (tokens, window) in zip(turns, numbers, strict=False)]
+
+
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                  stage: str | None = None) -> Axes:
     """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
@@ -305,7 +332,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         if result is not None and getattr(result, "refused_size", None):
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].size_sent) if trace.turns else None
-            _refusal(ax, last, (last_turn, result.refused_size), say("plot.refused"))
+            _refusal(ax, last, (last_turn, result.refused_size), _refused_label(ax, result))
         ax.set_ylabel(say("plot.context_axis"))
         tokens = ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                         lambda t: t * CHARS_PER_TOKEN))
@@ -317,12 +344,14 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
 
 
 def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
-                window_tokens: int | None = None) -> Axes:
+                window_tokens: int | None = None, rescued: list | None = None) -> Axes:
     """What the model measures: tokens per request (system prompt and tools included) against
-    its window; the refused request is the ✕ (its count as the API's message states it)."""
+    its window; a refused request is a ✕ (its count as the API's message states it): the one
+    that ended a run, after its last turn, or each one ``rescued`` (``rescued_refusals``) at the
+    turn that was then sent after reactive_compact."""
     trace, _, result = _parts(run)
     refused = getattr(result, "refused_tokens", None) if result is not None else None
-    window = window_tokens or (refused[1] if refused else None)
+    window = window_tokens or (refused[1] if refused else None) or (rescued[0][2] if rescued else None)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
@@ -337,6 +366,8 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].input_tokens) if trace.turns else None
             _refusal(ax, last, (last_turn, refused[0]), say("plot.refused_tokens", tokens=refused[0]))
+        for turn, tokens, _ in rescued or []:
+            _refusal(ax, None, (turn, tokens), say("plot.refused_tokens", tokens=tokens))
         if window:
             ax.axhline(window, color="black", linestyle="--", linewidth=2,
                        label=say("plot.window", window=window), gid="window")
@@ -448,19 +479,31 @@ PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
           "messages": plot_messages, "composition": plot_composition}
 
 
-def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition")) -> Figure:
+def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
+             window: int | None = None, log: Iterable[str] = ()) -> Figure:
     """Panels stacked, sharing the turn axis: by default the context size over what fills it,
     the picture the lab shows. Other panels: "tokens", "batch", "messages" (each stage's trigger).
+    ``window``: the model's window in tokens, drawn on the "tokens" panel. ``log``: the loop's
+    log lines; a refusal the run survived (reactive_compact) is then a ✕ on the "tokens" panel
+    at its count, and the title says so.
     """
     unknown = [p for p in panels if p not in PANELS]
     if unknown or not panels:
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
+    trace, limits, _ = _parts(run)
+    rescued = rescued_refusals(trace, log)
     with matplotlib.rc_context(RC):
         heights = [3 if p == "context" else 2 for p in panels]
         fig = Figure(figsize=(11, 1.6 * sum(heights)), layout="constrained")   # two panels: 8 in
         axes = fig.subplots(len(panels), 1, height_ratios=heights, squeeze=False)[:, 0]
         for name, ax in zip(panels, axes, strict=True):
-            PANELS[name](run, ax=ax)
+            if name == "tokens":
+                plot_tokens(run, ax=ax, window_tokens=window, rescued=rescued)
+            elif name == "context" and rescued:
+                plot_context(run, ax=ax, title=say("plot.headline.rescued", turn=rescued[0][0],
+                                                   tokens=rescued[0][1], limit=limits.context_limit))
+            else:
+                PANELS[name](run, ax=ax)
     return fig
 
 
