@@ -74,7 +74,7 @@ ZH = {
     "the tail start moves back so a tool_result keeps its tool_use":
         "结尾部分的起点向前移，让 tool_result 和它的 tool_use 留在一起",
     "both cuts move when both would part a pair (3 → 4 at the head, 13 → 12 at the tail)":
-        "两处切口都会拆开一对调用和结果时，两处都移动（开头 3 → 4，结尾 13 → 12）",
+        "两处切点都会拆开一对调用和结果时，两处都移动（开头 3 → 4，结尾 13 → 12）",
     "a marker is not counted as a message: a list snipped to 50 plus its marker is left alone":
         "标记不算作消息：已裁剪到 50 条再加一个标记的列表保持不变",
     "snipping again adds the old marker's count to the new one": "再次裁剪时，旧标记的条数累加到新标记上",
@@ -100,7 +100,7 @@ ZH = {
     "keeps the last 5 messages and summarises only what is before them into a [Reactive compact] "
     "message": "保留最后 5 条消息，只把它们之前的内容总结成一条 [Reactive compact] 消息",
     "the cut moves back one message so a tool_result keeps its tool_use":
-        "切口向前移一条消息，让 tool_result 和它的 tool_use 留在一起",
+        "切点向前移一条消息，让 tool_result 和它的 tool_use 留在一起",
     "the whole history is saved to .transcripts/ first": "先把完整历史保存到 .transcripts/",
     "with nothing before the last 5 messages the history is left as it is (no summary call could "
     "help)": "最后 5 条消息之前没有内容时，历史保持原样（调用摘要也无济于事）",
