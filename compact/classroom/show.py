@@ -32,7 +32,8 @@ register({
     "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
     "show.notes": {"en": "the model's notes on the last result it read ({count} line(s), kept in its "
                          "reply, so they are not lost even if micro_compact runs)",
-                   "zh": "模型对最后读到的结果记下的笔记（{count} 行，写在回复里，这样即使 micro_compact 运行也不会丢）"},
+                   "zh": "模型对最后读到的结果记下的笔记（{count} 行，写在回复里，"
+                         "这样即使 micro_compact 运行也不会丢）"},
     "show.all_columns": {"en": "all {count} columns", "zh": "全部 {count} 列"},
     "show.role": {"en": "role", "zh": "角色"},
     "show.block": {"en": "block", "zh": "块"},
