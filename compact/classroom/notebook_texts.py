@@ -83,15 +83,15 @@ TEXTS = {
     "{chars:,} chars of log; on disk: {{\"lesson's order\": {ordered}, 'swapped': {swapped}}}":
         "{chars:,} 字符的日志；是否在磁盘上：按课程的顺序 {ordered}，颠倒顺序 {swapped}",
     "swapped, the log in the context: {log}": "颠倒顺序后，上下文中的日志：{log}",
-    "cheap stages first, the stage that fired:": "便宜的步骤在前，触发的那一步：",
+    "cheap stages first, the stage that fired:": "低成本的步骤在前，触发的那一步：",
     "the summary first, the stage that fired:": "摘要在前，触发的那一步：",
     "summary calls: cheap first {cheap}, summary first {summary}":
-        "摘要调用次数：便宜的步骤在前 {cheap} 次，摘要在前 {summary} 次",
+        "摘要调用次数：低成本的步骤在前 {cheap} 次，摘要在前 {summary} 次",
     "in the transcript on disk: {found}": "在磁盘上的 transcript 里：{found}",
     "prose": "普通文字",
     "code with quotes": "带引号的代码",
-    "{label:>16}: len(str(messages)) {lesson:>7,}   wire JSON {wire:>7,}":
-        "{label:>16}：len(str(messages)) {lesson:>7,}   发送的 JSON {wire:>7,}",
+    "len(str(messages)) {lesson:>7,}   wire JSON {wire:>7,}   ({label})":
+        "len(str(messages)) {lesson:>7,}   发送的 JSON {wire:>7,}   （{label}）",
     "the lesson's summary input, {chars:,} chars: {refusal}": "课程的摘要输入，{chars:,} 字符：{refusal}",
     "compact_history fired at turns {turns} | summaries: {sizes}":
         "compact_history 在第 {turns} 轮触发 | 摘要：{sizes}",

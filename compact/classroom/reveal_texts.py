@@ -156,21 +156,24 @@ register({
               "时，发送的大小就会不同：{found}）"},
     "why.04.swapped": {
         "en": "stage 3 replaced the log before stage 1 saw it, and a placeholder is not over the "
-              "persist threshold; 'Re-run if needed' would bring the same flood back. In the "
-              "lesson's order stage 1 saves it first. (The package's micro_compact leaves this "
-              "batch alone in either order: the model has not read it yet, notebook 03's "
-              "shortfall 1)",
-        "zh": "第三步在第一步看到日志之前就把它替换了，而占位符没有超过转存阈值；占位符说的 Re-run"
-              "（需要时重新执行）只会把同样一大段日志再带回上下文。按课程的顺序，第一步会先把它保存下来"
-              "。（本包的 micro_compact 无论顺序如何都不会动这批结果：模型还没读到它们，见 notebook 03 "
-              "的“不足 1”）"},
+              "persist threshold, so nothing was saved: no copy of the log exists until the tool is "
+              "run again. A re-run would bring a new {chars:,}-char batch that stage 1 then "
+              "persists, but only if the build still fails the same way: a re-run may not "
+              "reproduce the log. In the lesson's order stage 1 saves it first. (The package's "
+              "micro_compact leaves this batch alone in either order: the model has not read it "
+              "yet; notebook 03, “the newest batch, not yet seen”)",
+        "zh": "第三步在第一步看到日志之前就把它替换了，而占位符没有超过转存阈值，所以什么也没有保存："
+              "在重新执行工具之前，这份日志没有任何副本。重新执行会带回新的一批 {chars:,} 个字符的结果，"
+              "第一步这时会把它转存；但前提是构建仍以同样的方式失败：重新执行未必能再现这份日志。"
+              "按课程的顺序，第一步会先把它保存下来。（本包的 micro_compact 无论顺序如何都不会动这批"
+              "结果：模型还没读到它们，见 notebook 03 的“最新一批结果，模型还没看到”）"},
     "why.04.port": {
         "en": "the summariser saw a clipped excerpt of a {lines}-line file and noted what it is, "
               "not line {line}; the transcript keeps it for people and tools, and nothing in the "
               "context even says where. What must outlive compaction is written on purpose to "
               "memory: chapter s09",
         "zh": "摘要器只看到这个 {lines} 行文件的一段截取，记下了它是什么文件，却没有记下第 {line} 行；"
-              "transcript 为人和工具保存着这一行，但上下文里连它在哪里都没有提到。必须熬过压缩的信息，"
+              "transcript 为人和工具保存着这一行，但上下文里连它在哪里都没有提到。需要跨压缩保留的信息，"
               "要有意写进记忆：见 s09 一章"},
     "why.04.turns": {
         "en": "stage 4 fires on a turn whose context is still over {limit:,} chars after stages "

@@ -199,8 +199,10 @@ def _facts(path: str, body: str, cut: tuple, lang: str) -> str:
         head = body[:clipped.start()] if clipped else body
         return describe_json(head, cut[2], preview=bool(partial), lang=lang)
     lines = body.splitlines()
-    return phrase("text_fact", lang, n=len(body),
-                  line=repr(one_line(lines[0] if lines else "", 160))) + how
+    first = repr(one_line(lines[0] if lines else "", 160))
+    if partial:      # the size of the part seen is not the file's: ``how`` gives both
+        return phrase("text_fact_seen", lang, line=first) + how
+    return phrase("text_fact", lang, n=len(body), line=first)
 
 
 def note_line(key: str, fact: str, lang: str = "en") -> str:
@@ -211,9 +213,17 @@ def describe_output(text: str, lang: str = "en") -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
     persisted = read_persisted(text)
     body = persisted.preview if persisted else text
+    clipped = CLIPPED.search(body)       # the summariser was sent its head and tail only
+    if clipped:
+        body = body[:clipped.start()] + "\n" + body[clipped.end():]
     lines = [line for line in body.splitlines() if line.strip()]
     salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
-    fact = phrase("output_lines", lang, n=len(lines), first=repr(one_line(lines[0] if lines else "", 120)))
+    fact = phrase("output_lines_seen" if persisted or clipped else "output_lines", lang, n=len(lines),
+                  first=repr(one_line(lines[0] if lines else "", 120)))
+    if clipped:
+        seen = len(body) - 1
+        fact += phrase("partial_paren", lang, how=phrase("excerpt", lang, seen=seen,
+                                                         total=seen + int(clipped.group(1))))
     if salient:
         fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
     if persisted:

@@ -48,8 +48,10 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "size_chars": (" ({n} chars)", "（{n} 个字符）"),
     "error_fact": ("error: {text}", "错误：{text}"),
     "text_fact": ("{n} chars; first line {line}", "{n} 个字符；第一行 {line}"),
+    "text_fact_seen": ("first line {line}", "第一行 {line}"),    # part seen: its size is not the file's
     # code notes
     "lines": ("{language}, {n:,} lines", "{language}，{n:,} 行"),
+    "lines_seen": ("{language}, {n:,} lines seen", "{language}，所见 {n:,} 行"),   # of a part, not the file
     "parsed_whole": (" (parsed whole)", "（完整解析）"),
     "partial_paren": (" ({how})", "（{how}）"),
     "line_by_line": ("partial text: read line by line", "部分文本：逐行读取"),
@@ -185,6 +187,7 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "nothing_noted": ("nothing noted", "没有笔记"),
     # command output and listings
     "output_lines": ("{n} lines; first: {first}", "{n} 行；第一行：{first}"),
+    "output_lines_seen": ("{n} lines seen; first: {first}", "所见 {n} 行；第一行：{first}"),
     "notable": ("; notable: {lines}", "；值得注意：{lines}"),
     "output_persisted": ("; full output persisted at {path} (facts from its preview)",
                          "；完整输出已保存到 {path}（事实取自其预览）"),

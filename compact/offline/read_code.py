@@ -9,6 +9,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .markers import CLIPPED
 from .phrases import labelled, phrase
 
 GIVEN_PATH = "a path it is given"
@@ -500,10 +501,12 @@ def _names(names: list[str], limit: int) -> str:
 
 
 def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:
-    """One line of facts. ``partial`` says how the text was cut (then counts are minimums)."""
+    """One line of facts. ``partial`` says how the text was cut (then counts are minimums, and
+    the line count is of the part seen, the clip's marker line not counted)."""
     facts = read_code(text, path)
     least = phrase("at_least", lang) if not facts.whole or partial else ""
-    parts = [phrase("lines", lang, language=facts.language, n=facts.lines)
+    lines = facts.lines - len(CLIPPED.findall(text)) if partial else facts.lines
+    parts = [phrase("lines_seen" if partial else "lines", lang, language=facts.language, n=lines)
              + (phrase("parsed_whole", lang) if facts.whole and not partial
                 else phrase("partial_paren", lang, how=partial or phrase("line_by_line", lang)))]
     parts.append(phrase("docstring", lang, text=facts.docstring[:200]) if facts.docstring
