@@ -97,7 +97,7 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.message_tokens": {"en": "the messages, estimated as chars ÷ 4",
                             "zh": "消息本身，按字符数 ÷ 4 估算"},
     "plot.tokens_sent": {"en": "tokens the model counted (+ system prompt and tools)",
-                         "zh": "模型统计的 token 数（含系统提示和工具）"},
+                         "zh": "模型统计的 token 数（含 system 提示词和工具定义）"},
     "plot.refused_tokens": {"en": "refused: {tokens:,} tokens", "zh": "被拒绝：{tokens:,} 个 token"},
     "plot.window": {"en": "the model's window = {window:,} tokens",
                     "zh": "模型的上下文窗口 = {window:,} 个 token"},
