@@ -50,6 +50,19 @@ def test_one_marker_per_fired_stage_and_the_limit_line(runs, n):
     assert "context_limit = 50,000 chars" in labels
 
 
+def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
+    """limit=False (experiment 1 in 03 and the lab): no line at 50,000, the limit in the legend,
+    the y axis just above the largest size, so the cuts fill the panel; the default is unchanged."""
+    result = runs[1]
+    ax = plot_run(result, limit=False).axes[0]
+    assert limit_lines(ax) == []
+    assert "context_limit = 50,000 chars (far above: not drawn)" in ax.get_legend_handles_labels()[1]
+    largest = max(t.size_before for t in result.trace.turns)
+    assert largest < ax.get_ylim()[1] < 1.2 * largest < 50_000
+    assert [c for c in ax.collections if c.get_gid() == "cut"]
+    assert len(limit_lines(plot_run(result).axes[0])) == 1
+
+
 def test_titles_say_what_happened(runs):
     assert headline(runs[1]) == "micro_compact: 3 old results are placeholders by turn 7"
     assert headline(runs[2]).startswith("tool_result_budget persisted 1 result(s) at turn 2")

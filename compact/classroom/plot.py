@@ -86,6 +86,8 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.sent": {"en": "{what} sent to the model", "zh": "发给模型的{what}"},
     "plot.cut": {"en": "cut by the pipeline", "zh": "被压缩管线去掉的部分"},
     "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
+    "plot.context_limit_off": {"en": "context_limit = {limit:,} chars (far above: not drawn)",
+                               "zh": "context_limit = {limit:,} 字符（远在上方：未画出）"},
     "plot.refused": {"en": "refused: prompt is too long", "zh": "被拒绝：提示过长"},
     "plot.refused_window": {"en": "refused: {tokens:,} tokens > the model's window (not the char limit)",
                             "zh": "被拒绝：{tokens:,} 个 token > 模型的窗口（不是字符阈值）"},
@@ -315,18 +317,38 @@ def rescued_refusals(trace: Trace, log: Iterable[str]) -> list[tuple[int, int, i
     return [(turn, tokens, window) for turn, (tokens, window) in zip(turns, numbers, strict=False)]
 
 
+def _zoomed(ax: Axes, limit: int) -> None:
+    """A run far under ``context_limit``, drawn at its own scale: the limit is a legend entry,
+    not a line, the hollow "before" markers sit on top of the blue steps, and the y axis runs
+    from 0 to just above the largest size, so the cuts fill the panel."""
+    for line in ax.get_lines():
+        if line.get_gid() == "size_before":
+            line.set(zorder=4, markeredgewidth=2)
+    for cut in ax.collections:
+        if cut.get_gid() == "cut":
+            cut.set(linewidth=6, alpha=0.8, zorder=3)
+    ax.plot([], [], color="#D55E00", linestyle=":", linewidth=2,
+            label=say("plot.context_limit_off", limit=limit), gid="limit_off")
+    top = max((max(line.get_ydata(), default=0) for line in ax.get_lines()), default=0)
+    ax.set_ylim(0, max(top, 1) * 1.12)
+
+
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
-                 stage: str | None = None) -> Axes:
+                 stage: str | None = None, limit: bool = True) -> Axes:
     """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
-    stage that fired."""
+    stage that fired. ``limit=False``: for a run far under the limit, the panel is scaled to
+    the run's sizes and the legend states the limit instead of drawing its line."""
     trace, limits, result = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(6)
         turns = [t.turn for t in trace.turns]
         _before_and_sent(ax, turns, [t.size_before for t in trace.turns],
                          [t.size_sent for t in trace.turns], say("plot.chars"))
-        ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
-                   label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
+        if limit:
+            ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
+                       label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
+        else:
+            _zoomed(ax, limits.context_limit)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
         last_turn = max(turns, default=0)
         if result is not None and getattr(result, "refused_size", None):
@@ -480,12 +502,13 @@ PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
 
 
 def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
-             window: int | None = None, log: Iterable[str] = ()) -> Figure:
+             window: int | None = None, log: Iterable[str] = (), limit: bool = True) -> Figure:
     """Panels stacked, sharing the turn axis: by default the context size over what fills it,
     the picture the lab shows. Other panels: "tokens", "batch", "messages" (each stage's trigger).
     ``window``: the model's window in tokens, drawn on the "tokens" panel. ``log``: the loop's
     log lines; a refusal the run survived (reactive_compact) is then a ✕ on the "tokens" panel
-    at its count, and the title says so.
+    at its count, and the title says so. ``limit=False``: the "context" panel is scaled to the
+    run, not to ``context_limit`` (a run far under it), and its legend states the limit.
     """
     unknown = [p for p in panels if p not in PANELS]
     if unknown or not panels:
@@ -502,6 +525,8 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
             elif name == "context" and rescued:
                 plot_context(run, ax=ax, title=say("plot.headline.rescued", turn=rescued[0][0],
                                                    tokens=rescued[0][1], limit=limits.context_limit))
+            elif name == "context":
+                plot_context(run, ax=ax, limit=limit)
             else:
                 PANELS[name](run, ax=ax)
     return fig
