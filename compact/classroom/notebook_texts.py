@@ -34,11 +34,15 @@ TEXTS = {
     "{path}: {size:,} bytes, the same as the result": "{path}：{size:,} 字节，与结果完全相同",
     "… {count} more lines like these …": "……还有 {count} 行同样的内容……",
     "on disk: {paths}": "磁盘上：{paths}",
-    "turn {turn}: the batch arrived with {arrived:,} chars and was sent with {sent:,}":
-        "第 {turn} 轮：这一批结果到达时有 {arrived:,} 个字符，发送时为 {sent:,} 个",
+    "turn {turn}: the whole message list (the picture's title, the run table): {before:,} → {sent:,} chars":
+        "第 {turn} 轮：整个消息列表（开头那张图的标题、运行表）：{before:,} → {sent:,} 个字符",
+    "turn {turn}: the newest batch's tool-result text (this plot) arrived with {arrived:,} chars and was sent with {sent:,}":
+        "第 {turn} 轮：最新一批工具结果的文本（这张图）到达时有 {arrived:,} 个字符，发送时为 {sent:,} 个",
     "experiment 2, forgetful vs right: {found}": "实验二，健忘的版本与正确版本相比：{found}",
     "pass {number} wrote: {files}": "第 {number} 次写入：{files}",
     "nothing": "什么也没写",
+    "check: not yet, pass 2 wrote {files}": "检查：还没有，第 2 次写入了 {files}",
+    "check: done, pass 2 wrote nothing": "检查：完成，第 2 次什么也没写",
     "no difference": "没有差别",
     "the lesson's ranking puts first: {first}": "按课程的排序，排在第一的是：{first}",
     "text[:2000] ends with {end!r}: a broken family": "text[:2000] 的结尾是 {end!r}：一个残缺的家庭表情",
@@ -46,8 +50,10 @@ TEXTS = {
         "本包的预览：{chars:,} 个字符，结尾是 {end!r}",
     "the model: {reply}": "模型：{reply}",
     "the copy's list is a valid history: every tool_use is answered in the next message":
-        "副本裁剪后的列表是有效的历史：每个 tool_use 都在下一条消息里得到了回应",
-    "the package stopped the copy's list: {reason}": "本包拦下了副本裁剪后的列表：{reason}",
+        "改写版裁剪后的列表是有效的历史：每个 tool_use 都在下一条消息里得到了回应",
+    "the package stopped the copy's list: {reason}": "本包拦下了改写版裁剪后的列表：{reason}",
+    "write my_uncut_snip first: it still raises NotImplementedError":
+        "先写 my_uncut_snip：它还在抛出 NotImplementedError",
     "head_end {head} | tail_start {tail} of {count} | the model accepted it and replied: {accepted}":
         "head_end {head} | tail_start {tail}（共 {count} 条）| 模型接受了它并作出回复：{accepted}",
     "{before} → {after} messages; the constraint is still in the context: {there}":

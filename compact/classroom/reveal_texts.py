@@ -55,14 +55,10 @@ register({
         "zh": "你传进去的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
     "why.01.preview_fields": {
         "en": "the file is {size:,} characters, but its first record ends {ends:,} characters in, "
-              "inside the 2,000-character preview. Had it not been, reading the file back whole "
-              "would not help: {size:,} characters in one result is a batch over the budget, which "
-              "stage 1 persists again; the agent would read part of it (read_file's limit) or "
-              "search it",
+              "inside the 2,000-character preview (had it not been, the agent would have to read "
+              "the file back in parts: see the Recap)",
         "zh": "这个文件有 {size:,} 个字符，但第一条记录在第 {ends:,} 个字符处就结束了，落在 2,000 "
-              "字符的预览之内。假如不在预览之内，把整个文件读回来也无济于事：一条 {size:,} 字符的结果"
-              "又是一批超出预算的结果，第一步会再次转存它；Agent 只能读取其中一部分（read_file 的 "
-              "limit），或在其中搜索"},
+              "字符的预览之内（假如不在，Agent 就得把文件分段读回来：见小结）"},
     "why.01.at_50k": {
         "en": "after build.log the batch still held over 50,000 chars, so test.log went too; "
               "setup.cfg is under the threshold and the batch fitted by then",
