@@ -35,7 +35,7 @@ register({   # the checker's report
                         "zh": "{total} 个中通过 {good} 个，{count} 个未通过"},
     "check.solution": {"en": "this checked the package's worked solution, not yours: delete the line "
                              "marked '← delete this line' to check your own",
-                       "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着“←”的那一行导入，"
+                       "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着「←」的那一行导入，"
                              "再检查你自己的函数"},
     "check.fail": {"en": "{count} fail", "zh": "{count} 个未通过"},
     "check.not_written": {"en": "not written yet (it raises NotImplementedError)",
