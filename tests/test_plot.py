@@ -61,6 +61,7 @@ def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
     assert largest < ax.get_ylim()[1] < 1.2 * largest < 50_000
     assert [c for c in ax.collections if c.get_gid() == "cut"]
     assert len(limit_lines(plot_run(result).axes[0])) == 1
+    assert limit_lines(result.plot(limit=False).axes[0]) == []       # the run's own plot, as in 03
 
 
 def test_titles_say_what_happened(runs):

@@ -124,9 +124,10 @@ class ExperimentResult:
     def files_written(self) -> list[Path]:
         return self.transcripts + self.tool_results
 
-    def plot(self, panels: tuple[str, ...] = ("context", "composition")) -> Figure:
-        """The run per turn: its size against the limit, and what the context is made of."""
-        return plot_run(self, panels)
+    def plot(self, panels: tuple[str, ...] = ("context", "composition"), *, limit: bool = True) -> Figure:
+        """The run per turn: its size against the limit, and what the context is made of
+        (``limit=False``: the context panel at the run's own scale, for a run far under the limit)."""
+        return plot_run(self, panels, limit=limit)
 
     def picture(self, stage: str) -> Figure:
         """The messages before and after ``stage``, where it saved the most characters in this run."""

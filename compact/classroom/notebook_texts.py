@@ -36,8 +36,8 @@ TEXTS = {
     "on disk: {paths}": "磁盘上：{paths}",
     "turn {turn}: the whole message list (the picture's title, the run table): {before:,} → {sent:,} chars":
         "第 {turn} 轮：整个消息列表（开头那张图的标题、运行表）：{before:,} → {sent:,} 个字符",
-    "turn {turn}: the newest batch's tool-result text (this plot) arrived with {arrived:,} chars and was sent with {sent:,}":
-        "第 {turn} 轮：最新一批工具结果的文本（这张图）到达时有 {arrived:,} 个字符，发送时为 {sent:,} 个",
+    "turn {turn}: the newest batch's tool-result text (this plot): {arrived:,} → {sent:,} chars":
+        "第 {turn} 轮：最新一批工具结果的文本（这张图）：{arrived:,} → {sent:,} 个字符",
     "experiment 2, forgetful vs right: {found}": "实验二，健忘的版本与正确版本相比：{found}",
     "pass {number} wrote: {files}": "第 {number} 次写入：{files}",
     "nothing": "什么也没写",
