@@ -185,8 +185,8 @@ TEXTS = {
     "usage.iterations: {type}, {input:,} in, {output:,} out":
         "usage.iterations：{type}，输入 {input:,}，输出 {output:,}",
     "usage (top level): {input:,} in, {output:,} out": "usage（顶层）：输入 {input:,}，输出 {output:,}",
-    "\nthe compaction block, its first 12 lines (each cut at 150 chars):\n{lines}":
-        "\ncompaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
+    "the compaction block, its first 12 lines (each cut at 150 chars):\n{lines}":
+        "compaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
     "\nsent back: {messages} messages; the model is shown {shown}: the summary, nothing before it":
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
 }
