@@ -154,6 +154,13 @@ TEXTS = {
         "pipeline：其下限的 {pipeline:.2f}×；不压缩：{none:.2f}×；cache-friendly：{friendly:.2f}×",
     "the pipeline saves {tokens:.1%} of the input tokens, {cost:.1%} of the cache-aware cost":
         "pipeline 节省了 {tokens:.1%} 的输入 token、{cost:.1%} 的计入缓存的成本",
+    ("read from cache: the pipeline {pipeline:.0%} of what it sends "
+     "(the other {written:.0%} written again at 1.25×); no compaction {none:.0%}"):
+        "从缓存读取：pipeline 发送内容的 {pipeline:.0%}（其余 {written:.0%} 按 1.25× 重新写入）；"
+        "不压缩：{none:.0%}",
+    "micro only and summary only send {micro:.1f}× and {summary:.1f}× the pipeline's input tokens":
+        "只用一步的两种策略发送的输入 token 分别是 pipeline 的 {micro:.1f}×（只清除旧结果）"
+        "和 {summary:.1f}×（只做摘要）",
     "the pipeline's summary: {first:,} → {last:,} chars; cache-friendly: at most {most:,}":
         "pipeline 的摘要：{first:,} → {last:,} 个字符；cache-friendly：最多 {most:,} 个字符",
     "[… {lines} lines left out …]": "[…… 中间省略 {lines} 行 ……]",
@@ -187,8 +194,8 @@ TEXTS = {
     "usage.iterations: {type}, {input:,} in, {output:,} out":
         "usage.iterations：{type}，输入 {input:,}，输出 {output:,}",
     "usage (top level): {input:,} in, {output:,} out": "usage（顶层）：输入 {input:,}，输出 {output:,}",
-    "\nthe compaction block, its first 12 lines (each cut at 150 chars):\n{lines}":
-        "\ncompaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
+    "the compaction block, its first 12 lines (each cut at 150 chars):\n{lines}":
+        "compaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
     "\nsent back: {messages} messages; the model is shown {shown}: the summary, nothing before it":
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
 }
