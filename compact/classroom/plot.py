@@ -494,7 +494,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
         for turn, count, top in zip(turns, counts, bottom, strict=True):
             if count:
                 ax.annotate(f"{count}", (turn, top), xytext=(0, 2), textcoords="offset points",
-                            ha="center", va="bottom", fontsize=12, fontweight="bold",
+                            ha="center", va="bottom", fontsize=13 if len(turns) <= 20 else 9,
                             color=KIND_COLOURS["placeholders"], gid="placeholder_count")
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
