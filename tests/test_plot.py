@@ -89,6 +89,17 @@ def test_composition_stacks_every_kind_present(runs):
     assert heights[2] == sum(runs[2].trace.turns[1].composition.values())
 
 
+def test_composition_writes_the_number_of_placeholders_above_a_bar(runs):
+    ax = plot_composition(runs[1])
+    numbers = {round(t.xy[0]): int(t.get_text()) for t in ax.texts if t.get_gid() == "placeholder_count"}
+    assert numbers == {t.turn: n for t in runs[1].trace.turns if (n := sum(
+        1 for m in t.sent if isinstance(m["content"], list) for b in m["content"]
+        if str(b.get("content", "")).startswith("[Earlier tool result compacted"))) > 0}
+    assert numbers[len(runs[1].trace.turns)] == 3
+    assert "placeholders (their number above the bar)" in ax.get_legend_handles_labels()[1]
+    assert not [t for t in plot_composition(runs[2]).texts if t.get_gid() == "placeholder_count"]
+
+
 def test_plot_run_has_two_panels(runs):
     fig = plot_run(runs[3])
     assert len(fig.axes) >= 2
@@ -166,6 +177,15 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_log(tmp_path):
     [line] = [line for line in tokens.get_lines() if line.get_gid() == "window"]
     assert list(line.get_ydata()) == [16_000, 16_000]
     assert plot_run(trace, ("context",)).axes[0].get_title(loc="left").startswith("compact_history")
+    # the drop at the refused turn is reactive_compact's, not the pipeline's, and labelled so
+    [reactive_cut] = [c for c in top.collections if c.get_gid() == "cut_reactive"]
+    refused_turn = trace.turns[turn - 1]
+    [segment] = reactive_cut.get_segments()
+    assert sorted(segment[:, 1]) == [refused_turn.size_sent, refused_turn.size_before]
+    assert segment[0, 0] < turn                                  # beside its marker, not under it
+    assert "cut by reactive_compact (after the refusal)" in top.get_legend_handles_labels()[1]
+    [cut] = [c for c in top.collections if c.get_gid() == "cut"]
+    assert turn not in {round(seg[0, 0]) for seg in cut.get_segments()}
 
 
 def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):

@@ -157,6 +157,7 @@ class Lab:
         self.runs: list[ExperimentResult] = []
         self.result: ExperimentResult | None = None       # what the dashboard shows
         self.failure: str | None = None                   # why the last run failed, if it did
+        self.title: str | None = None                     # the shown plot's title, if not its headline
         self._lock = threading.Lock()                     # one run at a time
         self._thread: threading.Thread | None = None
         self._ignored = 0                                 # clicks ignored during this run
@@ -378,7 +379,15 @@ class Lab:
         if self.result is not None and self.failure is None and not self.busy:
             self._describe_run(0)
 
+    def figure(self) -> Figure:
+        """The plot the dashboard shows, as a figure a cell can display: what a page without
+        widgets (a saved notebook, a viewer) can still show of the last run, failed or not."""
+        if self.result is None:
+            raise RuntimeError("no run yet: press a button or call lab.run(n) first")
+        return lab_figure(self.result, self.title)
+
     def _redraw(self, result: ExperimentResult, title: str | None = None) -> None:
+        self.title = title
         self.plot.value = figure_png(result, title)
         self.events.value = events_html(result, self.failure)
         self.answer.value = answer_html(result, self.failure)

@@ -112,6 +112,8 @@ TEXTS = {
         "第 2 轮：进入管线前 {chars:,} 字符（阈值 50,000），被拒绝 {times} 次，经过 {stages} 之后"
         "发送了 {tokens:,} 个 token",
     "raised to the caller: {refusal}": "抛给调用方：{refusal}",
+    "the model's last reply": "模型的最后一条回复",
+    "turn {turn}, tool calls: {calls}": "第 {turn} 轮的工具调用：{calls}",
     "s07: {count:,} messages, nothing compacted, then refused: {refusal}":
         "s07：{count:,} 条消息，没有任何压缩，随后被拒绝：{refusal}",
     "s08: {fired} fired; answered after {calls:,} model calls, {count:,} messages kept":
@@ -139,8 +141,9 @@ TEXTS = {
     "Experiment 1": "实验一",
     "Experiment 2": "实验二",
     "Experiment 3": "实验三",
-    "Baseline (no compaction), experiment 3": "对照运行（不压缩），实验三",
+    "Baseline (no compaction), experiment 3": "对照组（不压缩），实验三",
     "each run took: {times}": "每次运行的耗时：{times}",
+    "; ": "；",
     "{chars:,} chars in {messages} messages; {error}": "{messages} 条消息，共 {chars:,} 个字符；{error}",
     "starting": "开始",
     "{strategy}: turn {done} of {turns}": "{strategy}：第 {done} 轮，共 {turns} 轮",

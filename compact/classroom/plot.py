@@ -77,6 +77,8 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.kind.tool results": {"en": "tool results", "zh": "工具结果"},
     "plot.kind.persisted previews": {"en": "persisted previews", "zh": "转存后的预览"},
     "plot.kind.placeholders": {"en": "placeholders", "zh": "占位符"},
+    "plot.kind.placeholders_counted": {"en": "placeholders (their number above the bar)",
+                                       "zh": "占位符（柱子上方的数字是条数）"},
     "plot.kind.summaries": {"en": "summaries", "zh": "摘要"},
     "plot.kind.markers": {"en": "markers", "zh": "省略标记"},
     "plot.turn": {"en": "turn (model call)", "zh": "轮次（模型调用）"},
@@ -85,6 +87,8 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.before": {"en": "{what} before the pipeline", "zh": "压缩管线之前的{what}"},
     "plot.sent": {"en": "{what} sent to the model", "zh": "发给模型的{what}"},
     "plot.cut": {"en": "cut by the pipeline", "zh": "被压缩管线去掉的部分"},
+    "plot.cut_reactive": {"en": "cut by reactive_compact (after the refusal)",
+                          "zh": "被 reactive_compact 去掉的部分（请求被拒绝之后）"},
     "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
     "plot.context_limit_off": {"en": "context_limit = {limit:,} chars (far above: not drawn)",
                                "zh": "context_limit = {limit:,} 字符（远在上方：未画出）"},
@@ -156,6 +160,7 @@ RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fonts
 CHARS_PER_TOKEN = 4
 HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cut by the frame
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
+REACTIVE_OFFSET = 0.2  # turns: a reactive cut's bar stands left of its turn's marker
 LEGEND_GAP = 6         # points between them and a legend under the Axes
 
 
@@ -165,14 +170,17 @@ def _parts(run: Any) -> tuple[Trace, Limits, Any]:
     return run.trace, getattr(run, "limits", Limits()), run
 
 
+def placeholders(messages: list) -> int:
+    """How many tool results in ``messages`` are micro_compact's placeholders."""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for b in m["content"] if b.get("type") == "tool_result"
+               and read_placeholder(str(b.get("content", ""))) is not None)
+
+
 def _describe(stage: str, hits: list, trace: Trace) -> str:
     turn, event = hits[-1]
     if stage == "micro_compact":
-        last = trace.turns[-1].sent
-        count = sum(1 for m in last if isinstance(m.get("content"), list)
-                    for b in m["content"] if b.get("type") == "tool_result"
-                    and read_placeholder(str(b.get("content", ""))) is not None)
-        return say("plot.headline.micro_compact", count=count, turn=turn)
+        return say("plot.headline.micro_compact", count=placeholders(trace.turns[-1].sent), turn=turn)
     if stage == "tool_result_budget":
         return say("plot.headline.tool_result_budget", files=len(event.files_written), turn=turn,
                                                  before=event.size_before, after=event.size_after)
@@ -256,19 +264,28 @@ def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
     legend_below(ax, framealpha=0.9, title=legend_title)
 
 
-def _before_and_sent(ax: Axes, turns: list[int], before: list[int], sent: list[int],
+def _before_and_sent(ax: Axes, trace: Trace, before: list[int], sent: list[int],
                      what: str) -> None:
     """Sizes are measured once per model call, so they are drawn as points and steps, never as
-    a slope: hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut."""
+    a slope: hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut.
+    A turn the API refused first was cut by reactive_compact, not by the pipeline: its bar is
+    the stage's colour, thicker and beside its marker, so the marker does not hide it."""
+    turns = [t.turn for t in trace.turns]
     ax.plot(turns, before, linestyle="None", marker="o", markersize=9, markerfacecolor="white",
             color="#777777", label=say("plot.before", what=what), gid="size_before")
     ax.plot(turns, sent, drawstyle="steps-post", color="#0072B2", linewidth=2, marker="o",
             markersize=7, label=say("plot.sent", what=what), gid="size_sent")
+    rescued = {t.turn for t in trace.turns if "reactive_compact" in t.stages}
     cuts = [(t, s, b) for t, b, s in zip(turns, before, sent, strict=True) if b > s]
-    if cuts:
-        xs, lows, highs = zip(*cuts, strict=True)
-        ax.vlines(xs, lows, highs, color="#D55E00", linewidth=2.5, alpha=0.6,
-                  label=say("plot.cut"), gid="cut")
+    for mine, offset, look in (
+            ([c for c in cuts if c[0] not in rescued], 0.0,
+             {"color": "#D55E00", "linewidth": 2.5, "alpha": 0.6, "label": say("plot.cut"), "gid": "cut"}),
+            ([c for c in cuts if c[0] in rescued], -REACTIVE_OFFSET,
+             {"color": STYLE["reactive_compact"][0], "linewidth": 5, "label": say("plot.cut_reactive"),
+              "gid": "cut_reactive"})):
+        if mine:
+            xs, lows, highs = zip(*mine, strict=True)
+            ax.vlines([x + offset for x in xs], lows, highs, **look)
 
 
 def new_axes(height: float, width: float = 11) -> Axes:
@@ -342,7 +359,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(6)
         turns = [t.turn for t in trace.turns]
-        _before_and_sent(ax, turns, [t.size_before for t in trace.turns],
+        _before_and_sent(ax, trace, [t.size_before for t in trace.turns],
                          [t.size_sent for t in trace.turns], say("plot.chars"))
         if limit:
             ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
@@ -465,7 +482,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
         before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
-        _before_and_sent(ax, turns, before, sent, say("plot.messages"))
+        _before_and_sent(ax, trace, before, sent, say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
@@ -479,20 +496,32 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
 
 
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
-    """What the context is made of, per turn: one stacked bar per turn, a colour per kind."""
+    """What the context is made of, per turn: one stacked bar per turn, a colour per kind; a
+    placeholder is about 50 chars, a sliver of a bar, so a turn that sends any has their number
+    written above its bar, in their colour."""
     trace, _, _ = _parts(run)
     with matplotlib.rc_context(RC):
         ax = ax if ax is not None else new_axes(5)
         turns = [t.turn for t in trace.turns]
+        counts = [placeholders(t.sent) for t in trace.turns]
         bottom = [0] * len(turns)
         for kind in KINDS:
             values = [t.composition.get(kind, 0) for t in trace.turns]
             if any(values):
+                label = say("plot.kind.placeholders_counted" if kind == "placeholders" and any(counts)
+                            else f"plot.kind.{kind}")
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind],
-                       label=say(f"plot.kind.{kind}"), edgecolor="white", gid=f"kind:{kind}")
+                       label=label, edgecolor="white", gid=f"kind:{kind}")
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        for turn, count, top in zip(turns, counts, bottom, strict=True):
+            if count:
+                ax.annotate(f"{count}", (turn, top), xytext=(0, 2), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=13 if len(turns) <= 20 else 9,
+                            color=KIND_COLOURS["placeholders"], gid="placeholder_count")
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
+        if any(counts):                                          # room for the numbers
+            ax.set_ylim(top=max(ax.get_ylim()[1], max(bottom) * (1 + 2 * HEADROOM)))
         finish(ax, say("plot.composition_title"))
     return ax
 
