@@ -10,6 +10,11 @@ SAME_RUN_HINT = {   # the tail several "is yours the same run?" explanations sha
     "zh": "（写错的话，某一轮发送的大小就会不同：{found}）",
 }
 
+SOLUTION_RAN = {   # how the "same run" explanations begin when the worked solution ran
+    "en": "the worked solution ran, not yours (delete the line marked ← to run yours): ",
+    "zh": "运行的是参考答案，不是你写的（删掉行尾标着“←”的那一行导入，运行的才是你自己的）：",
+}
+
 register({
     "why.none_here": {"en": "none here", "zh": "这里没有"},
 
@@ -264,6 +269,23 @@ register({
               "order the documentation does not fix)",
         "zh": "离线服务器先清除，再拿剩下的内容与压缩触发阈值比较：旧结果清除之后，上下文再也"
               "达不到 50,000 个 token（这个顺序文档并没有规定）"},
+    # when the run used the worked solution, the marked import line not yet deleted (reveal picks
+    # "<key>.solution" when its stage= is the solution): the reveal must not say "your stage"
+    "why.01.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it persisted the same file as the package's stage and left the "
+              "same path and preview " + SAME_RUN_HINT["en"],
+        "zh": SOLUTION_RAN["zh"] + "它和本包的这一步转存了同一个文件，留下了同样的路径和预览"
+              + SAME_RUN_HINT["zh"]},
+    "why.03.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it follows the lesson's rule, and experiment 1 reads one file per "
+              "turn and persists nothing, so that rule is all it needs " + SAME_RUN_HINT["en"],
+        "zh": SOLUTION_RAN["zh"] + "它按课程的规则写成；实验一每轮读取一个文件，不转存任何内容，"
+              "所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
+    "why.04.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it writes the lesson's two sections byte for byte, so it sends "
+              "what the package's sends (a summary not json.dumps'd shows up as other sizes: {found})",
+        "zh": SOLUTION_RAN["zh"] + "它逐字节写出课程那两个部分，所以发送的内容与本包的完全相同"
+              "（摘要没有经过 json.dumps 时，发送的大小就会不同：{found}）"},
     # when a learner's stage made the run go another way (reveal picks "<key>.otherwise")
     "why.01.same_run.otherwise": {
         "en": "the stage you passed in made another run than the package's: {found}. Check which "
