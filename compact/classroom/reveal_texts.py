@@ -26,9 +26,9 @@ register({
         "zh": "每一轮都读入一个完整的代码文件并把它留在上下文中：第 {turn} 轮本要同时发送两个文件，"
               "共 {size:,} 个字符，模型算作 {tokens:,} 个 token，超出了它 {window:,} token 的窗口"},
     "why.00.largest_kind": {
-        "en": "the file the agent read is {share:.0%} of the characters of that request; the "
+        "en": "the file the agent read is {share:.1%} of the characters of that request; the "
               "question, the model's short reply and its tool call are {rest} characters in all",
-        "zh": "Agent 读取的文件占那次请求字符数的 {share:.0%}；问题、模型简短的回复和它的工具调用"
+        "zh": "Agent 读取的文件占那次请求字符数的 {share:.1%}；问题、模型简短的回复和它的工具调用"
               "加起来只有 {rest} 个字符"},
     "why.00.question_tokens": {
         "en": "the system prompt and the tool definitions ride along on every call: they are "
@@ -173,13 +173,16 @@ register({
               "按课程的顺序，第一步会先把它保存下来。（本包的 micro_compact 无论顺序如何都不会动这批"
               "结果：模型还没读到它们，见 notebook 03 的“最新一批结果，模型还没看到”）"},
     "why.04.port": {
-        "en": "the summariser saw a clipped excerpt of a {lines}-line file and noted what it is, "
-              "not line {line}; the transcript keeps it for people and tools, and nothing in the "
-              "context even says where. What must outlive compaction is written on purpose to "
-              "memory: chapter s09",
-        "zh": "摘要器只看到这个 {lines} 行文件的一段截取，记下了它是什么文件，却没有记下第 {line} 行；"
-              "transcript 为人和工具保存着这一行，但上下文里连它在哪里都没有提到。需要跨压缩保留的信息，"
-              "要有意写进记忆：见 s09 一章"},
+        "en": "the package clips a result the model has already read to 1,500 chars before its "
+              "summariser sees it, so the summary was written from the start of this {lines}-line "
+              "file and never saw line {line}: the cap lost the port here (the lesson's "
+              "summarize_history would be sent the whole file, and keep only what it chose). The "
+              "transcript keeps it for people and tools, and nothing in the context even says "
+              "where. What must outlive compaction is written on purpose to memory: chapter s09",
+        "zh": "本包把模型已经读过的结果截到 1,500 个字符后才交给摘要器，所以摘要只依据这个 {lines} 行"
+              "文件的开头写成，根本没有看到第 {line} 行：这里是上限让端口丢了（课程的 summarize_history "
+              "会收到整个文件，再只留下它选中的内容）。transcript 为人和工具保存着这一行，但上下文里"
+              "连它在哪里都没有提到。需要跨压缩保留的信息，要有意写进记忆：见 s09 一章"},
     "why.04.turns": {
         "en": "stage 4 fires on a turn whose context is still over {limit:,} chars after stages "
               "1–3; {outcome}",
