@@ -10,7 +10,6 @@ from ..texts import register, say
 
 TEXTS = {
     # -- 00–03 ------------------------------------------------------------------------------
-    "the whole session": "整个会话",
     "the offline model's answer": "离线模型的回答",
     "the session's first lines": "会话的前几行",
     "… {count} more lines: the same answer as the run below, shown there in full":
