@@ -14,7 +14,7 @@ import pytest
 from test_notebooks import BOTH, code_cells
 
 from compact import texts as text_table
-from compact.classroom import reveal
+from compact.classroom import reveal, solutions
 from compact.classroom.reveal import CHECK_CLAIMS
 
 
@@ -52,7 +52,7 @@ def used_keys(call: ast.Call) -> tuple[str, set[str]]:
     assert isinstance(why, ast.Constant) and isinstance(why.value, str), \
         f"line {call.lineno}: why is not a string constant"
     assert why.value in text_table.texts(), f"line {call.lineno}: {why.value!r} is no key"
-    inner = set().union(*(keys_in(v) for k, v in keywords.items() if k not in ("why", "expected")))
+    inner = set().union(*(keys_in(v) for k, v in keywords.items() if k not in ("why", "expected", "stage")))
     return why.value, inner
 
 
@@ -62,7 +62,7 @@ def test_every_reveal_names_a_key_and_passes_exactly_its_fields(path):
     assert calls, f"{path.name} has no reveal"
     for call in calls:
         why, inner = used_keys(call)
-        passed = {k.arg for k in call.keywords} - {"why", "expected"}
+        passed = {k.arg for k in call.keywords} - {"why", "expected", "stage"}
         wanted = key_fields(why).union(*(key_fields(k) for k in inner))
         assert passed == wanted, f"{path.name} line {call.lineno}, {why}: passes {sorted(passed)}, " \
                                  f"its texts use {sorted(wanted)}"
@@ -80,10 +80,14 @@ def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
     registered = {key for key in text_table.texts() if key.startswith("why.")}
     otherwise = {key for key in registered if key.endswith(".otherwise")}
     assert {key.removesuffix(".otherwise") for key in otherwise} <= used   # shown when a run differs
-    assert used == registered - otherwise
+    solution = {key for key in registered if key.endswith(".solution")}   # shown when it ran
+    assert {key.removesuffix(".solution") for key in solution} <= used
+    assert used == registered - otherwise - solution
     for key in registered:
         entry = text_table.texts()[key]
         assert fields(entry["en"]) == fields(entry["zh"]), key
+    for key in solution:                            # passed the same fields as the key it stands for
+        assert key_fields(key) <= key_fields(key.removesuffix(".solution")), key
 
 
 @pytest.fixture
@@ -176,3 +180,39 @@ def test_the_explanation_follows_the_result(english, monkeypatch):
     assert "made another run than the package's: turn 5: yours sent 9,000" in str(differs)
     assert unknown.outcome == "unexpected" and "does not apply" in str(unknown)
     assert "data-outcome='otherwise'" in differs._repr_html_()
+
+
+def test_the_worked_solution_is_named_when_it_ran(english, monkeypatch):
+    """On a first Run All the stub cell still imports the worked solution: the "same run" reveal
+    says the solution ran, never "the stage you passed in"; a learner's own function, or a run
+    that went another way, gets the usual explanation."""
+    monkeypatch.delenv(CHECK_CLAIMS, raising=False)
+
+    def mine(messages, ctx):
+        return solutions.micro_compact(messages, ctx)
+
+    ran = reveal(..., True, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
+                 found="none here")
+    own = reveal(..., True, expected=True, why="why.03.same_run", stage=mine, found="none here")
+    differs = reveal(..., False, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
+                     found="turn 5: yours sent 9,000")
+    assert ran.lines()[1].startswith("Why: the worked solution ran, not yours (delete the line marked ←")
+    assert "experiment 1 reads one file per turn" in str(ran) and ran.outcome == "holds"
+    assert "worked solution" not in str(own) and "experiment 1 reads" in str(own)
+    assert differs.outcome == "otherwise" and "worked solution" not in str(differs)
+    for key in ("why.01.same_run", "why.04.same_run"):
+        assert "the worked solution ran" in str(reveal(True, True, why=key, stage=solutions.micro_compact,
+                                                       found="none here"))
+    text_table.language("zh")
+    assert ran.lines()[1].startswith("原因：运行的是参考答案，不是你写的")
+
+
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_reveal_with_a_solution_text_is_given_the_learners_stage(path):
+    """Without ``stage=my_<stage>`` the reveal cannot tell the worked solution ran."""
+    for call in reveal_calls(path):
+        why, _ = used_keys(call)
+        if f"{why}.solution" in text_table.texts():
+            stage = {k.arg: k.value for k in call.keywords}.get("stage")
+            assert isinstance(stage, ast.Name) and stage.id.startswith("my_"), \
+                f"{path.name} line {call.lineno}: {why} needs stage=my_<stage>"

@@ -10,8 +10,10 @@ from ..texts import register, say
 
 TEXTS = {
     # -- 00–03 ------------------------------------------------------------------------------
-    "the whole session": "整个会话",
     "the offline model's answer": "离线模型的回答",
+    "the session's first lines": "会话的前几行",
+    "… {count} more lines: the same answer as the run below, shown there in full":
+        "……还有 {count} 行：和下面那次运行的回答相同，完整内容见那里",
     "experiment 3, compaction on": "实验三，开启压缩",
     "experiment 3, compaction off": "实验三，关闭压缩",
     "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",

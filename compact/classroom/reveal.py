@@ -6,6 +6,8 @@ and, when the notebooks run under test, checks the claim.
 arguments as its fields (a field that is itself a key is shown as that text); any other ``why``
 is shown as written. When ``actual`` is not ``expected``, ``<why>.otherwise`` is shown if the
 table has it, else a line saying the usual explanation does not apply (``Reveal.outcome``).
+``stage=`` names the learner's function the run used: when it is still the package's worked
+solution (the learner has not deleted the marked import line), ``<why>.solution`` says so.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import html
 import os
 
 from ..texts import register, say, texts
+from .solutions import MODULE as SOLUTIONS
 
 CHECK_CLAIMS = "COMPACT_CHECK_CLAIMS"     # set by the test suite: a wrong claim fails the run
 
@@ -50,6 +53,11 @@ def explanation(why: str, fields: dict[str, object]) -> str:
     shown = {name: say(value, **fields) if isinstance(value, str) and value in table else value
              for name, value in fields.items()}
     return say(why, **shown)
+
+
+def is_solution(stage: object) -> bool:
+    """Whether ``stage`` is the package's worked solution, not a function the learner wrote."""
+    return getattr(stage, "__module__", None) == SOLUTIONS
 
 
 def chosen(why: str, actual: object, expected: object) -> tuple[str, str]:
@@ -92,9 +100,12 @@ class Reveal:
 
 
 def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: str = "",
-           **fields: object) -> Reveal:
-    """The learner's ``guess`` beside what happened (``actual``), and why (see the module doc).
+           stage: object = None, **fields: object) -> Reveal:
+    """The learner's ``guess`` beside what happened (``actual``), and why (see the module doc);
+    ``stage`` is the learner's function the run used, if any.
     Under the test suite (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
+    if is_solution(stage) and f"{why}.solution" in texts() and (expected is Ellipsis or actual == expected):
+        why = f"{why}.solution"      # the run used the worked solution: say so, not "your stage ..."
     return Reveal(guess, actual, why, fields, expected)

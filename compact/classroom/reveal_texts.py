@@ -10,6 +10,11 @@ SAME_RUN_HINT = {   # the tail several "is yours the same run?" explanations sha
     "zh": "（写错的话，某一轮发送的大小就会不同：{found}）",
 }
 
+SOLUTION_RAN = {   # how the "same run" explanations begin when the worked solution ran
+    "en": "the worked solution ran, not yours (delete the line marked ← to run yours): ",
+    "zh": "运行的是参考答案，不是你写的（删掉行尾标着“←”的那一行导入，运行的才是你自己的）：",
+}
+
 register({
     "why.none_here": {"en": "none here", "zh": "这里没有"},
 
@@ -21,9 +26,9 @@ register({
         "zh": "每一轮都读入一个完整的代码文件并把它留在上下文中：第 {turn} 轮本要同时发送两个文件，"
               "共 {size:,} 个字符，模型算作 {tokens:,} 个 token，超出了它 {window:,} token 的窗口"},
     "why.00.largest_kind": {
-        "en": "the file the agent read is {share:.0%} of the characters of that request; the "
+        "en": "the file the agent read is {share:.1%} of the characters of that request; the "
               "question, the model's short reply and its tool call are {rest} characters in all",
-        "zh": "Agent 读取的文件占那次请求字符数的 {share:.0%}；问题、模型简短的回复和它的工具调用"
+        "zh": "Agent 读取的文件占那次请求字符数的 {share:.1%}；问题、模型简短的回复和它的工具调用"
               "加起来只有 {rest} 个字符"},
     "why.00.question_tokens": {
         "en": "the system prompt and the tool definitions ride along on every call: they are "
@@ -164,13 +169,16 @@ register({
               "按课程的顺序，第一步会先把它保存下来。（本包的 micro_compact 无论顺序如何都不会动这批"
               "结果：模型还没读到它们，见 notebook 03 的“最新一批结果，模型还没看到”）"},
     "why.04.port": {
-        "en": "the summariser saw a clipped excerpt of a {lines}-line file and noted what it is, "
-              "not line {line}; the transcript keeps it for people and tools, and nothing in the "
-              "context even says where. What must outlive compaction is written on purpose to "
-              "memory: chapter s09",
-        "zh": "摘要器只看到这个 {lines} 行文件的一段截取，记下了它是什么文件，却没有记下第 {line} 行；"
-              "transcript 为人和工具保存着这一行，但上下文里连它在哪里都没有提到。需要跨压缩保留的信息，"
-              "要有意写进记忆：见 s09 一章"},
+        "en": "the package clips a result the model has already read to 1,500 chars before its "
+              "summariser sees it, so the summary was written from the start of this {lines}-line "
+              "file and never saw line {line}: the cap lost the port here (the lesson's "
+              "summarize_history would be sent the whole file, and keep only what it chose). The "
+              "transcript keeps it for people and tools, and nothing in the context even says "
+              "where. What must outlive compaction is written on purpose to memory: chapter s09",
+        "zh": "本包把模型已经读过的结果截到 1,500 个字符后才交给摘要器，所以摘要只依据这个 {lines} 行"
+              "文件的开头写成，根本没有看到第 {line} 行：这里是上限让端口丢了（课程的 summarize_history "
+              "会收到整个文件，再只留下它选中的内容）。transcript 为人和工具保存着这一行，但上下文里"
+              "连它在哪里都没有提到。需要跨压缩保留的信息，要有意写进记忆：见 s09 一章"},
     "why.04.turns": {
         "en": "stage 4 fires on a turn whose context is still over {limit:,} chars after stages "
               "1–3; {outcome}",
@@ -260,6 +268,23 @@ register({
               "order the documentation does not fix)",
         "zh": "离线服务器先清除，再拿剩下的内容与压缩触发阈值比较：旧结果清除之后，上下文再也"
               "达不到 50,000 个 token（这个顺序文档并没有规定）"},
+    # when the run used the worked solution, the marked import line not yet deleted (reveal picks
+    # "<key>.solution" when its stage= is the solution): the reveal must not say "your stage"
+    "why.01.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it persisted the same file as the package's stage and left the "
+              "same path and preview " + SAME_RUN_HINT["en"],
+        "zh": SOLUTION_RAN["zh"] + "它和本包的这一步转存了同一个文件，留下了同样的路径和预览"
+              + SAME_RUN_HINT["zh"]},
+    "why.03.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it follows the lesson's rule, and experiment 1 reads one file per "
+              "turn and persists nothing, so that rule is all it needs " + SAME_RUN_HINT["en"],
+        "zh": SOLUTION_RAN["zh"] + "它按课程的规则写成；实验一每轮读取一个文件，不转存任何内容，"
+              "所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
+    "why.04.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it writes the lesson's two sections byte for byte, so it sends "
+              "what the package's sends (a summary not json.dumps'd shows up as other sizes: {found})",
+        "zh": SOLUTION_RAN["zh"] + "它逐字节写出课程那两个部分，所以发送的内容与本包的完全相同"
+              "（摘要没有经过 json.dumps 时，发送的大小就会不同：{found}）"},
     # when a learner's stage made the run go another way (reveal picks "<key>.otherwise")
     "why.01.same_run.otherwise": {
         "en": "the stage you passed in made another run than the package's: {found}. Check which "
