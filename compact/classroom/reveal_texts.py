@@ -260,7 +260,7 @@ register({
         "en": "it costs {cost:,.0f} with caching, server compaction {server_cost:,.0f}; context "
               "editing breaks the cached prefix on every request once over its trigger and costs "
               "{editing_cost:,.0f}",
-        "zh": "算上缓存，它的成本是 {cost:,.0f}，服务端压缩是 {server_cost:,.0f}；上下文编辑一旦超过"
+        "zh": "按计入缓存的成本，它是 {cost:,.0f}，服务端压缩是 {server_cost:,.0f}；上下文编辑一旦超过"
               "触发阈值，每个请求都会打断缓存前缀，成本是 {editing_cost:,.0f}"},
     "why.08.both": {
         "en": "the offline server clears first and compares the compaction trigger with what is "
@@ -275,6 +275,12 @@ register({
               "same path and preview " + SAME_RUN_HINT["en"],
         "zh": SOLUTION_RAN["zh"] + "它和本包的这一步转存了同一个文件，留下了同样的路径和预览"
               + SAME_RUN_HINT["zh"]},
+    "why.02.same_run.solution": {
+        "en": SOLUTION_RAN["en"] + "it makes the package's cut on every turn (the lesson's rule and "
+              "the two fixes); a stage one message off, or one that counts its own marker, would send "
+              "other messages and draw another line below",
+        "zh": SOLUTION_RAN["zh"] + "它每一轮都和本包切在同一个位置（课程的规则加上两处修正）；差一条消息"
+              "的实现，或者把自己的省略标记也算进去的实现，会发送不同的消息，下面的图也会画出另一条线"},
     "why.03.same_run.solution": {
         "en": SOLUTION_RAN["en"] + "it follows the lesson's rule, and experiment 1 reads one file per "
               "turn and persists nothing, so that rule is all it needs " + SAME_RUN_HINT["en"],
