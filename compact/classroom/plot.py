@@ -520,8 +520,8 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                             color=KIND_COLOURS["placeholders"], gid="placeholder_count")
         ax.set_ylabel(say("plot.composition_axis"))
         _turn_axis(ax, max(turns, default=0))
-        if any(counts):                                          # room for the numbers
-            ax.set_ylim(top=max(ax.get_ylim()[1], max(bottom) * (1 + 2 * HEADROOM)))
+        if any(counts):               # room for the numbers, in the lab's short panel too
+            ax.set_ylim(top=max(ax.get_ylim()[1], max(bottom) * (1 + 5 * HEADROOM)))
         finish(ax, say("plot.composition_title"))
     return ax
 
