@@ -171,7 +171,8 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_log(tmp_path):
     assert [(t, w) for t, _, w in rescued] == [(turn, 16_000)] and rescued[0][1] > 16_000
     fig = plot_run(trace, ("context", "tokens"), window=16_000, log=log)
     top, tokens = fig.axes[0], fig.axes[-1]
-    assert top.get_title(loc="left").startswith(f"reactive_compact at turn {turn}: refused at ")
+    assert top.get_title(loc="left").startswith(f"turn {turn}: the request (")
+    assert top.get_title(loc="left").endswith("was refused; reactive_compact rescued it")
     [refused] = [c for c in tokens.collections if c.get_gid() == "refused"]
     assert refused.get_offsets().tolist() == [[turn, rescued[0][1]]]
     [line] = [line for line in tokens.get_lines() if line.get_gid() == "window"]

@@ -141,8 +141,10 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
         "en": "{stage} at turn {turn}: {before:,} → {after:,} chars, transcript saved",
         "zh": "{stage} 在第 {turn} 轮：{before:,} → {after:,} 字符，transcript 已保存"},
     "plot.headline.rescued": {
-        "en": "reactive_compact at turn {turn}: refused at {tokens:,} tokens, under {limit:,} chars",
-        "zh": "reactive_compact 在第 {turn} 轮：{tokens:,} 个 token 时被拒绝，不到 {limit:,} 字符"},
+        "en": "turn {turn}: the request ({tokens:,} tokens, under {limit:,} chars) was refused; "
+              "reactive_compact rescued it",
+        "zh": "第 {turn} 轮：请求（{tokens:,} 个 token，不到 {limit:,} 字符）被拒绝，"
+              "reactive_compact 补救成功"},
     "plot.headline.not_fired": {"en": "{stage}: did not fire in this run",
                                 "zh": "{stage}：这次运行中没有触发"},
     "plot.headline.quiet": {"en": "No compaction needed: the context stayed under the limit",
