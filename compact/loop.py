@@ -144,6 +144,7 @@ def reactive_retry(error: Exception, messages: list, compactor: Compactor, activ
     if not compactor.events[-1].fired:          # the whole history is the kept tail
         explain(error)
         raise error
+    start.refusals.append(api_message(error))   # the turn's record keeps the API's numbers
     return compacted
 
 

@@ -68,6 +68,7 @@ class Turn:
     sent: list = field(default_factory=list, repr=False)   # the messages as sent
     stop_reason: str = "end_turn"     # the reply's: tool_use, end_turn, max_tokens, refusal, ...
     before: list = field(default_factory=list, repr=False)  # the history before the pipeline
+    refusals: list[str] = field(default_factory=list)   # the API's message for each refusal survived
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class TurnStart:
     number: int
     history: list
     first_event: int
+    refusals: list[str] = field(default_factory=list)   # the loop adds each refusal it survives
 
 
 def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compactor: Compactor) -> Turn:
@@ -91,7 +93,7 @@ def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compa
                 size_sent, response.usage.input_tokens, response.usage.output_tokens,
                 [e.stage for e in fired], fired, [(b["name"], dict(b["input"])) for b in reply.calls],
                 composition(sent), reply.text, refusals(start, compactor), sent, reply.stop,
-                start.history)
+                start.history, list(start.refusals))
 
 
 def refusals(start: TurnStart, compactor: Compactor) -> int:

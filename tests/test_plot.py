@@ -158,7 +158,7 @@ def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limi
     assert f"the model's window = {window:,} tokens (right axis)" in labels
 
 
-def test_a_refusal_the_run_survived_is_drawn_from_the_log(tmp_path):
+def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
     ws = make_workspace(tmp_path / "ws")
     client = OfflineModel(window_tokens=16_000).client()        # notebook 05's Chinese session
     earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": "上下文窗口有限。" * 150}
@@ -166,10 +166,10 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_log(tmp_path):
     messages, log = [*earlier, {"role": "user", "content": PROMPTS[3]}], []
     trace = agent_loop(messages, PROMPTS[3], client=client, workspace=ws,
                        compactor=Compactor(ws, summarize=summarizer_for(client)), log=log.append)
-    rescued = rescued_refusals(trace, log)
+    rescued = rescued_refusals(trace)
     [turn] = [t.turn for t in trace.turns if t.refused]
     assert [(t, w) for t, _, w in rescued] == [(turn, 16_000)] and rescued[0][1] > 16_000
-    fig = plot_run(trace, ("context", "tokens"), window=16_000, log=log)
+    fig = plot_run(trace, ("context", "tokens"), window=16_000, refusals=True)
     top, tokens = fig.axes[0], fig.axes[-1]
     assert top.get_title(loc="left").startswith(f"turn {turn}: the request (")
     assert top.get_title(loc="left").endswith("was refused; reactive_compact rescued it")

@@ -327,13 +327,11 @@ def _refused_label(ax: Axes, result: Any) -> str:
     return say("plot.refused_window", tokens=refused[0])
 
 
-def rescued_refusals(trace: Trace, log: Iterable[str]) -> list[tuple[int, int, int]]:
-    """(turn, tokens refused, window) of each prompt-too-long refusal a run survived: the
-    trace counts them per turn (``Turn.refused``), the loop's log lines give their numbers."""
-    numbers = [(int(m[1]), int(m[2])) for line in log
-               if (m := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", line))]
-    turns = [t.turn for t in trace.turns for _ in range(t.refused)]
-    return [(turn, tokens, window) for turn, (tokens, window) in zip(turns, numbers, strict=False)]
+def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
+    """(turn, tokens refused, window) of each prompt-too-long refusal a run survived, read from
+    the API's message the turn recorded (``Turn.refusals``)."""
+    return [(t.turn, int(m[1]), int(m[2])) for t in trace.turns for message in t.refusals
+            if (m := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", message))]
 
 
 def _zoomed(ax: Axes, limit: int) -> None:
@@ -533,19 +531,19 @@ PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
 
 
 def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
-             window: int | None = None, log: Iterable[str] = (), limit: bool = True) -> Figure:
+             window: int | None = None, refusals: bool = False, limit: bool = True) -> Figure:
     """Panels stacked, sharing the turn axis: by default the context size over what fills it,
     the picture the lab shows. Other panels: "tokens", "batch", "messages" (each stage's trigger).
-    ``window``: the model's window in tokens, drawn on the "tokens" panel. ``log``: the loop's
-    log lines; a refusal the run survived (reactive_compact) is then a ✕ on the "tokens" panel
-    at its count, and the title says so. ``limit=False``: the "context" panel is scaled to the
-    run, not to ``context_limit`` (a run far under it), and its legend states the limit.
+    ``window``: the model's window in tokens, drawn on the "tokens" panel. ``refusals``: each
+    refusal the run survived (reactive_compact) is a ✕ on the "tokens" panel at its count, and
+    the title says so. ``limit=False``: the "context" panel is scaled to the run, not to ``context_limit`` (a
+    run far under it), and its legend states the limit.
     """
     unknown = [p for p in panels if p not in PANELS]
     if unknown or not panels:
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
     trace, limits, _ = _parts(run)
-    rescued = rescued_refusals(trace, log)
+    rescued = rescued_refusals(trace) if refusals else []
     with matplotlib.rc_context(RC):
         heights = [3 if p == "context" else 2 for p in panels]
         fig = Figure(figsize=(11, 1.6 * sum(heights)), layout="constrained")   # two panels: 8 in
