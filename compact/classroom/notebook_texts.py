@@ -12,9 +12,8 @@ TEXTS = {
     # -- 00–03 ------------------------------------------------------------------------------
     "the offline model's answer": "离线模型的回答",
     "the session's first lines": "会话的前几行",
-    "… {count} more lines: the same answer as the run below, shown there in full":
-        "……还有 {count} 行：和下面那次运行的回答相同，完整内容见那里",
-    "experiment 3, compaction on": "实验三，开启压缩",
+    "… {count} more lines of the answer (notebook 04 reads it whole)":
+        "……回答还有 {count} 行（notebook 04 会完整地细读它）",
     "experiment 3, compaction off": "实验三，关闭压缩",
     "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
     "the answer from a 500-char preview": "根据 500 字符预览给出的回答",
@@ -26,9 +25,6 @@ TEXTS = {
         "  加上 {system:,} 个字符的 system 提示词和 {tools} 个工具定义：{tokens:,} 个 token",
     "typed: {typed}\n(the REPL took {seconds:.1f} s, starting a new Python included)\n":
         "输入：{typed}\n（REPL 用了 {seconds:.1f} 秒，包括启动一个新的 Python）\n",
-    "files written: {files}": "写入的文件：{files}",
-    "len(str(messages)) = {repr:,} chars; the JSON sent = {json:,} chars":
-        "len(str(messages)) = {repr:,} 个字符；实际发送的 JSON = {json:,} 个字符",
     "each result, chars before: {sizes}": "每条结果之前的字符数：{sizes}",
     "each result, chars after:  {sizes}": "每条结果之后的字符数：{sizes}",
     "the batch (the three results together): {before:,} → {after:,} chars, against the 200,000 budget":
