@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -42,30 +43,22 @@ display(widgets.VBox([button, label, out]))
 """
 
 
-def write_demo_notebook(folder: Path) -> str:
-    folder.mkdir(parents=True, exist_ok=True)
+def test_button_redraws_plot_in_output(lab_server, new_page, tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nb.cells = [nbformat.v4.new_markdown_cell("# Harness demo\nA button that redraws a plot."),
                 nbformat.v4.new_code_cell(WIDGET_CELL), nbformat.v4.new_code_cell('print("ready")'),
                 nbformat.v4.new_code_cell("")]               # empty cells never get an execution count
-    name = "harness_demo.ipynb"
-    nbformat.write(nb, folder / name)
-    return name
-
-
-def test_button_redraws_plot_in_output(lab_server, browser_page, tmp_path: Path) -> None:
-    name = write_demo_notebook(tmp_path / "notebooks")
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "harness_demo.ipynb")
     lab = lab_server(tmp_path / "notebooks")
-    # Discovery with redirected JUPYTER_DATA_DIR (start_lab checks too; shown here).
-    assert "python3" in lab.kernelspecs()
-    assert WIDGETS_EXTENSION in lab.federated_extensions()
+    assert WIDGETS_EXTENSION in lab.federated_extensions()      # found with JUPYTER_DATA_DIR redirected
+    assert "python3" in json.loads(lab.get("/api/kernelspecs"))["kernelspecs"]
 
-    page = browser_page
-    open_notebook(page, lab, lab.copy_notebook(name))
-    counts = run_all_cells(page)
-    assert counts == [1, 2]
+    page = new_page()
+    open_notebook(page, lab, lab.copy_notebook("harness_demo.ipynb"))
+    assert run_all_cells(page) == [1, 2]
     expect(page.locator(".jp-OutputArea-output", has_text="ready")).to_be_visible()
 
     button = page.locator("button.jupyter-widgets.widget-button", has_text="Draw")
