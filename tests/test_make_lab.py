@@ -37,6 +37,12 @@ def folders(tmp_path):
     return source, tmp_path / "my-notebooks"
 
 
+@pytest.fixture
+def synced(folders):
+    sync(*folders)
+    return folders
+
+
 def edit(path: Path, change) -> None:
     nb = json.loads(path.read_text(encoding="utf-8"))
     change(nb)
@@ -51,14 +57,10 @@ def add_outputs(nb):                      # what running and saving in JupyterLa
     nb["metadata"]["widgets"] = {"state": {}}
 
 
-def append_cell(text):
-    return lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x", "metadata": {},
-                                          "source": [text]})
-
-
-def learner_edits(copy: Path, name: str, text: str = "my own note") -> bytes:
-    edit(copy / name, append_cell(text))
-    return (copy / name).read_bytes()
+def append_cell(path: Path, text: str = "upstream news") -> bytes:
+    edit(path, lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x", "metadata": {},
+                                              "source": [text]}))
+    return path.read_bytes()
 
 
 def test_first_sync_copies_every_notebook(folders):
@@ -73,31 +75,28 @@ def test_first_sync_copies_every_notebook(folders):
     assert (copy / MANIFEST).is_file()
 
 
-def test_outputs_are_not_edits_an_upstream_change_replaces_them(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
+    source, copy = synced
     edit(copy / "06_lab.ipynb", add_outputs)
     assert sync(source, copy)["06_lab.ipynb"] == "unchanged"       # nothing new upstream
     assert "ran" in (copy / "06_lab.ipynb").read_text()
-    edit(source / "06_lab.ipynb", append_cell("upstream news"))
+    append_cell(source / "06_lab.ipynb")
     assert sync(source, copy)["06_lab.ipynb"] == "updated"
     assert (copy / "06_lab.ipynb").read_bytes() == (source / "06_lab.ipynb").read_bytes()
 
 
-def test_a_learners_edit_is_never_overwritten(folders):
-    source, copy = folders
-    sync(source, copy)
-    mine = learner_edits(copy, "03_micro_compact.ipynb")
-    edit(source / "03_micro_compact.ipynb", append_cell("upstream news"))
+def test_a_learners_edit_is_never_overwritten(synced):
+    source, copy = synced
+    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
+    append_cell(source / "03_micro_compact.ipynb")
     assert sync(source, copy)["03_micro_compact.ipynb"].startswith("kept: you edited it")
     assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
     (copy / "03_micro_compact.ipynb").unlink()                     # what the message says to do
     assert sync(source, copy)["03_micro_compact.ipynb"] == "new"
 
 
-def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(synced):
+    source, copy = synced
     shutil.copy(source / "02_snip_compact.ipynb", source / "08_new.ipynb")
     (source / "02_snip_compact.ipynb").unlink()
     report = sync(source, copy)
@@ -110,9 +109,9 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
     chinese = "zh/03_micro_compact.ipynb"
     assert sync(source, copy)[chinese] == "new"
     assert (copy / chinese).read_bytes() == (source / chinese).read_bytes()
-    mine = learner_edits(copy, chinese, "我的笔记")
-    edit(source / chinese, append_cell("上游更新"))
-    edit(source / "03_micro_compact.ipynb", append_cell("upstream news"))
+    mine = append_cell(copy / chinese, "我的笔记")
+    append_cell(source / chinese, "上游更新")
+    append_cell(source / "03_micro_compact.ipynb")
     report = sync(source, copy)
     assert report[chinese].startswith("kept: you edited it") and (copy / chinese).read_bytes() == mine
     assert report["03_micro_compact.ipynb"] == "updated"               # the English copy was not edited
@@ -223,10 +222,9 @@ def test_the_commands_serve_the_copy(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
-def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(folders, damage):
-    source, copy = folders
-    sync(source, copy)
-    mine = learner_edits(copy, "03_micro_compact.ipynb")
+def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(synced, damage):
+    source, copy = synced
+    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
     (copy / MANIFEST).write_text(damage, encoding="utf-8", errors="surrogateescape")
     report = sync(source, copy)                          # not a JSONDecodeError
     assert report[MANIFEST].startswith("damaged (") and (copy / "03_micro_compact.ipynb").read_bytes() == mine
@@ -236,13 +234,12 @@ def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(fold
     assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
 
 
-def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(synced):
+    source, copy = synced
     broken = copy / "04_compact_history.ipynb"
     broken.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8")   # cut off
-    edit(source / "04_compact_history.ipynb", append_cell("upstream news"))
-    edit(source / "05_reactive_and_compact_tool.ipynb", append_cell("upstream news"))
+    append_cell(source / "04_compact_history.ipynb")
+    append_cell(source / "05_reactive_and_compact_tool.ipynb")
     report = sync(source, copy)
     assert report["04_compact_history.ipynb"].startswith("skipped: not valid notebook JSON")
     assert broken.read_text(encoding="utf-8").endswith('"sou')         # left as it is
@@ -268,9 +265,8 @@ print(sync(sys.argv[1], sys.argv[2]))
 """
 
 
-def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(synced):
+    source, copy = synced
     before = (copy / MANIFEST).read_bytes()
     assert len(before) > 64
     done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)], cwd=REPO,
