@@ -19,23 +19,19 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-out = widgets.Output()
-button = widgets.Button(description="Draw")
-label = widgets.HTML(value="clicks: 0")
-clicks = {"n": 0}
+out, button, label = widgets.Output(), widgets.Button(description="Draw"), widgets.HTML(value="clicks: 0")
+clicks = [0]
 
 
 def on_click(_):
-    clicks["n"] += 1
-    n = clicks["n"]
+    clicks[0] += 1
     with out:
         out.clear_output(wait=True)
-        fig, ax = plt.subplots(figsize=(4, 2.5))
-        xs = list(range(20))
-        ax.plot(xs, [x ** (1 + n / 4) for x in xs], marker="o")
-        ax.set_title(f"click {n}")
+        plt.figure(figsize=(4, 2.5))
+        plt.plot(range(20), [x ** (1 + clicks[0] / 4) for x in range(20)], marker="o")
+        plt.title(f"click {clicks[0]}")
         plt.show()
-    label.value = f"clicks: {n}"
+    label.value = f"clicks: {clicks[0]}"
 
 
 button.on_click(on_click)

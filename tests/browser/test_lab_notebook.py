@@ -68,11 +68,9 @@ def click_and_wait(dashboard: Any, label: str) -> None:
     expect(button(dashboard, label)).to_be_enabled(timeout=30_000)
 
 
-def plot_changes(dashboard: Any, label: str) -> None:
-    plot = dashboard.locator("img.compact-plot")
-    before = plot.get_attribute("src")
-    click_and_wait(dashboard, label)
-    expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+def events(dashboard: Any, stage: str | None = None) -> Any:
+    listed = dashboard.locator(".widget-html", has_text="Stage events").first
+    return listed.locator(f"li[data-stage='{stage}']") if stage else listed
 
 
 def choose_theme(page: Any, theme: str) -> None:
@@ -137,10 +135,12 @@ def test_projector_shows_the_buttons_and_the_whole_plot_at_once(lab):
 
 
 def test_each_button_changes_the_plot_and_the_events(lab):
-    events = lab.locator(".widget-html", has_text="Stage events").first
+    plot = lab.locator("img.compact-plot")
     for label, stage, landed in CASES:
-        plot_changes(lab, label)
-        expect(events.locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
+        before = plot.get_attribute("src")
+        click_and_wait(lab, label)
+        expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+        expect(events(lab).locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
         lab.locator(".lm-TabBar-tab", has_text="Files").click()
         files = lab.locator(".widget-html", has_text="Files in .transcripts/").first
         if landed:
@@ -153,14 +153,13 @@ def test_each_button_changes_the_plot_and_the_events(lab):
 
 
 def test_budget_slider_changes_experiment_2(lab):
-    events = lab.locator(".widget-html", has_text="Stage events").first
     click_and_wait(lab, "Experiment 2")
-    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(1)
+    expect(events(lab, "tool_result_budget")).to_have_count(1)
     set_slider(lab, "tool_result_budget", 300_000)        # above the 271,391-char file
     click_and_wait(lab, "Experiment 2")
-    expect(events).to_contain_text("passes 300,000 chars")
-    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(0)
-    expect(events.locator("li[data-stage='compact_history']")).to_have_count(1)
+    expect(events(lab)).to_contain_text("passes 300,000 chars")
+    expect(events(lab, "tool_result_budget")).to_have_count(0)
+    expect(events(lab, "compact_history")).to_have_count(1)
 
 
 def test_a_failed_run_shows_its_error(lab):
@@ -169,8 +168,7 @@ def test_a_failed_run_shows_its_error(lab):
     error = lab.locator(".lab-error", has_text="TurnLimitError").first
     expect(error).to_be_visible()
     expect(error).to_contain_text("did not finish within 40 turns")
-    expect(lab.locator(".widget-html", has_text="Stage events").first
-           .locator("li[data-stage='error']")).to_have_count(1)
+    expect(events(lab, "error")).to_have_count(1)
 
 
 def test_a_double_click_runs_once(lab):
@@ -191,13 +189,11 @@ def test_a_double_click_runs_once(lab):
 def test_no_two_controls_overlap_at_900px(lab):
     lab.page.set_viewport_size(LAPTOP)
     painted(lab.page)
-    controls = {f"button {i}": box(button(lab, label)) for i, label in enumerate(EXPERIMENT_BUTTONS)}
-    controls["progress"] = box(lab.locator(".widget-hprogress").first)
-    for name in SLIDERS:
-        controls[name] = box(lab.locator(".widget-slider", has_text=name).first)
-    controls["lesson's numbers"] = box(button(lab, "Lesson's numbers"))
-    controls["plot"] = box(lab.locator("img.compact-plot"))
-    controls["tabs"] = box(lab.locator(".lm-TabBar").first)
+    controls = {f"button {i}": button(lab, label) for i, label in enumerate(EXPERIMENT_BUTTONS)}
+    controls |= {name: lab.locator(".widget-slider", has_text=name).first for name in SLIDERS}
+    controls |= {"progress": lab.locator(".widget-hprogress").first, "plot": lab.locator("img.compact-plot"),
+                 "lesson's numbers": button(lab, "Lesson's numbers"), "tabs": lab.locator(".lm-TabBar").first}
+    controls = {name: box(control) for name, control in controls.items()}
     overlapping = [(a, b) for (a, ba), (b, bb) in combinations(controls.items(), 2) if overlap(ba, bb)]
     assert overlapping == [], overlapping
     whole = box(lab)

@@ -46,38 +46,29 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot(tmp_path_factory.mktemp("clone"))
 
 
-def start_make(clone: Path, state: Path, target: str, args: str) -> tuple[subprocess.Popen, Path]:
-    """``make <target>`` in the clone with this venv (its set-up steps marked done)."""
-    log = state / f"make-{target}.log"
-    env = lab_env(state)
+@pytest.fixture
+def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
+    """``served(target) -> (base URL, token, log)``: `make <target>` in the clone with this venv
+    (its set-up steps marked done), serving on a free port."""
+    started: list[subprocess.Popen] = []
+    env = lab_env(tmp_path)
     env.pop("JUPYTERLAB_SETTINGS_DIR")         # the copy's own settings, as a learner's make lab has
     settings = clone / "my-notebooks" / ".jupyter" / "settings" / WINDOWING
     settings.parent.mkdir(parents=True, exist_ok=True)   # every cell in the DOM, for the harness
     settings.write_text(json.dumps(LAB_SETTINGS[WINDOWING]))
-    variable = "PRESENT_ARGS" if target == "present" else "LAB_ARGS"
-    process = subprocess.Popen(
-        ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
-         "-o", f"{VENV}/.present", target, f"{variable}={args}"],
-        cwd=clone, env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, start_new_session=True)
-    return process, log
-
-
-@pytest.fixture
-def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
-    """``served(target) -> (base URL, token, log)``: `make <target>` serving on a free port."""
-    started: list[subprocess.Popen] = []
 
     def serve(target: str) -> tuple[str, str, Path]:
-        port, token = free_port(), secrets.token_hex(16)
-        args, ready = ((f"--port={port} --no-browser --Voila.ip=127.0.0.1 --Voila.token={token}", "/")
-                       if target == "present" else
-                       (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
-                        f"--no-browser --IdentityProvider.token={token}", "/api/status"))
-        process, log = start_make(clone, tmp_path, target, args)
-        started.append(process)
-        base = f"http://127.0.0.1:{port}"
-        wait_served(f"{base}{ready}?token={token}", process, log, read=False)
+        port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"make-{target}.log"
+        present = target == "present"
+        args = (f"PRESENT_ARGS=--port={port} --Voila.ip=127.0.0.1 --Voila.token={token}" if present
+                else f"LAB_ARGS=--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
+                f"--IdentityProvider.token={token}")
+        started.append(subprocess.Popen(
+            ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite", "-o", f"{VENV}/.present",
+             target, f"{args} --no-browser"], cwd=clone, env=env, stdout=open(log, "wb"),
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+        base, ready = f"http://127.0.0.1:{port}", "/" if present else "/api/status"
+        wait_served(f"{base}{ready}?token={token}", started[-1], log, read=False)
         return base, token, log
 
     yield serve
