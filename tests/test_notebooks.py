@@ -1,6 +1,6 @@
 """Every notebook (English and Chinese) runs offline with the worked solutions in place, each cell
-safe to re-run (tests/executed.py); it is committed without outputs, opens with a title, and follows
-the suite's conventions."""
+safe to re-run (conftest's ``executed``); it is committed without outputs, opens with a title, and
+follows the suite's conventions."""
 
 import ast
 import re
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from executed import NOTEBOOK_DIR, errors
+from conftest import NOTEBOOK_DIR, errors
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
