@@ -104,13 +104,6 @@ class LabServer:
         with urllib.request.urlopen(request, timeout=5) as response:
             return response.read()
 
-    def federated_extensions(self) -> list[str]:
-        """The prebuilt lab extensions the /lab page loads."""
-        found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
-                          self.get(f"/lab?token={self.token}").decode(), re.S)
-        config = json.loads(found.group(1)) if found else {}
-        return [ext["name"] for ext in config.get("federated_extensions", [])]
-
     def copy_notebook(self, name: str) -> str:
         """A fresh copy of ``name``, to open instead of it: JupyterLab autosaves what it opens."""
         src = self.root_dir / name
@@ -148,7 +141,8 @@ def lab_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def launch(notebook_dir: Path, tmp: Path, env: dict[str, str]) -> LabServer:
+def launch(notebook_dir: Path, tmp: Path, env: dict[str, str], timeout: float) -> LabServer:
+    """``jupyter lab`` started, once it answers ``/api/status`` or exits; RuntimeError at the timeout."""
     port, token = free_port(), secrets.token_hex(24)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
@@ -162,19 +156,15 @@ def launch(notebook_dir: Path, tmp: Path, env: dict[str, str]) -> LabServer:
         log.flush()
         proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C must not hit it
-    return LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path)
-
-
-def started(lab: LabServer, timeout: float) -> bool:
-    """Whether ``lab`` answers ``/api/status`` (False: it exited); RuntimeError at the timeout."""
-    status = f"{lab.base_url}/api/status?token={lab.token}"
+    lab, status = LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path), \
+        f"http://127.0.0.1:{port}/api/status?token={token}"
     try:
-        until(lambda: lab.proc.poll() is not None or answers(status), timeout,
+        until(lambda: proc.poll() is not None or answers(status), timeout,
               lambda: f"/api/status did not answer within {timeout:.0f}s")
     except AssertionError as exc:
         lab.stop()
         raise RuntimeError(f"{exc}; log tail:\n{lab.log_tail()}") from None
-    return lab.proc.poll() is None
+    return lab
 
 
 def start_lab(notebook_dir: Path, tmp: Path, timeout: float = 60.0) -> LabServer:
@@ -185,14 +175,17 @@ def start_lab(notebook_dir: Path, tmp: Path, timeout: float = 60.0) -> LabServer
     tmp.mkdir(parents=True, exist_ok=True)
     env = lab_env(tmp)
     for _ in range(3):
-        lab = launch(notebook_dir, tmp, env)
-        if started(lab, timeout):
+        lab = launch(notebook_dir, tmp, env, timeout)
+        if lab.proc.poll() is None:
             break
         if "already in use" not in lab.log_tail(200):
             raise RuntimeError(f"jupyter lab exited with {lab.proc.returncode}; log tail:\n{lab.log_tail()}")
     else:
         raise RuntimeError(f"no free port in 3 attempts; log tail:\n{lab.log_tail()}")
-    specs, extensions = json.loads(lab.get("/api/kernelspecs"))["kernelspecs"], lab.federated_extensions()
+    specs = json.loads(lab.get("/api/kernelspecs"))["kernelspecs"]
+    found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                      lab.get(f"/lab?token={lab.token}").decode(), re.S)        # the lab extensions it loads
+    extensions = [e["name"] for e in json.loads(found[1] if found else "{}").get("federated_extensions", [])]
     if "python3" not in specs or WIDGETS_EXTENSION not in extensions:
         lab.stop()
         raise RuntimeError(f"kernelspecs {sorted(specs)}, lab extensions {extensions}: need python3 "
