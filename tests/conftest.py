@@ -1,12 +1,15 @@
 import atexit
-import functools
+import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
-from executed import executed as executed_in
+from filelock import FileLock
+from nbclient import NotebookClient
 
 from compact import Compactor
 
@@ -15,12 +18,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no ou
 # A folder of this test run's own, shared by pytest-xdist's workers (they inherit the variable
 # from the process that made it, which removes it at the end). In it, the study sessions are
 # remembered (compact/study/remembered.py), never in the user's folder, so every number a test
-# reads was replayed by this code in this run; and the notebooks are executed (tests/executed.py).
+# reads was replayed by this code in this run; and the notebooks are executed (``executed``).
 if "COMPACT_TESTS_RUN" not in os.environ:
     os.environ["COMPACT_TESTS_RUN"] = tempfile.mkdtemp(prefix="compact-tests-")
     atexit.register(shutil.rmtree, os.environ["COMPACT_TESTS_RUN"], ignore_errors=True)
 RUN = Path(os.environ["COMPACT_TESTS_RUN"])
 os.environ["COMPACT_STUDY_CACHE"] = str(RUN / "study")
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def fake_summary(messages: list) -> str:
@@ -53,8 +57,59 @@ def compactor(tmp_path):
     return Compactor(tmp_path, summarize=fake_summary)
 
 
+@dataclass
+class Executed:
+    notebook: nbformat.NotebookNode     # after Run All
+    rerun_errors: list[str]             # what re-running each cell, last to first, raised
+    made_runs: bool                     # runs/ beside the notebook holds a run folder
+
+
+def errors(cells: list) -> list[str]:
+    return [f"{o.ename}: {o.evalue}" for cell in cells if cell.cell_type == "code"
+            for o in cell.outputs if o.output_type == "error"]
+
+
+def run(path: Path, home: Path) -> dict:
+    """Run All in a fresh offline kernel, then every code cell again, last to first (as a learner
+    scrolling back up re-runs them); its Jupyter, IPython and matplotlib state in ``home``
+    (emptied first: a run stopped part-way, e.g. by pytest-timeout, leaves one behind)."""
+    shutil.rmtree(home, ignore_errors=True)
+    cwd = home / "cwd"
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=True,
+                            store_widget_state=False, resources={"metadata": {"path": str(cwd)}})
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("ANTHROPIC_API_KEY", raising=False)
+        env.delenv("MPLBACKEND", raising=False)
+        env.setenv("COMPACT_CHECK_CLAIMS", "1")          # reveal() and check() assert the claims
+        for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
+            (home / name.lower()).mkdir(parents=True)
+            env.setenv(name, str(home / name.lower()))
+        cwd.mkdir()
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                client.execute_cell(cell, index)
+            first = nbformat.writes(nb)
+            for index, cell in reversed(list(enumerate(nb.cells))):
+                client.execute_cell(cell, index)
+    runs = cwd / "runs"
+    return {"notebook": first, "rerun_errors": errors(nb.cells),
+            "made_runs": runs.is_dir() and any(runs.iterdir())}
+
+
 @pytest.fixture(scope="session")
 def executed():
-    """``executed(path)``: the notebook as run once in this test session (tests/executed.py)."""
+    """``executed(path)``: the notebook as run once in this test session, shared by every test
+    that reads it across pytest-xdist's workers: the first to ask runs it under a file lock."""
     (RUN / "notebooks").mkdir(exist_ok=True)
-    return functools.partial(executed_in, shared=RUN / "notebooks")
+
+    def notebook(path: Path) -> Executed:
+        home = RUN / "notebooks" / path.relative_to(NOTEBOOK_DIR).as_posix().replace("/", "_")
+        saved = home.with_suffix(".json")
+        with FileLock(f"{saved}.lock"):
+            if not saved.exists():
+                saved.write_text(json.dumps(run(path, home)), encoding="utf-8")
+        data = json.loads(saved.read_text(encoding="utf-8"))
+        return Executed(nbformat.reads(data["notebook"], 4), data["rerun_errors"], data["made_runs"])
+
+    return notebook

@@ -1,18 +1,17 @@
 """`make book` builds a site you can navigate, from a fresh clone: every notebook executed with its
-plots, the documents beside them, an index, previous / next on every page, and no link to a
-missing page or anchor. A small two-language book checks translations and link rewriting."""
+plots, the documents beside them, an index, previous / next and translations on every page, and no
+link to a missing page or anchor. A small two-language book checks the link rewriting."""
 
 from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
 import nbformat
 import pytest
-from chinese import write_chinese
+from bs4 import BeautifulSoup
 from repo_copy import git, snapshot
 
 from tools import book as book_module
@@ -23,34 +22,18 @@ PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|strategies|cumulative
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
-class Page(HTMLParser):
+class Page:
     """The links, anchors, navigation and title of one page."""
 
     def __init__(self, text: str) -> None:
-        super().__init__()
-        self.links: list[str] = []
-        self.ids: set[str] = set()
+        soup = BeautifulSoup(text, "html.parser")
+        self.links = [tag[key] for tag in soup.find_all(True) for key in ("href", "src")
+                      if tag.get(key) and (tag.name, key) != ("script", "src")]
+        self.ids = {tag["id"] for tag in soup.find_all(id=True)}
         self.nav: dict[str, set[str]] = {}
-        self.title, self._in_title = "", False
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if attrs.get("id"):
-            self.ids.add(attrs["id"])
-        for key in ("href", "src"):
-            if attrs.get(key) and (tag != "script" or key != "src"):
-                self.links.append(attrs[key])
-        if tag == "a" and attrs.get("rel") and attrs.get("href"):
-            self.nav.setdefault(attrs["rel"], set()).add(attrs["href"])
-        self._in_title = tag == "title"
-
-    def handle_data(self, data):
-        if self._in_title:
-            self.title += data
-
-    def handle_endtag(self, tag):
-        self._in_title = False
+        for a in soup.find_all("a", rel=True, href=True):
+            self.nav.setdefault(" ".join(a["rel"]), set()).add(a["href"])
+        self.title = soup.title.get_text() if soup.title else ""
 
 
 def check_site(site: Path) -> dict[Path, Page]:
@@ -101,18 +84,21 @@ def check_translations(site: Path, pages: dict[Path, Page], book: Book) -> int:
 
 def test_the_book_of_a_fresh_clone_shows_every_notebook_executed(tmp_path, executed, monkeypatch, capsys):
     """What `make book` builds from a fresh clone, the notebooks as this session executed them
-    (tests/executed.py) rather than run a second time."""
+    (conftest's ``executed``); each Chinese page links its English one and back."""
     clone = snapshot(tmp_path / "clone")
     monkeypatch.setattr(book_module, "execute",
                         lambda path, scratch: executed(REPO / path.relative_to(clone)).notebook)
-    build(clone / "build" / "book", clone / "notebooks" / "book.json")
-    assert "link to a missing file" not in capsys.readouterr().err
     site = clone / "build" / "book"
-    pages = check_site(site)
-    book = read_book(clone / "notebooks" / "book.json")
+    build(site, clone / "notebooks" / "book.json")
+    err = capsys.readouterr().err
+    assert "link to a missing file" not in err, err
+    pages, book = check_site(site), read_book(clone / "notebooks" / "book.json")
     check_navigation(site, pages, [p.out for p in book.sequences["index.html"]], "index.html")
-    check_navigation(site, pages, [p.out for p in book.sequences["zh/index.html"]], "zh/index.html")
-    assert check_translations(site, pages, book) >= 2              # README.md ↔ README.zh.md at least
+    chinese = [p.out for p in book.sequences["zh/index.html"]]
+    assert {"zh/00_context_window.html", "zh/06_lab.html"} <= set(chinese)
+    assert chinese[-1] == "README.zh.html"                                   # notebooks, then the README
+    check_navigation(site, pages, chinese, "zh/index.html")
+    assert check_translations(site, pages, book) == 2 * len(chinese)         # each way, every Chinese page
     for page in (p for p in book.pages if p.source.endswith(".ipynb")):    # English and Chinese
         shown = (site / page.out).read_text(encoding="utf-8")
         assert shown.count("class=\"jp-OutputArea-child") >= 1, f"{page.source} shows no outputs"
@@ -126,12 +112,25 @@ def test_the_book_of_a_fresh_clone_shows_every_notebook_executed(tmp_path, execu
     for path in sorted((clone / "notebooks").glob("*.ipynb")):
         assert f"href='{path.stem}.html'" in index
         assert plain(title_of(nbformat.read(path, as_version=4), "")) in re.sub(r"<[^>]+>", "", index)
+        if not (clone / "notebooks" / "zh" / path.name).exists():
+            assert f"notebooks/zh/{path.name}: not translated yet" in err
+            assert "alternate" not in pages[(site / f"{path.stem}.html").resolve()].nav
     assert "<code>" in index and "`" not in re.sub(r"<[^>]+>", "", index)    # titles rendered
     lab = (site / "06_lab.html").read_text(encoding="utf-8")
     assert lab.count('src="data:image/png;base64,') >= 4          # the gallery: every experiment
     assert "The lab's dashboard: run this cell" in lab             # not a VBox(...) repr
     readme = (site / "README.html").read_text(encoding="utf-8")
     assert 'href="docs/running.html"' in readme and 'href="00_context_window.html"' not in readme
+    alternates = {"06_lab.html": "zh/06_lab.html", "zh/06_lab.html": "../06_lab.html", "index.html":
+                  "zh/index.html", "README.html": "README.zh.html", "README.zh.html": "README.html"}
+    for page, other in alternates.items():
+        assert pages[(site / page).resolve()].nav["alternate"] == {other}, page
+    assert pages[(site / "zh" / "06_lab.html").resolve()].nav["index"] == {"index.html"}
+    first = (site / "zh" / "00_context_window.html").read_text(encoding="utf-8")
+    assert 'href="../00_context_window.html"' in first and '<html lang="zh"' in first
+    assert "目录" in first and "← 目录" in first                            # its bar in Chinese
+    index = (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert "<html lang='zh'>" in index and "各个 notebook（按顺序）" in index and "The notebooks" not in index
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
 
 
@@ -182,42 +181,6 @@ def test_a_second_language_is_data_and_every_page_links_its_translation(small_re
     assert 'href="01_a.html#01--stage-a"' in (site / "02_b.html").read_text(encoding="utf-8")
     assert 'href="../README.html"' in (site / "docs" / "more.html").read_text(encoding="utf-8")
     assert pages[(site / "01_a.html").resolve()].title == "01 · Stage a"
-
-
-def test_the_books_two_languages_link_each_page_to_its_translation(tmp_path, capsys):
-    """The project's own book.json, with two Chinese notebooks written: they and README.zh.md make
-    the Chinese book, each linked to its English page and back; the rest are named as missing."""
-    clone = snapshot(tmp_path / "clone")
-    for name in ("00_context_window.ipynb", "06_lab.ipynb"):
-        if not (clone / "notebooks" / "zh" / name).exists():
-            write_chinese(clone / "notebooks", name)
-    site = tmp_path / "site"
-    build(site, clone / "notebooks" / "book.json", run=False)
-    err = capsys.readouterr().err
-    assert "link to a missing file" not in err, err
-    book = read_book(clone / "notebooks" / "book.json")
-    pages = check_site(site)
-    chinese = [p.out for p in book.sequences["zh/index.html"]]
-    assert {"zh/00_context_window.html", "zh/06_lab.html", "README.zh.html"} <= set(chinese)
-    assert chinese[-1] == "README.zh.html"                                   # notebooks, then the README
-    check_navigation(site, pages, chinese, "zh/index.html")
-    assert check_translations(site, pages, book) == 2 * (len(chinese))       # each way, every Chinese page
-    zh_lab = pages[(site / "zh" / "06_lab.html").resolve()]
-    assert zh_lab.nav["alternate"] == {"../06_lab.html"} and zh_lab.nav["index"] == {"index.html"}
-    assert pages[(site / "06_lab.html").resolve()].nav["alternate"] == {"zh/06_lab.html"}
-    assert pages[(site / "README.html").resolve()].nav["alternate"] == {"README.zh.html"}
-    assert pages[(site / "README.zh.html").resolve()].nav["alternate"] == {"README.html"}
-    first = (site / "zh" / "00_context_window.html").read_text(encoding="utf-8")
-    assert 'href="../00_context_window.html"' in first and '<html lang="zh"' in first
-    assert "目录" in first and "← 目录" in first                            # its bar in Chinese
-    index = (site / "zh" / "index.html").read_text(encoding="utf-8")
-    assert "<html lang='zh'>" in index and "各个 notebook（按顺序）" in index and "The notebooks" not in index
-    assert pages[(site / "index.html").resolve()].nav["alternate"] == {"zh/index.html"}
-    untranslated = {p.name for p in (clone / "notebooks").glob("*.ipynb")} - \
-        {p.name for p in (clone / "notebooks" / "zh").glob("*.ipynb")}
-    for name in untranslated:
-        assert f"notebooks/zh/{name}: not translated yet" in err
-        assert "alternate" not in pages[(site / name.replace(".ipynb", ".html")).resolve()].nav
 
 
 def test_with_an_address_other_files_link_to_the_repository(small_repo, tmp_path):

@@ -1,8 +1,6 @@
-"""The Chinese notebooks (``notebooks/zh/``): one for every English notebook, the same code cell
-for cell (but the one cell that chooses the language), the lesson's own section names as
-headings, its three prompts verbatim, every title their code gives in Chinese, and the suite's
-conventions in Chinese (those the two languages share, and their execution, are in
-tests/test_notebooks.py)."""
+"""The Chinese notebooks (``notebooks/zh/``): one per English notebook with its code but the
+language cell, the lesson's section names and prompts verbatim, and no English of their own
+(what both languages share, and their execution: tests/test_notebooks.py)."""
 
 import ast
 import re
@@ -22,10 +20,6 @@ STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact
 PROMPT_IN = {"01": 2, "03": 1, "04": 3}          # the notebook that runs each experiment
 
 
-def chinese(path):
-    return nbformat.read(NOTEBOOK_DIR / "zh" / path.name, as_version=4)
-
-
 def test_every_english_notebook_has_a_chinese_one_in_step():
     assert report(NOTEBOOK_DIR, NOTEBOOK_DIR / "zh") == []
     assert [p.name for p in CHINESE] == [p.name for p in NOTEBOOKS]
@@ -33,7 +27,7 @@ def test_every_english_notebook_has_a_chinese_one_in_step():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_code_is_the_englishs_but_one_language_cell(path):
-    english, translated = nbformat.read(path, as_version=4), chinese(path)
+    english, translated = (nbformat.read(p, as_version=4) for p in (path, NOTEBOOK_DIR / "zh" / path.name))
     assert compare(english, translated).ok
     differing = [zh.source for en, zh in zip(code_cells(english), code_cells(translated), strict=True)
                  if en.source != zh.source]
@@ -41,18 +35,19 @@ def test_the_code_is_the_englishs_but_one_language_cell(path):
     assert imported_names(translated) - imported_names(english) <= {"language"}
 
 
+def prose(number: str) -> str:
+    [path] = [p for p in CHINESE if p.name.startswith(number)]
+    return markdown(nbformat.read(path, as_version=4))
+
+
 @pytest.mark.parametrize("number,step", sorted(STEPS.items()))
 def test_the_stage_notebooks_carry_the_lessons_step_headings(number, step):
-    [path] = [p for p in CHINESE if p.name.startswith(number)]
-    headings = [line for line in markdown(nbformat.read(path, as_version=4)).splitlines()
-                if line.startswith("#")]
-    assert any(step in line for line in headings), f"{path.name}: no heading with {step!r}"
+    assert any(step in line for line in prose(number).splitlines() if line.startswith("#")), (number, step)
 
 
 @pytest.mark.parametrize("number,experiment", sorted(PROMPT_IN.items()))
 def test_the_lessons_prompts_appear_verbatim(number, experiment):
-    [path] = [p for p in CHINESE if p.name.startswith(number)]
-    assert PROMPTS_ZH[experiment] in markdown(nbformat.read(path, as_version=4))
+    assert PROMPTS_ZH[experiment] in prose(number)
 
 
 @pytest.mark.parametrize("path", CHINESE, ids=lambda p: p.name)
@@ -84,8 +79,8 @@ def calls(source: str):
 
 
 def own_english(source: str) -> list[str]:
-    """What the code prints or draws in English itself: print()'s strings, a figure's labels and
-    titles, label= and title= of any call but show() (show translates its title)."""
+    """English the code prints or draws itself: print()'s strings, a figure's labels and titles,
+    label= and title= of any call but show() (show translates its title)."""
     found = []
     for name, call in calls(source):
         given = list(call.args) if name == "print" else call.args[:1] if name in LABELS else []
@@ -96,18 +91,16 @@ def own_english(source: str) -> list[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_code_prints_no_english_of_its_own(path):
-    """A Chinese notebook runs the English one's code, so every sentence it prints or draws goes
-    through translated(...) (or show(title=...)): none is a bare English literal (the set-up
-    cell aside: it runs before compact is installed)."""
+    """The Chinese notebook runs this code, so what it prints or draws goes through translated(...)
+    or show(title=...) (the set-up cell aside: it runs before compact is installed)."""
     cells = [c for c in code_cells(nbformat.read(path, 4)) if not c.source.startswith("#@title Set-up")]
     found = [text for cell in cells for text in own_english(cell.source)]
     assert found == [], f"{path.name}: wrap these in translated(...) and add them to TEXTS: {found}"
 
 
 def test_every_text_the_code_translates_is_shown_in_chinese(monkeypatch):
-    """translated(...) and show(title=...): each text is an entry of notebook_texts.TEXTS (an
-    f-string or a typed text is not), each entry is used, shown in Chinese with no English; its
-    numbers have separators."""
+    """Each text given to translated(...) or show(title=...) is an entry of notebook_texts.TEXTS,
+    each entry is used, and shown in Chinese with no English; its numbers have separators."""
     given = set()
     for path in NOTEBOOKS:
         for cell in code_cells(nbformat.read(path, 4)):

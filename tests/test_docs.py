@@ -1,13 +1,7 @@
-"""The README and docs/ quote only figures that come from the code or a generated file.
-
-* `docs/generated/facts.json` is what `make figures` computes now (tests/test_figures.py);
-* the strategy table in `docs/generated/bench.md` is what the code computes now (its timings
-  are not checked: they are the machine's);
-* every number the README or a docs page writes is one of those figures, a number of a
-  generated page, or the test count that `pytest --collect-only` finds, except the few
-  non-figures listed below (versions, a screen size); small counts (below 10) are prose;
-* the README stays short.
-"""
+"""The README and docs/ quote only figures that come from the code or a generated file: every number
+they write is a figure of `docs/generated/` (facts.json is checked in tests/test_figures.py, the
+strategy table of bench.md here, its timings aside), the test count pytest collects, a count below
+10, or one of the few non-figures below; and the README stays short."""
 
 from __future__ import annotations
 
@@ -36,7 +30,7 @@ TESTS_QUOTED = re.compile(r"\b([\d,]+) tests\b")
 
 
 def numbers_in(text: str) -> list[str]:
-    """The numbers a page writes, outside link targets (the test count is checked on its own)."""
+    """The numbers a page writes, outside link targets, the test count aside."""
     text = TESTS_QUOTED.sub("", LINK_TARGET.sub("", text))
     return [m.group(0).rstrip(",") for m in NUMBER.finditer(text)]
 
@@ -54,8 +48,7 @@ def known_figures() -> set[str]:
 
 
 def collected_tests(request: pytest.FixtureRequest) -> int:
-    """How many tests the whole suite has: this session's count when it collected the whole
-    suite, else what `pytest --collect-only` finds."""
+    """How many tests the whole suite has: this session's, if it collected the whole suite."""
     config = request.config
     whole = (not config.getoption("keyword") and not config.getoption("markexpr")
              and not config.getoption("deselect") and [Path(a).resolve() for a in config.args] in
@@ -74,7 +67,6 @@ def test_the_readme_is_read_in_two_minutes():
 
 
 def test_the_screenshot_shows_what_the_code_gives_now(tmp_path):
-    """`make screenshots` records the stage events the page listed beside the picture."""
     shown = json.loads((GENERATED / "screenshot.json").read_text(encoding="utf-8"))
     result = run_experiment(shown["experiment"], workdir=tmp_path / "run")
     lines = [f"turn {t.turn}: {e}" for t in result.trace.turns for e in t.events if e.fired]
@@ -85,12 +77,8 @@ def test_the_screenshot_shows_what_the_code_gives_now(tmp_path):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_every_number_quoted_is_a_generated_figure(page):
     known = known_figures() | {normal(n) for n in NOT_FIGURES}
-    unknown = []
-    for number in numbers_in(page.read_text(encoding="utf-8")):
-        value = normal(number)
-        small = value.isdigit() and int(value) < 10 and number == value
-        if not small and value not in known:
-            unknown.append(number)
+    unknown = [n for n in numbers_in(page.read_text(encoding="utf-8")) if normal(n) not in known
+               and not (n.isdigit() and int(n) < 10)]
     assert unknown == [], (f"{page.name} quotes figures no generated file holds: {unknown} "
                            "(run `make figures` / `make bench`, or quote what they wrote)")
 

@@ -1,6 +1,5 @@
-"""`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed
-without losing edits, and never stopped by a damaged file in it (the real servers in a browser:
-tests/browser/test_served_copy.py)."""
+"""`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed without
+losing edits, never stopped by a damaged file in it (in a browser: tests/browser/test_served_copy.py)."""
 
 import html
 import json
@@ -31,16 +30,17 @@ REPO = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent
 
 
-def committed(source: Path) -> set[str]:
-    """The notebooks a sync copies, as the report names them."""
-    return {p.relative_to(source).as_posix() for p in [*source.glob("*.ipynb"), *source.glob("zh/*.ipynb")]}
-
-
 @pytest.fixture
 def folders(tmp_path):
     source = tmp_path / "notebooks"
     shutil.copytree(REPO / "notebooks", source)
     return source, tmp_path / "my-notebooks"
+
+
+@pytest.fixture
+def synced(folders):
+    sync(*folders)
+    return folders
 
 
 def edit(path: Path, change) -> None:
@@ -57,47 +57,46 @@ def add_outputs(nb):                      # what running and saving in JupyterLa
     nb["metadata"]["widgets"] = {"state": {}}
 
 
-def append_cell(text):
-    return lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x", "metadata": {},
-                                          "source": [text]})
+def append_cell(path: Path, text: str = "upstream news") -> bytes:
+    edit(path, lambda nb: nb["cells"].append({"cell_type": "markdown", "id": "x", "metadata": {},
+                                              "source": [text]}))
+    return path.read_bytes()
 
 
 def test_first_sync_copies_every_notebook(folders):
     source, copy = folders
     report = sync(source, copy)
-    assert set(report) == committed(source) and set(report.values()) == {"new"}
-    for name in committed(source):
+    committed = {p.relative_to(source).as_posix() for p in source.glob("*.ipynb")} | \
+        {f"zh/{p.name}" for p in source.glob("zh/*.ipynb")}
+    assert set(report) == committed and set(report.values()) == {"new"}
+    for name in committed:
         assert (copy / name).read_bytes() == (source / name).read_bytes()
     assert set(sync(source, copy).values()) == {"unchanged"}
     assert (copy / MANIFEST).is_file()
 
 
-def test_outputs_are_not_edits_an_upstream_change_replaces_them(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
+    source, copy = synced
     edit(copy / "06_lab.ipynb", add_outputs)
     assert sync(source, copy)["06_lab.ipynb"] == "unchanged"       # nothing new upstream
     assert "ran" in (copy / "06_lab.ipynb").read_text()
-    edit(source / "06_lab.ipynb", append_cell("upstream news"))
+    append_cell(source / "06_lab.ipynb")
     assert sync(source, copy)["06_lab.ipynb"] == "updated"
     assert (copy / "06_lab.ipynb").read_bytes() == (source / "06_lab.ipynb").read_bytes()
 
 
-def test_a_learners_edit_is_never_overwritten(folders):
-    source, copy = folders
-    sync(source, copy)
-    edit(copy / "03_micro_compact.ipynb", append_cell("my own note"))
-    mine = (copy / "03_micro_compact.ipynb").read_bytes()
-    edit(source / "03_micro_compact.ipynb", append_cell("upstream news"))
+def test_a_learners_edit_is_never_overwritten(synced):
+    source, copy = synced
+    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
+    append_cell(source / "03_micro_compact.ipynb")
     assert sync(source, copy)["03_micro_compact.ipynb"].startswith("kept: you edited it")
     assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
     (copy / "03_micro_compact.ipynb").unlink()                     # what the message says to do
     assert sync(source, copy)["03_micro_compact.ipynb"] == "new"
 
 
-def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(synced):
+    source, copy = synced
     shutil.copy(source / "02_snip_compact.ipynb", source / "08_new.ipynb")
     (source / "02_snip_compact.ipynb").unlink()
     report = sync(source, copy)
@@ -107,26 +106,22 @@ def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(folders):
 def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(folders):
     source, copy = folders
     write_chinese(source, "03_micro_compact.ipynb")
-    report = sync(source, copy)
-    assert report["zh/03_micro_compact.ipynb"] == "new"
     chinese = "zh/03_micro_compact.ipynb"
+    assert sync(source, copy)[chinese] == "new"
     assert (copy / chinese).read_bytes() == (source / chinese).read_bytes()
-    edit(copy / "zh" / "03_micro_compact.ipynb", append_cell("我的笔记"))
-    mine = (copy / "zh" / "03_micro_compact.ipynb").read_bytes()
-    edit(source / "zh" / "03_micro_compact.ipynb", append_cell("上游更新"))
-    edit(source / "03_micro_compact.ipynb", append_cell("upstream news"))
+    mine = append_cell(copy / chinese, "我的笔记")
+    append_cell(source / chinese, "上游更新")
+    append_cell(source / "03_micro_compact.ipynb")
     report = sync(source, copy)
-    assert report["zh/03_micro_compact.ipynb"].startswith("kept: you edited it")
+    assert report[chinese].startswith("kept: you edited it") and (copy / chinese).read_bytes() == mine
     assert report["03_micro_compact.ipynb"] == "updated"               # the English copy was not edited
-    assert (copy / "zh" / "03_micro_compact.ipynb").read_bytes() == mine
-    assert "zh/03_micro_compact.ipynb" in json.loads((copy / MANIFEST).read_text())
+    assert chinese in json.loads((copy / MANIFEST).read_text())
 
 
 @pytest.fixture
 def serve(tmp_path):
-    """``serve(mode, *args) -> (base URL, token, log)``: ``python -m tools.lab_server
-    MODE`` as ``make lab`` / ``make present`` run it, on a free port, on a copy of the notebooks
-    with two Chinese ones, once it answers; stopped after the test."""
+    """``serve(mode, *args) -> (base URL, token, what it serves at ready)``: ``python -m
+    tools.lab_server MODE`` on a copy of the notebooks with two Chinese ones, once it answers."""
     source, started = tmp_path / "notebooks", []
     shutil.copytree(REPO / "notebooks", source, dirs_exist_ok=True)
     for name in ("00_context_window.ipynb", "06_lab.ipynb"):
@@ -227,28 +222,24 @@ def test_the_commands_serve_the_copy(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
-def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(folders, damage):
-    source, copy = folders
-    sync(source, copy)
-    edit(copy / "03_micro_compact.ipynb", append_cell("my own note"))
-    mine = (copy / "03_micro_compact.ipynb").read_bytes()
+def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(synced, damage):
+    source, copy = synced
+    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
     (copy / MANIFEST).write_text(damage, encoding="utf-8", errors="surrogateescape")
     report = sync(source, copy)                          # not a JSONDecodeError
-    assert report[MANIFEST].startswith("damaged (")
+    assert report[MANIFEST].startswith("damaged (") and (copy / "03_micro_compact.ipynb").read_bytes() == mine
     assert report["03_micro_compact.ipynb"].startswith("kept: you edited it")
-    assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
     assert report["00_context_window.ipynb"] == "unchanged"      # same cells as committed
     assert MANIFEST not in sync(source, copy)                    # rewritten whole
     assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
 
 
-def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(synced):
+    source, copy = synced
     broken = copy / "04_compact_history.ipynb"
     broken.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8")   # cut off
-    edit(source / "04_compact_history.ipynb", append_cell("upstream news"))
-    edit(source / "05_reactive_and_compact_tool.ipynb", append_cell("upstream news"))
+    append_cell(source / "04_compact_history.ipynb")
+    append_cell(source / "05_reactive_and_compact_tool.ipynb")
     report = sync(source, copy)
     assert report["04_compact_history.ipynb"].startswith("skipped: not valid notebook JSON")
     assert broken.read_text(encoding="utf-8").endswith('"sou')         # left as it is
@@ -274,9 +265,8 @@ print(sync(sys.argv[1], sys.argv[2]))
 """
 
 
-def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(folders):
-    source, copy = folders
-    sync(source, copy)
+def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(synced):
+    source, copy = synced
     before = (copy / MANIFEST).read_bytes()
     assert len(before) > 64
     done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)], cwd=REPO,
@@ -308,15 +298,15 @@ def test_make_lab_says_how_much_the_runs_hold_and_how_to_clear_them(tmp_path):
     script = ("import sys; from compact.classroom.runs import new_run\n"
               "for _ in range(6): (new_run(sys.argv[1], 'experiment3') / 'x.txt').write_text('x' * 500_000)")
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "runs")], check=True)
-    report = runs_report(tmp_path)
-    assert report == (f"{tmp_path}/runs/: 3 run folder(s), 1.5 MB (closed kernels' runs beyond the newest "
-                      f"few per experiment are removed; delete {tmp_path}/runs/ to clear it)")
+    assert runs_report(tmp_path) == (
+        f"{tmp_path}/runs/: 3 run folder(s), 1.5 MB (closed kernels' runs beyond the newest "
+        f"few per experiment are removed; delete {tmp_path}/runs/ to clear it)")
 
 
 @pytest.mark.slow
 def test_installing_the_package_prints_no_warning_box(tmp_path):
-    """What `make lab` runs on a fresh clone, `pip install -e .`, into a new virtual environment
-    (with this pip: `make` upgrades pip first, and only a recent pip shows the backend's box)."""
+    """`pip install -e .` of a fresh clone into a new venv, as `make lab` runs it (with this pip:
+    `make` upgrades pip first, and only a recent pip shows the backend's box)."""
     clone = snapshot(tmp_path / "clone")
     venv.create(tmp_path / "venv", with_pip=False)
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(tmp_path / "venv" / "bin" / "python"),

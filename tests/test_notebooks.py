@@ -1,7 +1,6 @@
-"""The notebooks (every ``notebooks/*.ipynb`` and ``notebooks/zh/*.ipynb``, found by glob) run
-top to bottom offline, with the worked solutions in place, and every cell is safe to re-run
-(tests/executed.py); they are committed without outputs, open with a title, and follow the
-suite's conventions."""
+"""Every notebook (English and Chinese) runs offline with the worked solutions in place, each cell
+safe to re-run (conftest's ``executed``); it is committed without outputs, opens with a title, and
+follows the suite's conventions."""
 
 import ast
 import re
@@ -9,16 +8,21 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from executed import NOTEBOOK_DIR, errors
+from conftest import NOTEBOOK_DIR, errors
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
 BOTH = NOTEBOOKS + CHINESE
 PLOT_CALL = re.compile(r"\bplot_(?:run|context|composition|tokens|batch|messages)\(")
-# The notebooks this suite's lesson chapters live in (06 is the lab, 07 the strategy study).
-LESSON_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05"}]
+LESSON_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:2] in {"00", "01", "02", "03", "04", "05"}]  # not 06+
 WRITE_IT_YOURSELF = {"01": "tool_result_budget", "02": "snip_compact", "03": "micro_compact",
                      "04": "compact_history", "05": "reactive_compact"}
+STAGE_NOTEBOOKS = [p for p in BOTH if p.name[:2] in WRITE_IT_YOURSELF]
+RECAP_THEN_FURTHER = {"notebooks": ("## Recap", "## Going further"), "zh": ("## 小结", "## 延伸")}
+PREDICT = re.compile(r"预测|predict", re.I)
+FROM_COMPACT = re.compile(r"^from (compact(?:\.[\w.]+)?) import ([^\n#]+)", re.M)
+ALL = pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+LESSONS = pytest.mark.parametrize("path", LESSON_NOTEBOOKS, ids=lambda p: p.name)
 
 
 def code_cells(nb):
@@ -33,9 +37,8 @@ def test_notebooks_are_found():
     assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+@ALL
 def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
-    """Run All offline, then every cell again in the same kernel, last to first (tests/executed.py)."""
     run = executed(path)
     assert (errors(run.notebook.cells), run.rerun_errors) == ([], [])
     outputs = [output for cell in code_cells(run.notebook) for output in cell.outputs]
@@ -46,7 +49,7 @@ def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
         assert run.made_runs, "runs should land in runs/ beside the notebook"
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+@ALL
 def test_notebook_is_committed_without_outputs_and_opens_with_a_title(path):
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
@@ -58,10 +61,9 @@ def test_notebook_is_committed_without_outputs_and_opens_with_a_title(path):
         f"{path.name}: the first cell must be a markdown title starting with '# '"
 
 
-@pytest.mark.parametrize("path", LESSON_NOTEBOOKS, ids=lambda p: p.name)
+@LESSONS
 def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
-    nb = nbformat.read(path, as_version=4)
-    text = markdown(nb)
+    text = markdown(nbformat.read(path, as_version=4))
     assert "**In this notebook you will**" in text, f"{path.name}: no objectives cell"
     assert "zh@v7" in text and "v8" in text, f"{path.name}: say which lesson version it follows"
     assert "## Recap" in text, f"{path.name}: no recap"
@@ -71,10 +73,6 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
         assert "### zh@v7 and v8, side by side" in text, f"{path.name}: no side-by-side section"
 
 
-PREDICT = re.compile(r"预测|predict", re.I)
-FROM_COMPACT = re.compile(r"^from (compact(?:\.[\w.]+)?) import ([^\n#]+)", re.M)
-
-
 def imported_names(nb) -> set[str]:
     """The names a notebook imports from the package."""
     source = "\n".join(cell.source for cell in code_cells(nb))
@@ -82,20 +80,15 @@ def imported_names(nb) -> set[str]:
             for name in names.strip("() ").split(",") if name.strip()}
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+@ALL
 def test_no_prediction_is_answered_before_it_is_asked(path):
-    """The code cell right after a markdown cell that asks to predict holds no assert: the
-    learner writes a guess first; the cell after runs the thing and reveals."""
+    """The code cell right after a markdown cell asking to predict holds no assert: a guess first."""
     cells = nbformat.read(path, as_version=4).cells
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown" and PREDICT.search(cell.source):
             after = next((c for c in cells[i + 1:] if c.cell_type == "code"), None)
             assert after is None or not re.search(r"^\s*assert\b", after.source, re.M), \
                 f"{path.name} cell {i}: the code right after a prediction asserts its answer"
-
-
-STAGE_NOTEBOOKS = [p for p in BOTH if p.name[:2] in WRITE_IT_YOURSELF]
-RECAP_THEN_FURTHER = {"notebooks": ("## Recap", "## Going further"), "zh": ("## 小结", "## 延伸")}
 
 
 @pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
@@ -111,8 +104,7 @@ def test_the_lessons_part_comes_first_in_at_most_25_cells_and_ends_with_the_reca
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
 def test_write_it_yourself_cells_check_the_stage_then_run_it(number, stage):
-    """The learner's stage is checked against the stage's own cases, then runs for real: in an
-    experiment, an agent loop or a Compactor."""
+    """The learner's stage is checked, then runs for real: in an experiment, a loop or a Compactor."""
     [path] = [p for p in NOTEBOOKS if p.name.startswith(number)]
     nb = nbformat.read(path, as_version=4)
     sources = [cell.source for cell in code_cells(nb)]
@@ -127,22 +119,15 @@ def test_write_it_yourself_cells_check_the_stage_then_run_it(number, stage):
 def assigned_names(source: str) -> set[str]:
     """Top-level names a cell binds by assignment (imports, defs and loop variables excluded)."""
     tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith("%")))
-    names = set()
-    for node in tree.body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
-            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    return names
+    targets = [t for node in tree.body for t in (
+        node.targets if isinstance(node, ast.Assign) else [node.target]
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])]
+    return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-@pytest.mark.parametrize("path", LESSON_NOTEBOOKS, ids=lambda p: p.name)
+@LESSONS
 def test_no_name_is_assigned_in_two_cells_and_no_cell_reads_the_last_event(path):
-    """Re-running any cell cannot break another: each name is bound in one cell only, and no
-    cell depends on what happened to be the last event recorded."""
+    """Re-running any cell cannot break another."""
     nb = nbformat.read(path, as_version=4)
     owner = {}
     for index, cell in enumerate(code_cells(nb)):
@@ -157,7 +142,6 @@ def test_the_name_check_would_catch_a_reassignment():
     assert assigned_names("a = 1\nb, c = 2, 3\nd += 1\nfor e in x: f = e") == {"a", "b", "c", "d"}
 
 
-README = NOTEBOOK_DIR.parent / "docs" / "lesson.md"      # the lesson, part by part
 LESSON_PARTS = ["先理解上下文", "为什么先整理工具结果", "试一下", "第一步", "第二步", "第三步", "第四步",
                 "为什么顺序固定", "与 s09 的边界", "放回 Agent Loop", "API 拒绝后的补救", "compact 工具",
                 "the wrong way", "相对 s07 的变更", "v8"]
@@ -170,7 +154,8 @@ def headings(path: Path) -> set[str]:
 
 
 def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
-    block = README.read_text(encoding="utf-8").split("Where each part of the lesson is taught", 1)[1]
+    lesson = (NOTEBOOK_DIR.parent / "docs" / "lesson.md").read_text(encoding="utf-8")
+    block = lesson.split("Where each part of the lesson is taught", 1)[1]
     table = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("|")][2:]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table]
     for part in LESSON_PARTS:

@@ -13,17 +13,13 @@ import anthropic
 import pytest
 from conftest import fake_summary
 from histories import tool_turn, user
+from repo_copy import git
 
 from compact import Compactor, Limits
 from compact.client import banner
 from compact.pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 
 FOLDERS = (TRANSCRIPT_DIR, TOOL_RESULTS_DIR.split("/")[0])
-
-
-def git(repo, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          check=True).stdout
 
 
 def compact_in(workdir) -> None:
@@ -46,8 +42,7 @@ def test_git_add_all_publishes_no_transcript_or_tool_output(tmp_path):
 
 
 def test_the_folders_never_exist_without_their_gitignore(tmp_path):
-    seen_bare: list[str] = []
-    stop = threading.Event()
+    seen_bare, stop = [], threading.Event()
     workdirs = [tmp_path / f"w{k}" for k in range(15)]
 
     def watch() -> None:

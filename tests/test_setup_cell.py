@@ -1,27 +1,24 @@
-"""Every notebook opens with the same quiet set-up cell (collapsed, one line saying what it does);
-the script that puts it there is idempotent. The repository's address lives in one place
-(pyproject.toml [project.urls] Repository); while it is unset a notebook opened alone says what
-to do, nothing shows a placeholder link, and the command that prints the links says so."""
+"""Every notebook opens with the same quiet set-up cell, put there by an idempotent script. The
+repository's address lives in pyproject.toml alone; while it is unset a notebook opened alone says
+what to do, nothing shows a placeholder link, and the command that prints the links says so."""
 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from test_notebooks import BOTH, NOTEBOOK_DIR
 
 from tools.repository import PYPROJECT, UNSET, links, repository_url, source_link
 from tools.setup_cell import CELL, MARKER, cell, cell_source, main, refresh, with_setup_cell
 
-REPO = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted((REPO / "notebooks" / "zh").glob("*.ipynb"))
+REPO = NOTEBOOK_DIR.parent
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(REPO / "notebooks").as_posix())
+@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
 def test_the_first_code_cell_is_the_canonical_set_up_cell(path):
     nb = nbformat.read(path, as_version=4)
-    nbformat.validate(nb)
     first = next(c for c in nb.cells if c.cell_type == "code")
     canonical = {"source": CELL, **{k: v for k, v in cell().items() if k in ("id", "metadata")}}
     assert first is nb.cells[1] and {k: first[k] for k in canonical} == canonical, \
@@ -31,8 +28,8 @@ def test_the_first_code_cell_is_the_canonical_set_up_cell(path):
 
 
 def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
-    """Collapsed (a Colab form shows its title line only), that line saying what it does; run
-    as a script in this environment: no install, no clone, no output, no error."""
+    """Collapsed (a Colab form shows its title line only), saying what it does; run here: no
+    install, no clone, no output, no error."""
     assert cell()["metadata"] == {"cellView": "form", "jupyter": {"source_hidden": True}}
     assert CELL.splitlines()[0].startswith(MARKER) and "does nothing" in CELL.splitlines()[0]
     done = subprocess.run([sys.executable, "-c", CELL], cwd=tmp_path, capture_output=True,
@@ -42,7 +39,6 @@ def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
 
 
 def test_a_notebook_opened_alone_without_an_address_says_what_to_do(tmp_path):
-    """No package, no repository above it, no address: a clear message, nothing cloned."""
     done = subprocess.run([sys.executable, "-S", "-c", cell_source(None)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode != 0
@@ -58,9 +54,7 @@ def test_the_address_once_set_is_what_a_lone_notebook_installs_from():
 
 
 def notebook(*cells):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = list(cells)
-    return json.loads(nbformat.writes(nb))
+    return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=list(cells))))
 
 
 def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp_path, capsys):
@@ -101,8 +95,7 @@ def test_the_links_built_from_a_github_address():
 
 
 def test_while_unset_no_page_shows_a_link_and_the_command_says_where_to_set_it():
-    if repository_url() is not None:
-        pytest.fail("this test describes the unpublished state; with an address set, drop it")
+    assert repository_url() is None, "this test describes the unpublished state; with an address set, drop it"
     done = subprocess.run([sys.executable, "-m", "tools.repository"], capture_output=True,
                           text=True, cwd=REPO, timeout=60)
     assert done.returncode == 1 and done.stderr.strip() == UNSET

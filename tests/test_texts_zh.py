@@ -1,13 +1,10 @@
-"""The string table (compact/texts.py) in both languages: every key has English and Chinese with
-the same fields, and in Chinese the lab, every plot and stage picture, show() of a run, the
-checker's report and the REPL's banner show no English learner-facing text, and draw with no
-missing-glyph warning.
+"""The string table (compact/texts.py) in both languages: every key has English and Chinese with the
+same fields, and in Chinese the lab, every plot and stage picture, show() of a run, the checker's
+report and the REPL's banner show no English, and draw with no missing-glyph warning.
 
-"English learner-facing text" is a run of two or more plain ASCII words (letters only, one
-space apart). What the table keeps on purpose is taken out first: identifiers, paths, numbers
-and units (a token with ``_ / . = ( ) [ ] { } :`` or a digit: stage names, ``Limits`` fields,
-``read_file(path=...)``, ``.transcripts/``), and the few English phrases the messages
-themselves carry, which the lesson quotes as they are (``KEPT``)."""
+English is a run of two or more plain ASCII words, once identifiers, paths, numbers and units (a
+token with ``_ / . = ( ) [ ] { } :`` or a digit) and the English the messages carry (``KEPT``) are
+taken out."""
 
 from __future__ import annotations
 
@@ -48,11 +45,17 @@ ENGLISH = re.compile(r"\b[A-Za-z]+(?: [A-Za-z]+)+\b")
 
 
 def english_in(text: str) -> list[str]:
-    """The runs of two or more English words left in ``text`` once what is kept is removed."""
     for kept in KEPT:
         text = kept.sub(" ", text)
-    text = TECHNICAL.sub(" ", text)
-    return ENGLISH.findall(text)
+    return ENGLISH.findall(TECHNICAL.sub(" ", text))
+
+
+def english(texts) -> list[str]:
+    return [e for t in texts for e in english_in(t)]
+
+
+def chinese_in(texts) -> bool:
+    return any(re.search("[\u4e00-\u9fff]", t) for t in texts)
 
 
 def test_the_detector_finds_english_and_leaves_what_is_kept():
@@ -64,7 +67,6 @@ def test_the_detector_finds_english_and_leaves_what_is_kept():
 
 @pytest.fixture
 def chinese(monkeypatch):
-    """language("zh") for one test; the language chosen before comes back afterwards."""
     monkeypatch.setattr(text_table, "_chosen", [])
     text_table.language("zh")
     yield
@@ -75,20 +77,16 @@ def fields(text: str) -> list[str]:
     return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
 
 
-def test_every_key_has_both_languages_with_the_same_fields():
+def test_every_key_has_both_languages_with_the_same_fields_and_the_chinese_is_chinese():
     table = text_table.texts()
     assert len(table) > 200
     for key, entry in table.items():
         assert set(entry) == set(text_table.LANGUAGES), key
         assert entry["en"].strip() and entry["zh"].strip(), key
         assert fields(entry["en"]) == fields(entry["zh"]), key
-
-
-def test_the_chinese_texts_are_chinese():
-    for key, entry in text_table.texts().items():
         assert english_in(entry["zh"]) == [], (key, entry["zh"])
         if re.search("[A-Za-z]{3}", entry["en"]) and entry["en"] != entry["zh"]:
-            assert re.search("[\u4e00-\u9fff]", entry["zh"]), key
+            assert chinese_in([entry["zh"]]), key
 
 
 def test_every_checker_case_has_a_chinese_name():
@@ -99,16 +97,14 @@ def test_every_checker_case_has_a_chinese_name():
             assert f"case.{case.name}" in keys, case.name
 
 
-def figure_texts(fig) -> list[str]:
-    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-
-
-def drawn(fig) -> list[str]:
-    """Draw ``fig`` as a PNG; the warnings raised while drawing."""
+def figure_texts(fig, data: re.Pattern | None = None) -> list[str]:
+    """The texts ``fig`` shows (``data`` taken out), once it is drawn as a PNG with no warning."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fig.savefig(io.BytesIO(), format="png")
-    return [str(w.message) for w in caught]
+    assert [str(w.message) for w in caught] == []
+    shown = [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return [data.sub(" ", t) for t in shown] if data else shown
 
 
 @pytest.mark.parametrize("n, compaction", [(1, True), (2, True), (3, True), (3, False)],
@@ -118,19 +114,14 @@ def test_every_plot_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path,
     figures = [plot_run(result, panels=("context", "tokens", "batch", "messages", "composition")),
                lab_figure(result)]
     for fig in figures:
-        assert drawn(fig) == []
         shown = figure_texts(fig)
-        assert len(shown) > 15 and any(re.search("[\u4e00-\u9fff]", t) for t in shown)
-        assert [e for t in shown for e in english_in(t)] == []
+        assert len(shown) > 15 and chinese_in(shown) and english(shown) == []
 
 
 def test_every_stage_picture_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path):
     for stage, (before, after, event) in stage_examples(tmp_path).items():
-        fig = plot_stage(before, after, event)
-        assert drawn(fig) == [], stage
-        shown = figure_texts(fig)
-        assert [e for t in shown for e in english_in(t)] == [], stage
-        assert any("条消息" in t for t in shown), stage
+        shown = figure_texts(plot_stage(before, after, event))
+        assert english(shown) == [] and any("条消息" in t for t in shown), stage
 
 
 def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
@@ -141,7 +132,6 @@ def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
 
 
 def test_a_run_shown_in_chinese_and_the_language_looked_up_when_shown(chinese, tmp_path):
-    """The plot module was imported in English; what it shows follows the language now."""
     result = run_experiment(3, workdir=tmp_path / "run")
     assert "compact_history 在第 3 轮" in headline(result)
     table = turns(result)
@@ -167,10 +157,8 @@ def test_the_checker_report_on_a_wrong_stage_in_chinese(chinese):
 
 
 def lab_texts(lab: Lab) -> list[str]:
-    """Everything the dashboard shows in words, the model's own answer and the messages'
-    previews left out (they are the run's content, not the table's)."""
-    shown = [b.description for b in [*lab.buttons, lab.reset, lab.clear]]
-    shown += [b.tooltip for b in [*lab.buttons, lab.reset, lab.clear]]
+    """What the dashboard shows in words, but the run's content (the answer, messages' previews)."""
+    shown = [text for b in [*lab.buttons, lab.reset, lab.clear] for text in (b.description, b.tooltip)]
     shown += [s.tooltip for s in lab.sliders.values()]
     shown += [lab.progress.description, lab.turn.description, *lab.tabs.titles]
     shown += [html_text(h.value, ("pre", "table")) for h in
@@ -183,13 +171,12 @@ def lab_texts(lab: Lab) -> list[str]:
 
 def test_the_lab_in_chinese(chinese, tmp_path):
     lab = Lab(root=tmp_path / "runs")
-    assert [e for t in lab_texts(lab) for e in english_in(t)] == []
+    assert english(lab_texts(lab)) == []
     for n, compaction in ((1, True), (3, False)):
         lab.run(n, compaction=compaction)
         lab.sliders["max_messages"].value += 1          # the "sliders have changed" note
         shown = lab_texts(lab)
-        assert any("第 1 轮" in t or "步骤事件" in t for t in shown)
-        assert [e for t in shown for e in english_in(t)] == [], shown
+        assert any("第 1 轮" in t or "步骤事件" in t for t in shown) and english(shown) == [], shown
 
 
 def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
@@ -206,23 +193,19 @@ STRATEGY_NAMES = re.compile("|".join(re.escape(s.name) for s in [*STRATEGIES, *A
 
 
 def test_the_studys_plots_and_tables_in_chinese(chinese, tmp_path):
-    """Notebooks 07 and 08: every title, axis, legend, place, column, note, description and fact
-    name in Chinese, drawn with every glyph and inside the figure; the strategies' names and the
-    session's own text (the requests it sends, the facts' exact words) are data, left out."""
+    """Notebooks 07 and 08, drawn with every glyph and inside the figure; the strategies' names and
+    the session's own text (its requests, the facts' exact words) are data, left out."""
     turns = session_turns()[:12]
     reports = compare(tmp_path / "compare", turns=turns)
     api = {s.name: run_api_session(s, workdir=tmp_path / s.name.replace(" ", "-"), turns=turns)
            for s in API_STRATEGIES}
     for fig in (plot_costs(reports), plot_retention(reports).figure,
                 plot_summaries(reports[1:2], cap=6_000).figure):
-        assert drawn(fig) == [] and figure_problems(fig) == []
-        shown = [STRATEGY_NAMES.sub(" ", t) for t in figure_texts(fig)]
-        assert any(re.search("[\u4e00-\u9fff]", t) for t in shown)
-        assert [e for t in shown for e in english_in(t)] == [], shown
+        shown = figure_texts(fig, STRATEGY_NAMES)
+        assert figure_problems(fig) == [] and chinese_in(shown) and english(shown) == [], shown
     probes = probe_table()
     for table in (cost_table(reports), api_table(api), strategy_table(STRATEGIES), probes):
         words = [table.title or "", *table.headers,
                  *(cell for row in table.rows for k, cell in enumerate(row) if table is not probes or k == 2)]
-        shown = [STRATEGY_NAMES.sub(" ", str(w)) for w in words]
-        assert [e for t in shown for e in english_in(t)] == [], shown
+        assert english(STRATEGY_NAMES.sub(" ", str(w)) for w in words) == [], words
     assert cost_table(reports).headers[-1] == "探针：上下文 / 存档 / 工作区 / 丢失"

@@ -1,27 +1,12 @@
-"""Drive a real JupyterLab server from headless Chromium (Playwright, sync API).
+"""Drive a real JupyterLab server from headless Chromium (Playwright, sync API); no project imports.
 
-Self-contained: no project imports. Typical use::
-
-    lab = start_lab(notebook_dir, tmp)          # fresh server, isolated config dirs
-    browser = launch_chromium(playwright)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    open_notebook(page, lab, lab.copy_notebook("06_lab.ipynb"))
-    run_all_cells(page)                          # waits for the kernel and every cell
-    lab.stop()
-
-Why things are done the way they are:
-
-* The kernel-ready race: the notebook toolbar's idle indicator is shown before a kernel
-  exists, and "Run All" clicked then is silently dropped. We wait for the status-bar text
-  ``<kernel name> | Idle`` instead.
-* ``run_all_cells`` first clears all outputs, so that every execution count seen afterwards
-  provably comes from this run (a saved notebook may carry old counts).
-* Jupyter, JupyterLab, IPython and matplotlib get temp config/data/runtime dirs so nothing is
-  written to ``~``. With ``JUPYTER_DATA_DIR`` redirected, the venv's kernelspec and lab
-  extensions are still found because jupyter_core puts ``sys.prefix/share/jupyter`` first on
-  the data path (``JUPYTER_PREFER_ENV_PATH``); ``start_lab`` checks both.
-* Nothing waits a fixed time: a page waits with ``wait_for_function`` on a condition in the
-  page, everything else polls its condition (``until``).
+* The kernel-ready race: the toolbar's idle indicator shows before a kernel exists, and Run All
+  clicked then is dropped, so we wait for the status bar's ``<kernel> | Idle`` instead.
+* ``run_all_cells`` clears every output first: each execution count seen afterwards is this run's.
+* Jupyter, JupyterLab, IPython and matplotlib get folders in a temporary one, nothing in ``~``;
+  the venv's kernelspec and lab extensions are still found (``JUPYTER_PREFER_ENV_PATH``), and
+  ``start_lab`` checks both.
+* Nothing waits a fixed time: a page waits for a condition in the page, the rest polls (``until``).
 """
 
 from __future__ import annotations
@@ -34,43 +19,36 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import psutil
+from playwright.sync_api import expect
 
 CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDGETS_EXTENSION = "@jupyter-widgets/jupyterlab-manager"
-
-# User settings written into JUPYTERLAB_SETTINGS_DIR for every server.
-LAB_SETTINGS: dict[str, dict[str, Any]] = {
-    # No news / update pop-up (never click it away: it may appear late).
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+LAB_SETTINGS: dict[str, dict[str, Any]] = {   # written into JUPYTERLAB_SETTINGS_DIR for every server
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {   # no news pop-up
         "fetchNews": "false", "checkForUpdates": False},
     # Every cell attached to the DOM, so prompts and outputs can be read wherever they are.
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
-_ENV_DIRS = {"JUPYTER_CONFIG_DIR": "jupyter-config", "JUPYTER_DATA_DIR": "jupyter-data",
-             "JUPYTER_RUNTIME_DIR": "jupyter-runtime", "JUPYTERLAB_SETTINGS_DIR": "lab-settings",
-             "JUPYTERLAB_WORKSPACES_DIR": "lab-workspaces", "MPLCONFIGDIR": "mplconfig",
-             "IPYTHONDIR": "ipython"}
-
-
-class LabServerError(RuntimeError):
-    """The JupyterLab server could not be started or is unusable."""
+ENV_DIRS = {"JUPYTER_CONFIG_DIR": "jupyter-config", "JUPYTER_DATA_DIR": "jupyter-data",
+            "JUPYTER_RUNTIME_DIR": "jupyter-runtime", "JUPYTERLAB_SETTINGS_DIR": "lab-settings",
+            "JUPYTERLAB_WORKSPACES_DIR": "lab-workspaces", "MPLCONFIGDIR": "mplconfig",
+            "IPYTHONDIR": "ipython"}
 
 
 def until(condition: Callable[[], Any], timeout: float, failure: Callable[[], str]) -> Any:
-    """``condition()``'s first truthy value, asked every 0.1 s; AssertionError(failure()) at the
-    timeout."""
+    """``condition()``'s first truthy value, asked every 0.1 s; AssertionError(failure()) at the timeout."""
     deadline = time.monotonic() + timeout
     while not (value := condition()):
         if time.monotonic() > deadline:
@@ -80,8 +58,7 @@ def until(condition: Callable[[], Any], timeout: float, failure: Callable[[], st
 
 
 def answers(url: str, timeout: float = 5, read: bool = True) -> bytes | None:
-    """What ``url`` serves (``read=False``: its status line, the body left unread), or None
-    while nothing answers there."""
+    """What ``url`` serves (``read=False``: its status line), or None while nothing answers there."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             return response.read() if read else f"{response.status} {response.reason}".encode()
@@ -97,93 +74,66 @@ def free_port() -> int:
 
 def wait_served(url: str, process: subprocess.Popen, log: Path, timeout: float = 90,
                 read: bool = True) -> bytes:
-    """What ``url`` serves (``answers``) once ``process`` (its output in ``log``) serves it;
-    AssertionError with the log if the process exits first or the timeout passes."""
+    """What ``url`` serves once ``process`` serves it; AssertionError with the log if the process
+    exits first or the timeout passes."""
     served = until(lambda: process.poll() is not None or answers(url, timeout, read), timeout,
                    lambda: f"nothing served at {url} within {timeout:.0f} s:\n{log.read_text()}")
     assert process.poll() is None, f"{process.args} exited:\n{log.read_text()}"
     return served
 
 
+@dataclass
 class LabServer:
-    """A running ``jupyter lab`` subprocess; ``stop()`` ends it."""
+    """A running ``jupyter lab`` (``proc``), its output in ``log_path``."""
 
-    def __init__(self, proc: subprocess.Popen, port: int, token: str, root_dir: Path,
-                 log_path: Path, log_file: Any) -> None:
-        self.proc, self.port, self.token, self.root_dir = proc, port, token, root_dir
-        self.log_path, self._log_file = log_path, log_file
-        self.base_url = f"http://127.0.0.1:{port}"
+    proc: subprocess.Popen | None
+    base_url: str
+    token: str
+    root_dir: Path
+    log_path: Path
 
-    def url(self, path: str = "") -> str:
-        """``/lab/workspaces/<new>/tree/<path>?reset&token=...``: a new, reset workspace per
-        call, or JupyterLab restores the tabs an earlier page opened, and the status bar can
-        show *their* kernel as idle before this notebook's kernel exists (Run All is dropped)."""
+    def url(self, path: str) -> str:
+        """A new, reset workspace per call, or JupyterLab restores an earlier page's tabs and the
+        status bar can show *their* kernel idle before this notebook's exists (Run All is dropped)."""
         workspace = f"page-{secrets.token_hex(4)}"
         return f"{self.base_url}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={self.token}"
 
-    def get(self, path: str, timeout: float = 5.0) -> bytes:
+    def get(self, path: str) -> bytes:
         request = urllib.request.Request(self.base_url + path,
                                          headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=5) as response:
             return response.read()
 
-    def api(self, path: str) -> Any:
-        return json.loads(self.get(path))
-
-    def kernelspecs(self) -> dict[str, Any]:
-        return self.api("/api/kernelspecs")["kernelspecs"]
-
-    def federated_extensions(self) -> list[str]:
-        """Names of the prebuilt lab extensions the /lab page loads."""
-        page = self.get(f"/lab?token={self.token}").decode()
-        found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
-                          page, re.S)
-        if not found:
-            raise LabServerError("no jupyter-config-data in /lab page")
-        return [ext["name"] for ext in json.loads(found.group(1)).get("federated_extensions", [])]
-
     def copy_notebook(self, name: str) -> str:
-        """A fresh copy of ``name`` (relative to the root), its relative path: open the copy,
-        not the original, since JupyterLab autosaves what it opens."""
+        """A fresh copy of ``name``, to open instead of it: JupyterLab autosaves what it opens."""
         src = self.root_dir / name
         new_name = (Path(name).parent / f"{src.stem}.run-{secrets.token_hex(3)}{src.suffix}").as_posix()
         shutil.copyfile(src, self.root_dir / new_name)
         return new_name
 
     def log_tail(self, lines: int = 60) -> str:
-        if not self._log_file.closed:
-            self._log_file.flush()
-        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else "<no log>"
-        return "\n".join(text.splitlines()[-lines:])
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
-    def stop(self, timeout: float = 20.0) -> None:
+    def stop(self) -> None:
         """SIGTERM the server, then SIGKILL it and the kernels it started if they outlive it
         (each kernel runs in its own session, outside the server's process group)."""
         if self.proc.poll() is None:
             server = psutil.Process(self.proc.pid)
             family = [server, *server.children(recursive=True)]
             server.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-            for process in psutil.wait_procs(family, timeout=5)[1]:
+            for process in psutil.wait_procs(family, timeout=20)[1]:
                 process.kill()
-        self._log_file.close()
+            self.proc.wait(10)
 
 
 def lab_env(tmp: Path) -> dict[str, str]:
-    """Environment for the server (and its kernels): every Jupyter/IPython/mpl dir in tmp, and
+    """Environment for a server and its kernels: every Jupyter/IPython/mpl folder in ``tmp``, and
     LAB_SETTINGS."""
-    env = dict(os.environ)
-    for var, sub in _ENV_DIRS.items():
+    env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "MPLBACKEND")}  # Agg: no plots
+    for var, sub in ENV_DIRS.items():
         (tmp / sub).mkdir(parents=True, exist_ok=True)
         env[var] = str(tmp / sub)
-    env["JUPYTER_PREFER_ENV_PATH"] = "1"          # the venv's kernelspec and labextensions first
-    env.pop("JUPYTER_PATH", None)
-    env.pop("MPLBACKEND", None)                   # e.g. Agg would stop plt.show() displaying
-    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    env.update(JUPYTER_PREFER_ENV_PATH="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
     for rel, value in LAB_SETTINGS.items():
         path = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -191,7 +141,8 @@ def lab_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def _launch(notebook_dir: Path, tmp: Path, env: dict[str, str], attempt: int) -> LabServer:
+def launch(notebook_dir: Path, tmp: Path, env: dict[str, str], timeout: float) -> LabServer:
+    """``jupyter lab`` started, once it answers ``/api/status`` or exits; RuntimeError at the timeout."""
     port, token = free_port(), secrets.token_hex(24)
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
@@ -200,67 +151,56 @@ def _launch(notebook_dir: Path, tmp: Path, env: dict[str, str], attempt: int) ->
            "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
            *(["--allow-root"] if os.geteuid() == 0 else [])]
     log_path = tmp / "jupyterlab.log"
-    log_file = open(log_path, "ab")               # closed by LabServer.stop
-    log_file.write(f"\n=== attempt {attempt}: {' '.join(cmd)}\n".encode())
-    log_file.flush()
-    proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log_file,
-                            stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C must not hit it
-    return LabServer(proc, port, token, notebook_dir, log_path, log_file)
-
-
-def _wait_ready(lab: LabServer, timeout: float) -> None:
-    """Until ``/api/status`` answers or the server exits."""
-    status = f"{lab.base_url}/api/status?token={lab.token}"
-    until(lambda: lab.proc.poll() is not None or answers(status), timeout,
-          lambda: f"/api/status did not answer within {timeout:.0f}s")
-
-
-def start_lab(notebook_dir: Path, tmp: Path, timeout: float = 60.0) -> LabServer:
-    """``jupyter lab`` serving ``notebook_dir`` on a free loopback port, its log in
-    ``tmp/jupyterlab.log``. LabServerError (with the log's tail) if ``/api/status`` does not
-    answer within ``timeout`` seconds, or the python3 kernelspec or the widgets extension is
-    not visible to the server; a port taken between picking and binding is picked again."""
-    notebook_dir, tmp = Path(notebook_dir).resolve(), Path(tmp)
-    tmp.mkdir(parents=True, exist_ok=True)
-    env = lab_env(tmp)
-    for attempt in range(3):
-        lab = _launch(notebook_dir, tmp, env, attempt)
-        try:
-            _wait_ready(lab, timeout)
-        except AssertionError as exc:
-            lab.stop()
-            raise LabServerError(f"{exc}; log tail:\n{lab.log_tail()}") from None
-        if lab.proc.poll() is None:
-            break
+    with open(log_path, "ab") as log:
+        log.write(f"\n=== {' '.join(cmd)}\n".encode())
+        log.flush()
+        proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C must not hit it
+    lab, status = LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path), \
+        f"http://127.0.0.1:{port}/api/status?token={token}"
+    try:
+        until(lambda: proc.poll() is not None or answers(status), timeout,
+              lambda: f"/api/status did not answer within {timeout:.0f}s")
+    except AssertionError as exc:
         lab.stop()
-        if "already in use" not in lab.log_tail(200):
-            raise LabServerError(f"jupyter lab exited with {lab.proc.returncode}; log tail:\n"
-                                 f"{lab.log_tail()}")
-    else:
-        raise LabServerError(f"no free port in 3 attempts; log tail:\n{lab.log_tail()}")
-    specs, extensions = lab.kernelspecs(), lab.federated_extensions()
-    if "python3" not in specs or WIDGETS_EXTENSION not in extensions:
-        lab.stop()
-        raise LabServerError(f"kernelspecs {sorted(specs)}, lab extensions {extensions}: need python3 "
-                             f"and {WIDGETS_EXTENSION}; log tail:\n{lab.log_tail()}")
+        raise RuntimeError(f"{exc}; log tail:\n{lab.log_tail()}") from None
     return lab
 
 
-def chromium_env(home: Path) -> dict[str, str]:
-    """Environment for Chromium: XDG dirs in ``home`` (else it writes ~/.config/chromium
-    crash-report folders and ~/.cache/dconf even with a temporary profile)."""
+def start_lab(notebook_dir: Path, tmp: Path, timeout: float = 60.0) -> LabServer:
+    """``jupyter lab`` serving ``notebook_dir`` on a free loopback port, its log in ``tmp``; a port
+    taken between picking and binding is picked again. RuntimeError (with the log's tail) if it
+    does not answer, or does not see the python3 kernelspec and the widgets extension."""
+    notebook_dir = Path(notebook_dir).resolve()
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = lab_env(tmp)
+    for _ in range(3):
+        lab = launch(notebook_dir, tmp, env, timeout)
+        if lab.proc.poll() is None:
+            break
+        if "already in use" not in lab.log_tail(200):
+            raise RuntimeError(f"jupyter lab exited with {lab.proc.returncode}; log tail:\n{lab.log_tail()}")
+    else:
+        raise RuntimeError(f"no free port in 3 attempts; log tail:\n{lab.log_tail()}")
+    specs = json.loads(lab.get("/api/kernelspecs"))["kernelspecs"]
+    found = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                      lab.get(f"/lab?token={lab.token}").decode(), re.S)        # the lab extensions it loads
+    extensions = [e["name"] for e in json.loads(found[1] if found else "{}").get("federated_extensions", [])]
+    if "python3" not in specs or WIDGETS_EXTENSION not in extensions:
+        lab.stop()
+        raise RuntimeError(f"kernelspecs {sorted(specs)}, lab extensions {extensions}: need python3 "
+                           f"and {WIDGETS_EXTENSION}; log tail:\n{lab.log_tail()}")
+    return lab
+
+
+def launch_chromium(playwright: Any, home: Path) -> Any:
+    """Debian's Chromium, headless, never Playwright's own; its XDG folders in ``home`` (else it
+    writes ~/.config/chromium and ~/.cache/dconf even with a temporary profile)."""
     env = dict(os.environ)
     for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"):
         folder = home / var.split("_")[1].lower()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         env[var] = str(folder)
-    return env
-
-
-def launch_chromium(playwright: Any, home: Path | None = None) -> Any:
-    """Debian's Chromium, headless, never Playwright's own browsers; its XDG dirs in ``home``
-    (a new temp folder if omitted)."""
-    env = chromium_env(Path(home or tempfile.mkdtemp(prefix="chromium-xdg-")))
     return playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True,
                                       args=CHROMIUM_ARGS, env=env)
 
@@ -308,19 +248,17 @@ _RAN = f"""stall => {{
 }}"""
 
 
-def notebook_state(page: Any) -> dict[str, Any]:
-    """``{cells: [{count, runs, stderr}], idle}`` of the visible notebook."""
-    return page.evaluate(_NOTEBOOK)
+def running_cells(page: Any) -> list[dict[str, Any]]:
+    """``{count, runs, stderr}`` of each code cell of the visible notebook that runs."""
+    return [c for c in page.evaluate(_NOTEBOOK)["cells"] if c["runs"]]
 
 
 def wait_kernel_idle(page: Any, timeout: float = 60_000) -> None:
-    """Wait for the status bar to read ``... | Idle`` (the kernel really exists then)."""
     page.wait_for_function(_IDLE, timeout=timeout, polling=100)
 
 
 def run_menu_command(page: Any, menu: str, label: str, timeout: float = 10_000) -> None:
-    """Click main menu ``menu`` (e.g. "Run"), then its enabled item labelled ``label``
-    (labels: menus use wrapper command ids, such as ``runmenu:run-all``)."""
+    """Click main menu ``menu``, then its enabled item labelled ``label``."""
     page.locator("#jp-MainMenu .lm-MenuBar-item").filter(
         has_text=re.compile(rf"^\s*{re.escape(menu)}\s*$")).click(timeout=timeout)
     item = page.locator(".lm-Menu li.lm-Menu-item:not(.lm-mod-disabled):not(.lm-mod-hidden)").filter(
@@ -330,35 +268,36 @@ def run_menu_command(page: Any, menu: str, label: str, timeout: float = 10_000) 
 
 
 def run_all_cells(page: Any, timeout: float = 180_000, stall: float = 5.0) -> list[int]:
-    """Clear outputs, Run → Run All Cells, wait until every code cell that runs has run; their
-    execution counts. Raises if the run stalls (the kernel idle, nothing queued, some cells
-    never ran: usually an exception stopped Run All) or times out."""
+    """Clear outputs, Run All Cells, wait until every code cell that runs has run; their counts.
+    Raises if the run stalls (usually an exception stopped Run All) or times out."""
     wait_kernel_idle(page, timeout)
     run_menu_command(page, "Edit", "Clear Outputs of All Cells")
     page.wait_for_function(f"() => ({_NOTEBOOK})().cells.every(c => !c.count)", timeout=30_000)
     page.evaluate("() => { window.compactIdleSince = null; }")
     run_menu_command(page, "Run", "Run All Cells")
-    if not [c for c in notebook_state(page)["cells"] if c["runs"]]:      # nothing to run
-        wait_kernel_idle(page, timeout)
-        return []
-    try:
-        ran = page.wait_for_function(_RAN, arg=stall * 1000, timeout=timeout, polling=100).json_value()
-    except Exception as exc:                       # playwright's TimeoutError
-        raise TimeoutError(f"Run All not done after {timeout / 1000:.0f}s: {describe(page)}") from exc
-    if ran == "stalled":
-        raise RuntimeError(f"Run All stalled (an error?): {describe(page)}")
+    if running_cells(page):
+        try:
+            ran = page.wait_for_function(_RAN, arg=stall * 1000, timeout=timeout, polling=100).json_value()
+        except Exception as exc:                       # playwright's TimeoutError
+            raise TimeoutError(f"Run All not done after {timeout / 1000:.0f}s: {describe(page)}") from exc
+        if ran == "stalled":
+            raise RuntimeError(f"Run All stalled (an error?): {describe(page)}")
     wait_kernel_idle(page, timeout)
-    return [int(c["count"]) for c in notebook_state(page)["cells"] if c["runs"]]
+    return [int(c["count"]) for c in running_cells(page)]
 
 
 def describe(page: Any) -> str:
-    """Each code cell that runs: its prompt's count and its stderr."""
-    lines = []
-    for i, cell in enumerate(c for c in notebook_state(page)["cells"] if c["runs"]):
-        lines.append(f"\n  code cell {i}: [{cell['count']}]")
-        if cell["stderr"]:
-            lines.append("\n    " + cell["stderr"].strip().replace("\n", "\n    "))
-    return "".join(lines)
+    return "".join(f"\n  code cell {i}: [{cell['count']}]" + (
+        "\n    " + cell["stderr"].strip().replace("\n", "\n    ") if cell["stderr"] else "")
+        for i, cell in enumerate(running_cells(page)))
+
+
+def run_once(dashboard: Any, label: str) -> None:
+    """Click the lab's ``label`` button; wait until its state line reports the next run done."""
+    state = dashboard.locator(".lab-state").first
+    number = int(re.search(r"Run (\d+)", state.inner_text() or "Run 0").group(1))
+    dashboard.locator("button.widget-button", has_text=label).first.click()
+    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
 
 
 def painted(page: Any) -> None:
@@ -366,9 +305,7 @@ def painted(page: Any) -> None:
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
-def save_screenshot(page: Any, path: Path | str) -> Path:
-    """Screenshot of the page (JupyterLab is one viewport: scroll the target into view)."""
-    path = Path(path)
+def save_screenshot(page: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))
     return path

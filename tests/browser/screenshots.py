@@ -10,15 +10,14 @@ picture that no longer shows today's numbers fails (tests/test_docs.py).
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import sync_playwright
 
-from .jupyterlab import launch_chromium, open_notebook, painted, run_all_cells, start_lab
+from .jupyterlab import launch_chromium, open_notebook, painted, run_all_cells, run_once, start_lab
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,11 +35,7 @@ def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
                 page.keyboard.press("Control+b")                  # close the file browser
                 run_all_cells(page)
                 dashboard = page.locator(".compact-lab").first
-                state = dashboard.locator(".lab-state").first
-                number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
-                dashboard.locator("button.widget-button", has_text="Experiment 3").first.click()
-                expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"),
-                                              timeout=30_000)
+                run_once(dashboard, "Experiment 3")
                 events = dashboard.locator("li.stage-event").all_text_contents()
                 dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
                 page.mouse.move(0, 0)                            # no hover highlight

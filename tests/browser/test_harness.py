@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import ARTIFACTS
-from .jupyterlab import WIDGETS_EXTENSION, open_notebook, run_all_cells, save_screenshot
+from .jupyterlab import open_notebook, run_all_cells, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
@@ -18,23 +18,19 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-out = widgets.Output()
-button = widgets.Button(description="Draw")
-label = widgets.HTML(value="clicks: 0")
-clicks = {"n": 0}
+out, button, label = widgets.Output(), widgets.Button(description="Draw"), widgets.HTML(value="clicks: 0")
+clicks = [0]
 
 
 def on_click(_):
-    clicks["n"] += 1
-    n = clicks["n"]
+    clicks[0] += 1
     with out:
         out.clear_output(wait=True)
-        fig, ax = plt.subplots(figsize=(4, 2.5))
-        xs = list(range(20))
-        ax.plot(xs, [x ** (1 + n / 4) for x in xs], marker="o")
-        ax.set_title(f"click {n}")
+        plt.figure(figsize=(4, 2.5))
+        plt.plot(range(20), [x ** (1 + clicks[0] / 4) for x in range(20)], marker="o")
+        plt.title(f"click {clicks[0]}")
         plt.show()
-    label.value = f"clicks: {n}"
+    label.value = f"clicks: {clicks[0]}"
 
 
 button.on_click(on_click)
@@ -42,30 +38,20 @@ display(widgets.VBox([button, label, out]))
 """
 
 
-def write_demo_notebook(folder: Path) -> str:
-    folder.mkdir(parents=True, exist_ok=True)
+def test_button_redraws_plot_in_output(lab_server, new_page, tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                  "language": "python"}
     nb.cells = [nbformat.v4.new_markdown_cell("# Harness demo\nA button that redraws a plot."),
                 nbformat.v4.new_code_cell(WIDGET_CELL), nbformat.v4.new_code_cell('print("ready")'),
                 nbformat.v4.new_code_cell("")]               # empty cells never get an execution count
-    name = "harness_demo.ipynb"
-    nbformat.write(nb, folder / name)
-    return name
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "harness_demo.ipynb")
+    lab = lab_server(tmp_path / "notebooks")        # start_lab checks it sees python3 and the widgets
 
-
-def test_button_redraws_plot_in_output(lab_server, browser_page, tmp_path: Path) -> None:
-    name = write_demo_notebook(tmp_path / "notebooks")
-    lab = lab_server(tmp_path / "notebooks")
-    # Discovery with redirected JUPYTER_DATA_DIR (start_lab checks too; shown here).
-    assert "python3" in lab.kernelspecs()
-    assert WIDGETS_EXTENSION in lab.federated_extensions()
-
-    page = browser_page
-    open_notebook(page, lab, lab.copy_notebook(name))
-    counts = run_all_cells(page)
-    assert counts == [1, 2]
+    page = new_page()
+    open_notebook(page, lab, lab.copy_notebook("harness_demo.ipynb"))
+    assert run_all_cells(page) == [1, 2]
     expect(page.locator(".jp-OutputArea-output", has_text="ready")).to_be_visible()
 
     button = page.locator("button.jupyter-widgets.widget-button", has_text="Draw")

@@ -1,9 +1,6 @@
-"""06_lab in real JupyterLab + Chromium, as an instructor on a 1280×720 projector, a learner on a
-900 px window and someone in the dark theme would use it.
-
-One page for the module (opening the notebook and Run All is most of the time): the tests run
-in order on it, and each leaves the sliders at the lesson's numbers.
-"""
+"""06_lab in real JupyterLab + Chromium, on a 1280×720 projector, a 900 px window and in the dark
+theme. One page for the module (Run All is most of the time): the tests run in order on it, and
+each leaves the sliders at the lesson's numbers."""
 
 from __future__ import annotations
 
@@ -19,8 +16,8 @@ from playwright.sync_api import expect
 
 from compact.classroom.lab import SLIDERS
 
-from .conftest import ARTIFACTS, REPO_ROOT
-from .jupyterlab import open_notebook, painted, run_all_cells, save_screenshot
+from .conftest import ARTIFACTS, REPO_ROOT, failed
+from .jupyterlab import open_notebook, painted, run_all_cells, run_once, save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
@@ -34,19 +31,7 @@ CASES = [  # button label, stage that must appear in the event list, file that m
     ("Experiment 1 · micro_compact", "micro_compact", None),
 ]
 EXPERIMENT_BUTTONS = [label for label, _stage, _file in CASES]
-
-
-def open_lab(page: Any, lab: Any) -> Any:
-    """Open a copy of 06_lab, Run All, scroll the dashboard to the top; return the dashboard."""
-    open_notebook(page, lab, lab.copy_notebook("06_lab.ipynb"))
-    counts = run_all_cells(page)
-    assert counts and all(c > 0 for c in counts)
-    dashboard = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .compact-lab").first
-    expect(dashboard.locator("img.compact-plot")).to_have_attribute(
-        "src", re.compile(r"^(blob:|data:image/png)"), timeout=30_000)
-    dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
-    painted(page)
-    return dashboard
+AXES = (("x", "width"), ("y", "height"))
 
 
 def button(dashboard: Any, label: str) -> Any:
@@ -59,15 +44,12 @@ def box(locator: Any) -> dict[str, float]:
     return found
 
 
-def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
-    return (inner["x"] >= outer["x"] - 0.5 and inner["y"] >= outer["y"] - 0.5
-            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
-            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5)
+def inside(a: dict[str, float], b: dict[str, float]) -> bool:
+    return all(a[x] >= b[x] - 0.5 and a[x] + a[w] <= b[x] + b[w] + 0.5 for x, w in AXES)
 
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return (a["x"] < b["x"] + b["width"] - 0.5 and b["x"] < a["x"] + a["width"] - 0.5
-            and a["y"] < b["y"] + b["height"] - 0.5 and b["y"] < a["y"] + a["height"] - 0.5)
+    return all(a[x] < b[x] + b[w] - 0.5 and b[x] < a[x] + a[w] - 0.5 for x, w in AXES)
 
 
 def set_slider(dashboard: Any, name: str, value: int) -> None:
@@ -82,19 +64,13 @@ def set_slider(dashboard: Any, name: str, value: int) -> None:
 
 
 def click_and_wait(dashboard: Any, label: str) -> None:
-    """Click, then wait for the run to be reported (the line above the plot numbers each run)."""
-    state = dashboard.locator(".lab-state").first
-    number = int(re.search(r"Run (\d+)", state.inner_text() or "Run 0").group(1))
-    button(dashboard, label).click()
-    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    run_once(dashboard, label)
     expect(button(dashboard, label)).to_be_enabled(timeout=30_000)
 
 
-def plot_changes(dashboard: Any, label: str) -> None:
-    plot = dashboard.locator("img.compact-plot")
-    before = plot.get_attribute("src")
-    click_and_wait(dashboard, label)
-    expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+def events(dashboard: Any, stage: str | None = None) -> Any:
+    listed = dashboard.locator(".widget-html", has_text="Stage events").first
+    return listed.locator(f"li[data-stage='{stage}']") if stage else listed
 
 
 def choose_theme(page: Any, theme: str) -> None:
@@ -111,7 +87,14 @@ def lab_page(chromium: Any, lab_server: Any) -> Iterator[tuple[Any, Any]]:
     context = chromium.new_context(viewport=PROJECTOR)
     page = context.new_page()
     try:
-        yield page, open_lab(page, lab_server(REPO_ROOT / "notebooks"))
+        lab = lab_server(REPO_ROOT / "notebooks")
+        open_notebook(page, lab, lab.copy_notebook("06_lab.ipynb"))
+        counts = run_all_cells(page)
+        assert counts and all(c > 0 for c in counts)
+        dashboard = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .compact-lab").first
+        expect(dashboard.locator("img.compact-plot")).to_have_attribute(
+            "src", re.compile(r"^(blob:|data:image/png)"), timeout=30_000)
+        yield page, dashboard
     finally:
         context.close()
 
@@ -121,9 +104,9 @@ def lab(lab_page: tuple[Any, Any], request: pytest.FixtureRequest) -> Iterator[A
     page, dashboard = lab_page
     page.set_viewport_size(PROJECTOR)
     dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
+    painted(page)
     yield dashboard
-    rep = getattr(request.node, "rep_call", None)
-    if rep is not None and rep.failed:
+    if failed(request):
         save_screenshot(page, ARTIFACTS / f"{request.node.name}-failure.png")
     if button(dashboard, "Lesson's numbers").is_enabled():
         button(dashboard, "Lesson's numbers").click()
@@ -152,10 +135,12 @@ def test_projector_shows_the_buttons_and_the_whole_plot_at_once(lab):
 
 
 def test_each_button_changes_the_plot_and_the_events(lab):
-    events = lab.locator(".widget-html", has_text="Stage events").first
+    plot = lab.locator("img.compact-plot")
     for label, stage, landed in CASES:
-        plot_changes(lab, label)
-        expect(events.locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
+        before = plot.get_attribute("src")
+        click_and_wait(lab, label)
+        expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+        expect(events(lab).locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
         lab.locator(".lm-TabBar-tab", has_text="Files").click()
         files = lab.locator(".widget-html", has_text="Files in .transcripts/").first
         if landed:
@@ -168,14 +153,13 @@ def test_each_button_changes_the_plot_and_the_events(lab):
 
 
 def test_budget_slider_changes_experiment_2(lab):
-    events = lab.locator(".widget-html", has_text="Stage events").first
     click_and_wait(lab, "Experiment 2")
-    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(1)
+    expect(events(lab, "tool_result_budget")).to_have_count(1)
     set_slider(lab, "tool_result_budget", 300_000)        # above the 271,391-char file
     click_and_wait(lab, "Experiment 2")
-    expect(events).to_contain_text("passes 300,000 chars")
-    expect(events.locator("li[data-stage='tool_result_budget']")).to_have_count(0)
-    expect(events.locator("li[data-stage='compact_history']")).to_have_count(1)
+    expect(events(lab)).to_contain_text("passes 300,000 chars")
+    expect(events(lab, "tool_result_budget")).to_have_count(0)
+    expect(events(lab, "compact_history")).to_have_count(1)
 
 
 def test_a_failed_run_shows_its_error(lab):
@@ -184,8 +168,7 @@ def test_a_failed_run_shows_its_error(lab):
     error = lab.locator(".lab-error", has_text="TurnLimitError").first
     expect(error).to_be_visible()
     expect(error).to_contain_text("did not finish within 40 turns")
-    expect(lab.locator(".widget-html", has_text="Stage events").first
-           .locator("li[data-stage='error']")).to_have_count(1)
+    expect(events(lab, "error")).to_have_count(1)
 
 
 def test_a_double_click_runs_once(lab):
@@ -206,13 +189,11 @@ def test_a_double_click_runs_once(lab):
 def test_no_two_controls_overlap_at_900px(lab):
     lab.page.set_viewport_size(LAPTOP)
     painted(lab.page)
-    controls = {f"button {i}": box(button(lab, label)) for i, label in enumerate(EXPERIMENT_BUTTONS)}
-    controls["progress"] = box(lab.locator(".widget-hprogress").first)
-    for name in SLIDERS:
-        controls[name] = box(lab.locator(".widget-slider", has_text=name).first)
-    controls["lesson's numbers"] = box(button(lab, "Lesson's numbers"))
-    controls["plot"] = box(lab.locator("img.compact-plot"))
-    controls["tabs"] = box(lab.locator(".lm-TabBar").first)
+    controls = {f"button {i}": button(lab, label) for i, label in enumerate(EXPERIMENT_BUTTONS)}
+    controls |= {name: lab.locator(".widget-slider", has_text=name).first for name in SLIDERS}
+    controls |= {"progress": lab.locator(".widget-hprogress").first, "plot": lab.locator("img.compact-plot"),
+                 "lesson's numbers": button(lab, "Lesson's numbers"), "tabs": lab.locator(".lm-TabBar").first}
+    controls = {name: box(control) for name, control in controls.items()}
     overlapping = [(a, b) for (a, ba), (b, bb) in combinations(controls.items(), 2) if overlap(ba, bb)]
     assert overlapping == [], overlapping
     whole = box(lab)

@@ -1,11 +1,6 @@
-"""`make lab`, `make notebook` and `make present` from a copy of the repository, driven in Chromium.
-
-* After `make lab`, opening, running and saving a notebook leaves `git status` clean: the
-  server shows the git-ignored working copy, and the saved outputs land there. No pop-up asks
-  anything (the copy's own settings, not the test harness's), and the log has no warning.
-* `make notebook` serves the same copy in Notebook 7, where the lab runs.
-* `make present` serves the lab in Voilà, code hidden and the dashboard first; a click runs.
-"""
+"""`make lab`, `make notebook` (Notebook 7) and `make present` (Voilà) from a copy of the
+repository, driven in Chromium: each serves the git-ignored working copy, the lab runs there, and
+`git status` stays clean; no pop-up asks anything (the copy's own settings, not the harness's)."""
 
 from __future__ import annotations
 
@@ -33,6 +28,7 @@ from .jupyterlab import (
     lab_env,
     open_notebook,
     run_all_cells,
+    run_once,
     save_screenshot,
     until,
     wait_served,
@@ -50,52 +46,39 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot(tmp_path_factory.mktemp("clone"))
 
 
-def start_make(clone: Path, state: Path, target: str, args: str) -> tuple[subprocess.Popen, Path]:
-    """``make <target>`` in the clone with this venv (its set-up steps marked done)."""
-    log = state / f"make-{target}.log"
-    env = lab_env(state)
+@pytest.fixture
+def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
+    """``served(target) -> (base URL, token, log)``: `make <target>` in the clone with this venv
+    (its set-up steps marked done), serving on a free port."""
+    started: list[subprocess.Popen] = []
+    env = lab_env(tmp_path)
     env.pop("JUPYTERLAB_SETTINGS_DIR")         # the copy's own settings, as a learner's make lab has
     settings = clone / "my-notebooks" / ".jupyter" / "settings" / WINDOWING
     settings.parent.mkdir(parents=True, exist_ok=True)   # every cell in the DOM, for the harness
     settings.write_text(json.dumps(LAB_SETTINGS[WINDOWING]))
-    variable = "PRESENT_ARGS" if target == "present" else "LAB_ARGS"
-    process = subprocess.Popen(
-        ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite",
-         "-o", f"{VENV}/.present", target, f"{variable}={args}"],
-        cwd=clone, env=env, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL, start_new_session=True)
-    return process, log
-
-
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-@pytest.fixture
-def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
-    """``served(target) -> (base URL, token, log)``: `make <target>` serving on a free port."""
-    started: list[subprocess.Popen] = []
 
     def serve(target: str) -> tuple[str, str, Path]:
-        port, token = free_port(), secrets.token_hex(16)
-        args, ready = ((f"--port={port} --no-browser --Voila.ip=127.0.0.1 --Voila.token={token}", "/")
-                       if target == "present" else
-                       (f"--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
-                        f"--no-browser --IdentityProvider.token={token}", "/api/status"))
-        process, log = start_make(clone, tmp_path, target, args)
-        started.append(process)
-        base = f"http://127.0.0.1:{port}"
-        wait_served(f"{base}{ready}?token={token}", process, log, read=False)
+        port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"make-{target}.log"
+        present = target == "present"
+        args = (f"PRESENT_ARGS=--port={port} --Voila.ip=127.0.0.1 --Voila.token={token}" if present
+                else f"LAB_ARGS=--ServerApp.port={port} --ServerApp.port_retries=0 --ServerApp.ip=127.0.0.1 "
+                f"--IdentityProvider.token={token}")
+        started.append(subprocess.Popen(
+            ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite", "-o", f"{VENV}/.present",
+             target, f"{args} --no-browser"], cwd=clone, env=env, stdout=open(log, "wb"),
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+        base, ready = f"http://127.0.0.1:{port}", "/" if present else "/api/status"
+        wait_served(f"{base}{ready}?token={token}", started[-1], log, read=False)
         return base, token, log
 
     yield serve
     for process in started:
-        stop(process)
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def saved_outputs(path: Path) -> bool:
@@ -113,9 +96,8 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page):
     copy = clone / "my-notebooks"
     assert "my-notebooks/06_lab.ipynb: new" in log.read_text()
     assert "my-notebooks/runs/: 0 run folder(s), 0.0 MB" in log.read_text()
-    lab = LabServer(subprocess.Popen(["true"]), int(base.rsplit(":", 1)[1]), token, copy, log,
-                    open(os.devnull, "wb"))
-    names = {item["name"] for item in lab.api("/api/contents")["content"]}
+    lab = LabServer(None, base, token, copy, log)
+    names = {item["name"] for item in json.loads(lab.get("/api/contents"))["content"]}
     assert {"00_context_window.ipynb", "06_lab.ipynb"} <= names
 
     page = new_page()
@@ -156,9 +138,7 @@ def test_make_notebook_serves_the_same_copy_in_notebook_7(clone, served, new_pag
     expect(page.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]"))).not_to_have_count(0)
     state = dashboard.locator(".lab-state").first
     expect(state).to_contain_text(re.compile(r"Run \d+ · (?!running)"), timeout=60_000)
-    number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
-    dashboard.locator("button.widget-button", has_text="Experiment 3").first.click()
-    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    run_once(dashboard, "Experiment 3")
     expect(page.get_by_text(NEWS)).to_have_count(0)
     save_screenshot(page, ARTIFACTS / "make-notebook.png")
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
@@ -176,9 +156,7 @@ def test_make_present_serves_the_lab_in_voila(clone, served, new_page):
     expect(page.locator(".jp-InputArea-editor")).to_have_count(0)       # code hidden
     first_heading = page.locator("h2", has_text="One slider, one question").first
     assert dashboard.bounding_box()["y"] < first_heading.bounding_box()["y"]   # dashboard first
-    number = int(re.search(r"Run (\d+)", state.inner_text()).group(1))
-    page.locator("button.widget-button", has_text="Experiment 3").first.click()
-    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    run_once(dashboard, "Experiment 3")
     events = dashboard.locator(".widget-html", has_text="Stage events").first
     expect(events.locator("li[data-stage='compact_history']")).to_have_count(1)
     dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
