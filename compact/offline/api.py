@@ -563,8 +563,9 @@ PIECE = 24                     # characters per text delta / JSON delta: every c
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 
 
-def sse(event: str, data: dict) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+def sse(kind: str, **fields: Any) -> bytes:
+    """One server-sent event: its name, and its data with that name as its ``type``."""
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields}, ensure_ascii=False)}\n\n".encode()
 
 
 def _block_events(index: int, block: dict) -> Iterator[bytes]:
@@ -581,10 +582,9 @@ def _block_events(index: int, block: dict) -> Iterator[bytes]:
         start = {"type": "compaction", "content": None}
         deltas = [{"type": "compaction_delta", "content": block.get("content"),
                    "encrypted_content": block.get("encrypted_content")}]
-    yield sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
-    for delta in deltas:
-        yield sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
-    yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield sse("content_block_start", index=index, content_block=start)
+    yield from (sse("content_block_delta", index=index, delta=delta) for delta in deltas)
+    yield sse("content_block_stop", index=index)
 
 
 def event_stream(body: dict) -> Iterator[bytes]:
@@ -592,20 +592,19 @@ def event_stream(body: dict) -> Iterator[bytes]:
     stop reason), ``ping``, each block's start/deltas/stop, ``message_delta`` (stop reason, usage,
     ``context_management``), ``message_stop``; or the ``error`` event of one that failed."""
     if body.get("type") == "error":
-        yield sse("error", body)
+        yield sse("error", error=body["error"])
         return
     usage = {**body["usage"], "output_tokens": 1 if body["content"] else 0}
     usage.pop("iterations", None)
     message = {**body, "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}
     message.pop("context_management", None)
-    yield sse("message_start", {"type": "message_start", "message": message})
-    yield sse("ping", {"type": "ping"})
+    yield sse("message_start", message=message)
+    yield sse("ping")
     for index, block in enumerate(body["content"]):
         yield from _block_events(index, block)
-    delta = {"type": "message_delta",
-             "delta": {"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]},
-             "usage": {k: v for k, v in body["usage"].items() if k != "service_tier"}}
-    if body.get("context_management") is not None:
-        delta["context_management"] = body["context_management"]
-    yield sse("message_delta", delta)
-    yield sse("message_stop", {"type": "message_stop"})
+    managed = {"context_management": body["context_management"]} \
+        if body.get("context_management") is not None else {}
+    ending = {"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]}
+    yield sse("message_delta", delta=ending,
+              usage={k: v for k, v in body["usage"].items() if k != "service_tier"}, **managed)
+    yield sse("message_stop")
