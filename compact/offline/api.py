@@ -521,13 +521,11 @@ class Threads:
     def resolve(self, payload: dict) -> tuple[dict, tuple[int, dict] | None]:
         """(the request with the thread's conversation in front, None) or (payload, the error)."""
         thread = payload.get("thread")
-        if thread is None:
+        if thread is None or isinstance(thread, dict) and thread.get("type") == "create":
             return payload, None
-        if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-            return payload, error_answer(400, "invalid_request_error", "thread.type: Input "
-                                         "should be 'create' or 'continue'")
-        if thread["type"] == "create":
-            return payload, None
+        if not isinstance(thread, dict) or thread.get("type") != "continue":
+            return payload, error_answer(400, "invalid_request_error",
+                                         literal("thread.type", ("create", "continue")))
         previous = thread.get("previous_message_id")
         held = self.held.get(previous) if isinstance(previous, str) else None
         if held is None:
