@@ -257,15 +257,11 @@ def messages_problem(messages: Any) -> str | None:
     if not messages:
         return "messages: at least one message is required"
     seen_ids: set[str] = set()
-    for i, message in enumerate(messages):
-        problem = _message_problem(message, i, i == len(messages) - 1, seen_ids)
-        if problem:
-            return problem
-    problem = _pairing_problem(messages)
-    final = messages[-1]
-    if problem or final["role"] != "assistant":
+    problem = next((p for i, message in enumerate(messages)
+                    if (p := _message_problem(message, i, i == len(messages) - 1, seen_ids))), None)
+    if problem or (problem := _pairing_problem(messages)) or messages[-1]["role"] != "assistant":
         return problem
-    content = final["content"]             # a prefill may not end with whitespace
+    content = messages[-1]["content"]      # a prefill may not end with whitespace
     tail = content if isinstance(content, str) else (
         content[-1].get("text", "") if content and content[-1].get("type") == "text" else "")
     return "messages: final assistant content cannot end with trailing whitespace" \
@@ -376,8 +372,7 @@ def tools_problem(tools: Any) -> str | None:
         return "tools: Input should be a valid list"
     seen: set[str] = set()
     for index, spec in enumerate(tools):
-        problem = _tool_problem(index, spec)
-        if problem:
+        if problem := _tool_problem(index, spec):
             return problem
         if spec["name"] in seen:
             return f"tools: Tool names must be unique. Duplicate: {spec['name']!r}"
