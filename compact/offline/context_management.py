@@ -155,19 +155,15 @@ def visible_messages(messages: list) -> list:
     """What the model sees: from the last compaction block with content on, that block as its
     summary; consecutive messages of one role then merge into one turn, as the API combines
     them (a message left empty, holding only a no-op block, goes)."""
-    where = None
-    for i, message in enumerate(messages):
-        for j, block in enumerate(blocks_of(message)):
-            if block_type(block) == "compaction" and block.get("content"):
-                where = (i, j)
-    if where is not None:
-        i, j = where
+    found = [(i, j, b.get("content")) for i, m in enumerate(messages) for j, b in enumerate(blocks_of(m))
+             if block_type(b) == "compaction"]
+    if not found:
+        return messages
+    if summarized := [(i, j, summary) for i, j, summary in found if summary]:
+        i, j, summary = summarized[-1]
         rest = blocks_of(messages[i])[j + 1:]
-        summary = blocks_of(messages[i])[j]["content"]
         messages = [{"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary}"},
                     *([{"role": "assistant", "content": rest}] if rest else []), *messages[i + 1:]]
-    elif not any(block_type(b) == "compaction" for m in messages for b in blocks_of(m)):
-        return messages
     merged: list = []
     for message in messages:
         if isinstance(message.get("content"), list):
