@@ -173,13 +173,11 @@ class Replier:
     def _message(self, content: list, ending: tuple[str, str | None], usage: tuple[int, int],
                  iterations: list, prepared: Prepared) -> dict:
         """``ending``: (stop_reason, stop_sequence); ``usage``: (input, output) tokens."""
-        counts = {"input_tokens": usage[0], "output_tokens": usage[1],
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                  "service_tier": "standard"}
-        reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant",
-                 "model": MODEL_NAME, "content": content, "stop_reason": ending[0],
-                 "stop_sequence": ending[1],
-                 "usage": {**counts, **({"iterations": iterations} if iterations else {})}}
+        reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant", "model": MODEL_NAME,
+                 "content": content, "stop_reason": ending[0], "stop_sequence": ending[1],
+                 "usage": {"input_tokens": usage[0], "output_tokens": usage[1],
+                           "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                           "service_tier": "standard", **({"iterations": iterations} if iterations else {})}}
         if self.payload.get("context_management") is not None:
             reply["context_management"] = {"applied_edits": prepared.applied}
         return reply
