@@ -122,11 +122,8 @@ def apply_edits(messages: list, edits: list, count: Count, tokens: int) -> tuple
     """The messages after every clearing edit, in order, the edits that applied, and the
     tokens left (``tokens``: ``count(messages)``)."""
     applied = []
-    for edit in edits:
-        editor = EDITORS.get(edit["type"])
-        if editor is None:
-            continue                          # compact_20260112: ``prepare``
-        messages, report = editor(messages, edit, count, tokens)
+    for edit in (e for e in edits if e["type"] in EDITORS):     # compact_20260112: ``prepare``
+        messages, report = EDITORS[edit["type"]](messages, edit, count, tokens)
         if report:
             applied.append(report)
             tokens -= report["cleared_input_tokens"]
