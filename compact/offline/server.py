@@ -138,31 +138,23 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, answer: Answer) -> None:
         """A JSON body with its length, or server-sent events ended by closing."""
-        self.send_response(answer.status)
-        self.send_header(HEADER, MODEL_NAME)
-        origin = self.headers.get("origin")
+        origin, headers, chunks = self.headers.get("origin"), {HEADER: MODEL_NAME}, []
         if origin is not None and origin in self.allowed_origins:
-            self.send_header("access-control-allow-origin", origin)
-            self.send_header("access-control-allow-headers", "*")
-            self.send_header("access-control-allow-methods", "GET, POST, OPTIONS")
-            self.send_header("vary", "Origin")
-        if answer.status == 204:
-            self.end_headers()
-            return
+            headers.update({"access-control-allow-origin": origin, "access-control-allow-headers": "*",
+                            "access-control-allow-methods": "GET, POST, OPTIONS", "vary": "Origin"})
         if answer.stream:
-            self.send_header("content-type", CONTENT_TYPE)
-            self.send_header("cache-control", "no-cache")
-            self.end_headers()
-            for event in event_stream(answer.body):
-                self.wfile.write(event)
-                self.wfile.flush()
-            return
-        data = json.dumps(answer.body).encode()
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
+            headers.update({"content-type": CONTENT_TYPE, "cache-control": "no-cache"})
+            chunks = event_stream(answer.body)
+        elif answer.status != 204:
+            chunks = [json.dumps(answer.body).encode()]
+            headers.update({"content-type": "application/json", "content-length": str(len(chunks[0]))})
+        self.send_response(answer.status)
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+            self.wfile.flush()
 
     def _linger(self) -> None:
         """Read what the client still sends (a body refused unread) before closing: closing
