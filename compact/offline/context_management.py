@@ -51,19 +51,14 @@ def prepare(payload: dict, count: Count) -> Prepared:
     return prepared
 
 
-def tool_uses(messages: list) -> list[dict]:
-    """Every tool_use block of the assistant messages, oldest first."""
-    return [b for m in messages if m.get("role") == "assistant" for b in blocks_of(m)
-            if block_type(b) == "tool_use"]
-
-
 def clear_tool_uses(messages: list, edit: dict, count: Count,
                     before: int | None = None) -> tuple[list, dict | None]:
     """(the messages the model sees, the applied edit or None); ``before``: ``count(messages)``
     when the caller has it already."""
     before = count(messages) if before is None else before
     trigger = edit.get("trigger") or TOOL_DEFAULTS["trigger"]
-    uses = tool_uses(messages)
+    uses = [b for m in messages if m.get("role") == "assistant" for b in blocks_of(m)
+            if block_type(b) == "tool_use"]             # oldest first
     if (len(uses) if trigger["type"] == "tool_uses" else before) < trigger["value"]:
         return messages, None
     keep = (edit.get("keep") or TOOL_DEFAULTS["keep"])["value"]
