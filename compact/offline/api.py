@@ -529,8 +529,7 @@ class Threads:
                                         f"last {MAX_THREADS}); send the whole conversation")
             body["error"]["details"] = {"error_code": "thread_not_found"}
             return payload, (status, body)
-        repeated = [f for f in CREATE_ONLY if f in payload]
-        if repeated:
+        if repeated := [f for f in CREATE_ONLY if f in payload]:
             return payload, error_answer(400, "invalid_request_error", f"{repeated[0]}: a thread "
                                          "continue takes it from the thread; leave it out")
         if not isinstance(payload.get("messages"), list):
