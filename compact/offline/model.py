@@ -225,9 +225,7 @@ def forced_input(spec: dict, answer: str) -> dict:
     target = next((n for n in required if n in strings), strings[0] if strings else None)
     tool_input = {name: _EMPTY.get(properties[name].get("type"), "")
                   for name in required if isinstance(properties[name], dict)}
-    if target is not None:
-        tool_input[target] = answer
-    return tool_input
+    return tool_input if target is None else {**tool_input, target: answer}
 
 
 def apply_tool_choice(content: list, choice: Any, tools: list | None, call_id: str) -> list:
