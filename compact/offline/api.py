@@ -11,6 +11,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any
 
 from ..pipeline.messages import BYTES_PER_TOKEN, blocks_of, image_adjustment, tool_use_ids, wire_json
@@ -62,18 +63,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 
 
-def nesting_depth(value: Any, stop_at: int = MAX_NESTING + 1) -> int:
-    """How deep arrays and objects nest in ``value`` (walked without recursion), up to ``stop_at``."""
-    deepest, stack = 0, [(value, 1)]
+def _too_deep(value: Any) -> bool:
+    """Whether arrays and objects nest more than MAX_NESTING deep (walked without recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            if deepest >= stop_at:
-                return deepest
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
+        if depth > MAX_NESTING:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def json_problem(body: bytes) -> tuple[Any, str | None]:
@@ -84,7 +83,7 @@ def json_problem(body: bytes) -> tuple[Any, str | None]:
         return None, "the request body is nested too deeply to parse"
     except ValueError as error:             # bad JSON, or bytes that are not UTF-8
         return None, f"the request body is not valid JSON ({error})"
-    if nesting_depth(payload) > MAX_NESTING:
+    if _too_deep(payload):
         return None, (f"the request body is nested too deeply: arrays and objects more than "
                       f"{MAX_NESTING} levels inside each other are not accepted")
     return payload, None
@@ -116,15 +115,26 @@ IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 KNOWN_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking",
                 "redacted_thinking", "search_result", "compaction")
 RESULT_BLOCKS = ("text", "image", "document", "search_result")   # inside a tool_result
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
-def _pattern(where: str) -> str:
-    return f"{where}: String should match pattern '^[a-zA-Z0-9_-]+$'"
+ONLY_IN = {"tool_use": "assistant", "tool_result": "user", "compaction": "assistant"}
+
+
+def literal(where: str, allowed: tuple[str, ...]) -> str:
+    """The refusal of a value outside ``allowed``: "Input should be 'a', 'b' or 'c'"."""
+    quoted = [f"'{a}'" for a in allowed]
+    return f"{where}: Input should be " + (f"{', '.join(quoted[:-1])} or " if quoted[1:] else "") + quoted[-1]
 
 
 def _tag_problem(kind: Any, allowed: tuple[str, ...], where: str) -> str:
     return (f"{where}: Input tag {kind!r} found using 'type' does not match any of the "
             f"expected tags: {', '.join(repr(t) for t in allowed)}")
+
+
+def _id_problem(value: Any, where: str) -> str | None:
+    ok = isinstance(value, str) and _ID.fullmatch(value)
+    return None if ok else f"{where}: String should match pattern '^[a-zA-Z0-9_-]+$'"
 
 
 def _text_problem(text: Any, where: str) -> str | None:
@@ -136,21 +146,17 @@ def _text_problem(text: Any, where: str) -> str | None:
 
 
 def _image_problem(block: dict, where: str) -> str | None:
-    source = block.get("source")
+    source, where = block.get("source"), f"{where}.image.source"
     if not isinstance(source, dict):
-        return f"{where}.image.source: Field required"
+        return f"{where}: Field required"
     if source.get("type") == "base64":
         if source.get("media_type") not in IMAGE_MEDIA_TYPES:
-            return (f"{where}.image.source.base64.media_type: Input should be "
-                    + ", ".join(f"'{t}'" for t in IMAGE_MEDIA_TYPES[:-1])
-                    + f" or '{IMAGE_MEDIA_TYPES[-1]}'")
-        if not isinstance(source.get("data"), str) or not source["data"]:
-            return f"{where}.image.source.base64.data: Field required"
-        return None
+            return literal(f"{where}.base64.media_type", IMAGE_MEDIA_TYPES)
+        return None if isinstance(source.get("data"), str) and source["data"] else \
+            f"{where}.base64.data: Field required"
     if source.get("type") == "url":
-        return None if isinstance(source.get("url"), str) else f"{where}.image.source.url.url: Field required"
-    return (f"{where}.image.source: Input tag {source.get('type')!r} found using 'type' does "
-            "not match any of the expected tags: 'base64', 'url'")
+        return None if isinstance(source.get("url"), str) else f"{where}.url.url: Field required"
+    return _tag_problem(source.get("type"), ("base64", "url"), where)
 
 
 def _inner_problem(block: Any, allowed: tuple[str, ...], where: str) -> str | None:
@@ -165,46 +171,38 @@ def _inner_problem(block: Any, allowed: tuple[str, ...], where: str) -> str | No
     return _image_problem(block, where) if kind == "image" else None
 
 
-def _result_problem(block: dict, role: str, where: str) -> str | None:
-    if role != "user":
-        return f"{where}: `tool_result` blocks can only be in `user` messages"
-    tool_use_id = block.get("tool_use_id")
-    if not isinstance(tool_use_id, str) or not _ID.fullmatch(tool_use_id):
-        return _pattern(f"{where}.tool_result.tool_use_id")
+def _result_problem(block: dict, where: str) -> str | None:
     content = block.get("content")
-    if content is None or isinstance(content, str):
-        return None
+    problem = _id_problem(block.get("tool_use_id"), f"{where}.tool_result.tool_use_id")
+    if problem or content is None or isinstance(content, str):
+        return problem
     if not isinstance(content, list):
         return f"{where}.tool_result.content: Input should be a valid string or list"
     return next((p for k, inner in enumerate(content)
                  if (p := _inner_problem(inner, RESULT_BLOCKS, f"{where}.tool_result.content.{k}"))), None)
 
 
-def _use_problem(block: dict, role: str, where: str, seen_ids: set[str]) -> str | None:
-    if role != "assistant":
-        return f"{where}: `tool_use` blocks can only be in `assistant` messages"
-    tool_id = block.get("id")
-    if not isinstance(tool_id, str) or not _ID.fullmatch(tool_id):
-        return _pattern(f"{where}.tool_use.id")
+def _use_problem(block: dict, where: str, seen_ids: set[str]) -> str | None:
+    if problem := _id_problem(block.get("id"), f"{where}.tool_use.id"):
+        return problem
     if not isinstance(block.get("name"), str) or not block["name"]:
         return f"{where}.tool_use.name: Field required"
     if not isinstance(block.get("input"), dict):
         return f"{where}.tool_use.input: Input should be a valid dictionary"
-    if tool_id in seen_ids:
+    if block["id"] in seen_ids:
         return f"{where}: `tool_use` ids must be unique"
-    seen_ids.add(tool_id)
+    seen_ids.add(block["id"])
     return None
 
 
 def _block_problem(block: Any, role: str, where: str, seen_ids: set[str]) -> str | None:
     problem = _inner_problem(block, KNOWN_BLOCKS, where)
-    if problem or block["type"] in ("text", "image"):
-        return problem
-    if block["type"] == "compaction" and role != "assistant":
-        return f"{where}: `compaction` blocks can only be in `assistant` messages"
-    if block["type"] == "tool_use":
-        return _use_problem(block, role, where, seen_ids)
-    return _result_problem(block, role, where) if block["type"] == "tool_result" else None
+    kind = None if problem else block["type"]
+    if ONLY_IN.get(kind, role) != role:
+        return f"{where}: `{kind}` blocks can only be in `{ONLY_IN[kind]}` messages"
+    if kind == "tool_use":
+        return _use_problem(block, where, seen_ids)
+    return _result_problem(block, where) if kind == "tool_result" else problem
 
 
 def _message_problem(message: Any, i: int, last: bool, seen_ids: set[str]) -> str | None:
@@ -213,7 +211,7 @@ def _message_problem(message: Any, i: int, last: bool, seen_ids: set[str]) -> st
         return f"messages.{i}: {NOT_AN_OBJECT}"
     role, content = message.get("role"), message.get("content")
     if role not in ("user", "assistant"):
-        return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        return literal(f"messages.{i}.role", ("user", "assistant"))
     opens_with_compaction = isinstance(content, list) and bool(content) and \
         isinstance(content[0], dict) and content[0].get("type") == "compaction"
     if i == 0 and role != "user" and not opens_with_compaction:
@@ -232,18 +230,8 @@ def _message_problem(message: Any, i: int, last: bool, seen_ids: set[str]) -> st
                  if (p := _block_problem(block, role, f"messages.{i}.content.{j}", seen_ids))), None)
 
 
-def _leading_result_ids(message: dict) -> list[str]:
-    """The tool_use_ids of the tool_result blocks at the START of a user message."""
-    ids = []
-    for block in blocks_of(message) if message.get("role") == "user" else []:
-        if block.get("type") != "tool_result":
-            break
-        ids.append(block.get("tool_use_id"))
-    return ids
-
-
 def _pairing_problem(messages: list) -> str | None:
-    """A result with no call just before it, or a call the next message does not answer."""
+    """A result with no call just before it, or a call the next message does not open by answering."""
     for i, message in enumerate(messages):
         asked = tool_use_ids(messages[i - 1]) if i else []
         for j, block in enumerate(blocks_of(message)):
@@ -251,8 +239,10 @@ def _pairing_problem(messages: list) -> str | None:
                 return (f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
                         f"blocks: {block['tool_use_id']}. Each `tool_result` block must have a "
                         "corresponding `tool_use` block in the previous message.")
-        answered = set(_leading_result_ids(messages[i + 1])) if i + 1 < len(messages) else None
-        missing = [t for t in tool_use_ids(message) if answered is not None and t not in answered]
+        following = messages[i + 1] if i + 1 < len(messages) else {}
+        opening = blocks_of(following) if following.get("role") == "user" else []
+        answered = {b.get("tool_use_id") for b in takewhile(lambda b: b["type"] == "tool_result", opening)}
+        missing = [t for t in tool_use_ids(message) if following and t not in answered]
         if missing:
             return (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
                     f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
@@ -267,15 +257,11 @@ def messages_problem(messages: Any) -> str | None:
     if not messages:
         return "messages: at least one message is required"
     seen_ids: set[str] = set()
-    for i, message in enumerate(messages):
-        problem = _message_problem(message, i, i == len(messages) - 1, seen_ids)
-        if problem:
-            return problem
-    problem = _pairing_problem(messages)
-    final = messages[-1]
-    if problem or final["role"] != "assistant":
+    problem = next((p for i, message in enumerate(messages)
+                    if (p := _message_problem(message, i, i == len(messages) - 1, seen_ids))), None)
+    if problem or (problem := _pairing_problem(messages)) or messages[-1]["role"] != "assistant":
         return problem
-    content = final["content"]             # a prefill may not end with whitespace
+    content = messages[-1]["content"]      # a prefill may not end with whitespace
     tail = content if isinstance(content, str) else (
         content[-1].get("text", "") if content and content[-1].get("type") == "text" else "")
     return "messages: final assistant content cannot end with trailing whitespace" \
@@ -296,29 +282,27 @@ def _max_tokens_problem(payload: dict, max_output_tokens: int, model: str) -> st
     return None
 
 
+def _system_problem(system: Any) -> str | None:
+    blocks = [] if system is None or isinstance(system, str) else system
+    if not isinstance(blocks, list) or not all(isinstance(b, dict) and b.get("type") == "text"
+                                               for b in blocks):
+        return "system: Input should be a valid string or a list of text blocks"
+    return next((p for k, b in enumerate(blocks) if (p := _text_problem(b.get("text"), f"system.{k}"))), None)
+
+
 def request_problem(payload: Any, *, max_output_tokens: int, model: str,
                     count_only: bool = False) -> str | None:
     """The first rule a ``/v1/messages`` (or ``count_tokens``) body breaks, or None."""
     if not isinstance(payload, dict):
         return NOT_AN_OBJECT
-    where = lone_surrogate(payload)
-    if where:
+    if where := lone_surrogate(payload):
         return (f"{where}: the text holds a lone surrogate, which is not valid Unicode; the "
                 "request body must be valid UTF-8 JSON")
     if not isinstance(payload.get("model"), str) or not payload["model"]:
         return "model: Field required"
-    problem = None if count_only else _max_tokens_problem(payload, max_output_tokens, model)
-    if problem:
-        return problem
-    system = payload.get("system")
-    if system is not None and not isinstance(system, str):
-        if not isinstance(system, list) or not all(
-                isinstance(b, dict) and b.get("type") == "text" for b in system):
-            return "system: Input should be a valid string or a list of text blocks"
-        for k, block in enumerate(system):
-            if problem := _text_problem(block.get("text"), f"system.{k}"):
-                return problem
-    return tools_problem(payload.get("tools")) or messages_problem(payload.get("messages"))
+    return (None if count_only else _max_tokens_problem(payload, max_output_tokens, model)) \
+        or _system_problem(payload.get("system")) or tools_problem(payload.get("tools")) \
+        or messages_problem(payload.get("messages"))
 
 
 def window_problem(tokens: int, max_tokens: int | None, window: int) -> str | None:
@@ -388,8 +372,7 @@ def tools_problem(tools: Any) -> str | None:
         return "tools: Input should be a valid list"
     seen: set[str] = set()
     for index, spec in enumerate(tools):
-        problem = _tool_problem(index, spec)
-        if problem:
+        if problem := _tool_problem(index, spec):
             return problem
         if spec["name"] in seen:
             return f"tools: Tool names must be unique. Duplicate: {spec['name']!r}"
@@ -399,14 +382,8 @@ def tools_problem(tools: Any) -> str | None:
 
 HONOURED = ("model", "max_tokens", "messages", "system", "tools", "tool_choice",
             "stop_sequences", "stream", "context_management", "compaction", "thread")
-NO_EFFECT = {                        # accepted; docs/offline-model.md says the same
-    "metadata": "recorded by the real API for abuse detection; nothing to record offline",
-    "temperature": "a deterministic model answers the same at every temperature",
-    "top_p": "a deterministic model always takes its one answer",
-    "top_k": "a deterministic model always takes its one answer",
-    "service_tier": "one tier offline; usage reports service_tier 'standard'",
-    "cache_control": "no prompt cache offline; usage reports 0 cache tokens",
-}
+# accepted, with no effect on a deterministic model without a cache (docs/offline-model.md says why)
+NO_EFFECT = ("metadata", "temperature", "top_p", "top_k", "service_tier", "cache_control")
 UNSUPPORTED = {
     "container": "code-execution containers", "mcp_servers": "remote MCP servers",
     "fallbacks": "model fallbacks", "fallback_credit_token": "fallback credits",
@@ -444,14 +421,13 @@ def _option_problem(payload: dict) -> str | None:
                 f"offline-compact-1 (it writes no thinking blocks); send {{\"type\": \"disabled\"}} "
                 "or leave it out")
     config = payload.get("output_config")
-    if config is not None:
-        if not isinstance(config, dict):
-            return "output_config: Input should be a valid dictionary"
-        extra = [k for k, v in config.items() if v is not None and k != "effort"]
-        if extra:
-            return unsupported(f"output_config.{extra[0]}", "structured outputs and task budgets")
-        if config.get("effort") not in (None, "low", "medium", "high", "xhigh", "max"):
-            return "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
+    if config is not None and not isinstance(config, dict):
+        return "output_config: Input should be a valid dictionary"
+    extra = [k for k, v in (config or {}).items() if v is not None and k != "effort"]
+    if extra:
+        return unsupported(f"output_config.{extra[0]}", "structured outputs and task budgets")
+    if (config or {}).get("effort") not in (None, *EFFORTS):
+        return literal("output_config.effort", EFFORTS)
     return unsupported("speed", "fast-mode requests") if payload.get("speed") not in (None, "standard") \
         else None
 
@@ -466,7 +442,7 @@ def _sampling_problem(payload: dict) -> str | None:
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
         return "top_k: Input should be a non-negative integer"
     if payload.get("service_tier") not in (None, "auto", "standard_only"):
-        return "service_tier: Input should be 'auto' or 'standard_only'"
+        return literal("service_tier", ("auto", "standard_only"))
     if payload.get("stream") not in (None, True, False):
         return "stream: Input should be a valid boolean"
     stops = payload.get("stop_sequences")
@@ -499,29 +475,24 @@ def edits_of(payload: dict) -> list:
     return edits if isinstance(edits, list) else []
 
 
-def _beta_problem(field: str, beta: str, betas: set[str]) -> str | None:
-    return None if beta in betas else (
-        f"{field}: this feature is in beta; send the header `anthropic-beta: {beta}` "
-        f"(the SDK: client.beta.messages.create(..., betas=[\"{beta}\"]))")
+def _needed_betas(payload: dict) -> Iterator[tuple[str, str]]:
+    """(field, beta) for each beta field sent: context editing needs its beta, the compaction edit
+    the compaction beta."""
+    yield from ((name, BETAS[name]) for name in ("compaction", "thread") if payload.get(name) is not None)
+    if payload.get("context_management") is not None:
+        kinds = {e.get("type") for e in edits_of(payload) if isinstance(e, dict)}
+        if "compact_20260112" in kinds:
+            yield "context_management.edits.compact_20260112", BETAS["compact_20260112"]
+        if kinds - {"compact_20260112"} or not kinds:
+            yield "context_management", BETAS["context_management"]
 
 
 def _betas_problem(payload: dict, headers: Any) -> str | None:
-    """Each beta field needs its ``anthropic-beta`` header (comma-separated, as the SDK sends);
-    context editing needs its beta, the compaction edit the compaction beta."""
-    value = headers.get("anthropic-beta", "") if headers else ""
-    betas = {part.strip() for part in str(value).split(",") if part.strip()}
-    for name in ("compaction", "thread"):
-        if payload.get(name) is not None and (problem := _beta_problem(name, BETAS[name], betas)):
-            return problem
-    if payload.get("context_management") is None:
-        return None
-    kinds = {e.get("type") for e in edits_of(payload) if isinstance(e, dict)}
-    if "compact_20260112" in kinds and (problem := _beta_problem(
-            "context_management.edits.compact_20260112", BETAS["compact_20260112"], betas)):
-        return problem
-    if kinds - {"compact_20260112"} or not kinds:
-        return _beta_problem("context_management", BETAS["context_management"], betas)
-    return None
+    """A beta field sent without its ``anthropic-beta`` header (comma-separated, as the SDK sends)."""
+    sent = {part.strip() for part in str((headers or {}).get("anthropic-beta", "")).split(",")}
+    return next((f"{field}: this feature is in beta; send the header `anthropic-beta: {beta}` "
+                 f"(the SDK: client.beta.messages.create(..., betas=[\"{beta}\"]))"
+                 for field, beta in _needed_betas(payload) if beta not in sent), None)
 
 
 def surface_problem(payload: dict, headers: Any = None, count_only: bool = False) -> str | None:
@@ -545,13 +516,11 @@ class Threads:
     def resolve(self, payload: dict) -> tuple[dict, tuple[int, dict] | None]:
         """(the request with the thread's conversation in front, None) or (payload, the error)."""
         thread = payload.get("thread")
-        if thread is None:
+        if thread is None or isinstance(thread, dict) and thread.get("type") == "create":
             return payload, None
-        if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-            return payload, error_answer(400, "invalid_request_error", "thread.type: Input "
-                                         "should be 'create' or 'continue'")
-        if thread["type"] == "create":
-            return payload, None
+        if not isinstance(thread, dict) or thread.get("type") != "continue":
+            return payload, error_answer(400, "invalid_request_error",
+                                         literal("thread.type", ("create", "continue")))
         previous = thread.get("previous_message_id")
         held = self.held.get(previous) if isinstance(previous, str) else None
         if held is None:
@@ -560,8 +529,7 @@ class Threads:
                                         f"last {MAX_THREADS}); send the whole conversation")
             body["error"]["details"] = {"error_code": "thread_not_found"}
             return payload, (status, body)
-        repeated = [f for f in CREATE_ONLY if f in payload]
-        if repeated:
+        if repeated := [f for f in CREATE_ONLY if f in payload]:
             return payload, error_answer(400, "invalid_request_error", f"{repeated[0]}: a thread "
                                          "continue takes it from the thread; leave it out")
         if not isinstance(payload.get("messages"), list):
@@ -587,8 +555,9 @@ PIECE = 24                     # characters per text delta / JSON delta: every c
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 
 
-def sse(event: str, data: dict) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+def sse(kind: str, **fields: Any) -> bytes:
+    """One server-sent event: its name, and its data with that name as its ``type``."""
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields}, ensure_ascii=False)}\n\n".encode()
 
 
 def _block_events(index: int, block: dict) -> Iterator[bytes]:
@@ -605,10 +574,9 @@ def _block_events(index: int, block: dict) -> Iterator[bytes]:
         start = {"type": "compaction", "content": None}
         deltas = [{"type": "compaction_delta", "content": block.get("content"),
                    "encrypted_content": block.get("encrypted_content")}]
-    yield sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
-    for delta in deltas:
-        yield sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
-    yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield sse("content_block_start", index=index, content_block=start)
+    yield from (sse("content_block_delta", index=index, delta=delta) for delta in deltas)
+    yield sse("content_block_stop", index=index)
 
 
 def event_stream(body: dict) -> Iterator[bytes]:
@@ -616,20 +584,19 @@ def event_stream(body: dict) -> Iterator[bytes]:
     stop reason), ``ping``, each block's start/deltas/stop, ``message_delta`` (stop reason, usage,
     ``context_management``), ``message_stop``; or the ``error`` event of one that failed."""
     if body.get("type") == "error":
-        yield sse("error", body)
+        yield sse("error", error=body["error"])
         return
     usage = {**body["usage"], "output_tokens": 1 if body["content"] else 0}
     usage.pop("iterations", None)
     message = {**body, "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}
     message.pop("context_management", None)
-    yield sse("message_start", {"type": "message_start", "message": message})
-    yield sse("ping", {"type": "ping"})
+    yield sse("message_start", message=message)
+    yield sse("ping")
     for index, block in enumerate(body["content"]):
         yield from _block_events(index, block)
-    delta = {"type": "message_delta",
-             "delta": {"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]},
-             "usage": {k: v for k, v in body["usage"].items() if k != "service_tier"}}
-    if body.get("context_management") is not None:
-        delta["context_management"] = body["context_management"]
-    yield sse("message_delta", delta)
-    yield sse("message_stop", {"type": "message_stop"})
+    managed = {"context_management": body["context_management"]} \
+        if body.get("context_management") is not None else {}
+    ending = {"stop_reason": body["stop_reason"], "stop_sequence": body["stop_sequence"]}
+    yield sse("message_delta", delta=ending,
+              usage={k: v for k, v in body["usage"].items() if k != "service_tier"}, **managed)
+    yield sse("message_stop")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of, to_plain
-from .api import edits_of
+from .api import edits_of, literal
 from .markers import CLEARED
 from .summarizer import entries_of_messages, offline_summary
 
@@ -51,19 +51,14 @@ def prepare(payload: dict, count: Count) -> Prepared:
     return prepared
 
 
-def tool_uses(messages: list) -> list[dict]:
-    """Every tool_use block of the assistant messages, oldest first."""
-    return [b for m in messages if m.get("role") == "assistant" for b in blocks_of(m)
-            if block_type(b) == "tool_use"]
-
-
 def clear_tool_uses(messages: list, edit: dict, count: Count,
                     before: int | None = None) -> tuple[list, dict | None]:
     """(the messages the model sees, the applied edit or None); ``before``: ``count(messages)``
     when the caller has it already."""
     before = count(messages) if before is None else before
     trigger = edit.get("trigger") or TOOL_DEFAULTS["trigger"]
-    uses = tool_uses(messages)
+    uses = [b for m in messages if m.get("role") == "assistant" for b in blocks_of(m)
+            if block_type(b) == "tool_use"]             # oldest first
     if (len(uses) if trigger["type"] == "tool_uses" else before) < trigger["value"]:
         return messages, None
     keep = (edit.get("keep") or TOOL_DEFAULTS["keep"])["value"]
@@ -99,7 +94,7 @@ def _cleared(message: dict, edit: dict, chosen: dict, cleared: set) -> dict:
 
 def clear_thinking(messages: list, edit: dict, count: Count, before: int) -> tuple[list, dict | None]:
     keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
-    if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
+    if _keeps_all(keep):
         return messages, None
     turns = [i for i, m in enumerate(messages) if m.get("role") == "assistant"
              and any(block_type(b) in THINKING for b in blocks_of(m))]
@@ -122,11 +117,8 @@ def apply_edits(messages: list, edits: list, count: Count, tokens: int) -> tuple
     """The messages after every clearing edit, in order, the edits that applied, and the
     tokens left (``tokens``: ``count(messages)``)."""
     applied = []
-    for edit in edits:
-        editor = EDITORS.get(edit["type"])
-        if editor is None:
-            continue                          # compact_20260112: ``prepare``
-        messages, report = editor(messages, edit, count, tokens)
+    for edit in (e for e in edits if e["type"] in EDITORS):     # compact_20260112: ``prepare``
+        messages, report = EDITORS[edit["type"]](messages, edit, count, tokens)
         if report:
             applied.append(report)
             tokens -= report["cleared_input_tokens"]
@@ -155,19 +147,15 @@ def visible_messages(messages: list) -> list:
     """What the model sees: from the last compaction block with content on, that block as its
     summary; consecutive messages of one role then merge into one turn, as the API combines
     them (a message left empty, holding only a no-op block, goes)."""
-    where = None
-    for i, message in enumerate(messages):
-        for j, block in enumerate(blocks_of(message)):
-            if block_type(block) == "compaction" and block.get("content"):
-                where = (i, j)
-    if where is not None:
-        i, j = where
+    found = [(i, j, b.get("content")) for i, m in enumerate(messages) for j, b in enumerate(blocks_of(m))
+             if block_type(b) == "compaction"]
+    if not found:
+        return messages
+    if summarized := [(i, j, summary) for i, j, summary in found if summary]:
+        i, j, summary = summarized[-1]
         rest = blocks_of(messages[i])[j + 1:]
-        summary = blocks_of(messages[i])[j]["content"]
         messages = [{"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary}"},
                     *([{"role": "assistant", "content": rest}] if rest else []), *messages[i + 1:]]
-    elif not any(block_type(b) == "compaction" for m in messages for b in blocks_of(m)):
-        return messages
     merged: list = []
     for message in messages:
         if isinstance(message.get("content"), list):
@@ -186,11 +174,15 @@ def _as_blocks(content: object) -> list:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
+def _keeps_all(keep: Any) -> bool:
+    return keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all")
+
+
 def _threshold_problem(value: Any, where: str, kinds: tuple[str, ...], low: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, dict) or value.get("type") not in kinds:
-        return f"{where}.type: Input should be " + " or ".join(f"'{k}'" for k in kinds)
+        return literal(f"{where}.type", kinds)
     number = value.get("value")
     if isinstance(number, bool) or not isinstance(number, int) or number < low:
         return f"{where}.value: Input should be an integer >= {low}"
@@ -205,8 +197,7 @@ def _names_problem(value: Any, allow_bool: bool) -> bool:
 def _tool_edit_problem(edit: dict, where: str) -> str | None:
     for name, kinds, low in (("trigger", ("input_tokens", "tool_uses"), 1),
                              ("keep", ("tool_uses",), 0), ("clear_at_least", ("input_tokens",), 0)):
-        problem = _threshold_problem(edit.get(name), f"{where}.{name}", kinds, low)
-        if problem:
+        if problem := _threshold_problem(edit.get(name), f"{where}.{name}", kinds, low):
             return problem
     if _names_problem(edit.get("exclude_tools"), False):
         return f"{where}.exclude_tools: Input should be a valid list of tool names"
@@ -217,19 +208,16 @@ def _tool_edit_problem(edit: dict, where: str) -> str | None:
 
 def _thinking_edit_problem(edit: dict, where: str) -> str | None:
     keep = edit.get("keep")
-    if keep is None or keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
-        return None
-    return _threshold_problem(keep, f"{where}.keep", ("thinking_turns",), 1)
+    return None if _keeps_all(keep) else _threshold_problem(keep, f"{where}.keep", ("thinking_turns",), 1)
 
 
 def _compact_edit_problem(edit: dict, where: str) -> str | None:
     trigger = edit.get("trigger")
-    if trigger is not None:
-        if not isinstance(trigger, dict) or trigger.get("type") != "input_tokens":
-            return f"{where}.trigger.type: Input should be 'input_tokens'"
-        value = trigger.get("value")
-        if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TRIGGER:
-            return f"{where}.trigger.value: Input should be greater than or equal to {MIN_TRIGGER}"
+    if trigger is not None and (not isinstance(trigger, dict) or trigger.get("type") != "input_tokens"):
+        return literal(f"{where}.trigger.type", ("input_tokens",))
+    value = MIN_TRIGGER if trigger is None else trigger.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TRIGGER:
+        return f"{where}.trigger.value: Input should be greater than or equal to {MIN_TRIGGER}"
     if not isinstance(edit.get("pause_after_compaction", False), bool):
         return f"{where}.pause_after_compaction: Input should be a valid boolean"
     if edit.get("instructions") is not None and not isinstance(edit["instructions"], str):
@@ -257,8 +245,7 @@ def _edits_problem(management: Any) -> str | None:
         if edit["type"] == "clear_thinking_20251015" and k != 0:
             return f"{where}: clear_thinking_20251015 must be the first edit in the list"
         seen.append(edit["type"])
-        problem = CHECKS[edit["type"]](edit, where)
-        if problem:
+        if problem := CHECKS[edit["type"]](edit, where):
             return problem
     return None
 
@@ -268,7 +255,7 @@ def _config_problem(config: Any, edits: list) -> str | None:
     if config is None:
         return None
     if not isinstance(config, dict) or config.get("type") != "summarize":
-        return "compaction.type: Input should be 'summarize'"
+        return literal("compaction.type", ("summarize",))
     if config.get("instructions") is not None and not isinstance(config["instructions"], str):
         return "compaction.instructions: Input should be a valid string"
     if any(e.get("type") == EDIT for e in edits):
@@ -277,15 +264,13 @@ def _config_problem(config: Any, edits: list) -> str | None:
     return None
 
 
-def _block_problem(block: dict, where: str) -> str | None:
+def _compaction_block_problem(block: dict, where: str) -> str | None:
     """A re-sent compaction block: content a non-empty string or null, signature unchanged."""
     content = block.get("content")
-    if content is None:
-        return None
-    if not isinstance(content, str) or not content:
+    if content is not None and (not isinstance(content, str) or not content):
         return f"{where}.compaction.content: Input should be a non-empty string or null"
     sent = block.get("signature")
-    if sent is not None and sent != signature(content):
+    if content is not None and sent is not None and sent != signature(content):
         return (f"{where}: the compaction block's signature does not match its content; send "
                 "the block back exactly as it was returned")
     return None
@@ -293,13 +278,8 @@ def _block_problem(block: dict, where: str) -> str | None:
 
 def management_problem(payload: dict) -> str | None:
     """The first rule ``context_management``, ``compaction`` or a re-sent block breaks."""
-    problem = _edits_problem(payload.get("context_management")) or _config_problem(
-        payload.get("compaction"), edits_of(payload))
-    if problem:
-        return problem
-    for i, message in enumerate(payload["messages"]):
-        for j, block in enumerate(blocks_of(message)):
-            if block_type(block) == "compaction" and (
-                    problem := _block_problem(block, f"messages.{i}.content.{j}")):
-                return problem
-    return None
+    return _edits_problem(payload.get("context_management")) \
+        or _config_problem(payload.get("compaction"), edits_of(payload)) \
+        or next((p for i, message in enumerate(payload["messages"])
+                 for j, block in enumerate(blocks_of(message)) if block_type(block) == "compaction"
+                 and (p := _compaction_block_problem(block, f"messages.{i}.content.{j}"))), None)

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -89,13 +90,7 @@ class OfflineModel:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
             return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
-        raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
-        return self._checked(payload, problem, headers, path.endswith("count_tokens"),
-                             hashlib.sha256(raw).hexdigest()[:16])
-
-    def _checked(self, payload: Any, problem: str | None, headers: Any, count_only: bool,
-                 digest: str) -> Answer:
-        """``digest``: the body's (same body, same ids)."""
+        count_only = path.endswith("count_tokens")
         if problem is None and isinstance(payload, dict):
             problem = surface_problem(payload, headers, count_only)
         if problem is None and isinstance(payload, dict) and not count_only:
@@ -109,13 +104,16 @@ class OfflineModel:
             return Answer(*error_answer(400, "invalid_request_error", problem))
         prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
         if count_only:
-            answer = {"input_tokens": prepared.tokens}
-            if payload.get("context_management") is not None:
-                answer["context_management"] = {"original_input_tokens": prepared.original_tokens}
-            return Answer(200, answer)
-        problem = window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens)
-        if problem:
+            managed = {} if payload.get("context_management") is None else \
+                {"context_management": {"original_input_tokens": prepared.original_tokens}}
+            return Answer(200, {"input_tokens": prepared.tokens, **managed})
+        if problem := window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens):
             return Answer(*error_answer(400, "invalid_request_error", problem))
+        raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
+        return self._reply(payload, prepared, hashlib.sha256(raw).hexdigest()[:16])
+
+    def _reply(self, payload: dict, prepared: Prepared, digest: str) -> Answer:
+        """``digest``: the body's (same body, same ids)."""
         stream = bool(payload.get("stream"))
         try:
             reply = Replier(payload, self.usage, self.take_notes, digest).reply(prepared)
@@ -175,13 +173,11 @@ class Replier:
     def _message(self, content: list, ending: tuple[str, str | None], usage: tuple[int, int],
                  iterations: list, prepared: Prepared) -> dict:
         """``ending``: (stop_reason, stop_sequence); ``usage``: (input, output) tokens."""
-        counts = {"input_tokens": usage[0], "output_tokens": usage[1],
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                  "service_tier": "standard"}
-        reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant",
-                 "model": MODEL_NAME, "content": content, "stop_reason": ending[0],
-                 "stop_sequence": ending[1],
-                 "usage": {**counts, **({"iterations": iterations} if iterations else {})}}
+        reply = {"id": f"msg_off_{self.digest}", "type": "message", "role": "assistant", "model": MODEL_NAME,
+                 "content": content, "stop_reason": ending[0], "stop_sequence": ending[1],
+                 "usage": {"input_tokens": usage[0], "output_tokens": usage[1],
+                           "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                           "service_tier": "standard", **({"iterations": iterations} if iterations else {})}}
         if self.payload.get("context_management") is not None:
             reply["context_management"] = {"applied_edits": prepared.applied}
         return reply
@@ -229,9 +225,7 @@ def forced_input(spec: dict, answer: str) -> dict:
     target = next((n for n in required if n in strings), strings[0] if strings else None)
     tool_input = {name: _EMPTY.get(properties[name].get("type"), "")
                   for name in required if isinstance(properties[name], dict)}
-    if target is not None:
-        tool_input[target] = answer
-    return tool_input
+    return tool_input if target is None else {**tool_input, target: answer}
 
 
 def apply_tool_choice(content: list, choice: Any, tools: list | None, call_id: str) -> list:
@@ -269,24 +263,16 @@ def cut_at_max_tokens(content: list, max_tokens: int) -> tuple[list, bool]:
     if estimate_tokens(content) <= max_tokens:
         return content, False
     kept: list = []
-    for block in content:
-        if estimate_tokens([*kept, block]) <= max_tokens:
-            kept.append(block)
-            continue
-        if block.get("type") == "text":
-            text, low, high = block["text"], 0, len(block["text"])
-            while low < high:                   # binary search on the cut
-                mid = (low + high + 1) // 2
-                if estimate_tokens([*kept, {**block, "text": text[:mid]}]) <= max_tokens:
-                    low = mid
-                else:
-                    high = mid - 1
-            if text[:low].rstrip().strip():     # the API never returns an empty text block
-                kept.append({**block, "text": text[:low].rstrip()})
-        elif block.get("type") == "tool_use":
-            if estimate_tokens([*kept, {**block, "input": {}}]) <= max_tokens:
-                kept.append({**block, "input": {}})
-        break
+    while estimate_tokens([*kept, content[len(kept)]]) <= max_tokens:
+        kept.append(content[len(kept)])
+    block = content[len(kept)]                  # the first that does not fit
+    if block.get("type") == "text":             # the longest head that fits, by bisection
+        fitting = bisect.bisect_right(range(len(block["text"]) + 1), max_tokens, key=lambda n:
+                                      estimate_tokens([*kept, {**block, "text": block["text"][:n]}]))
+        head = block["text"][:max(fitting - 1, 0)].rstrip()
+        kept += [{**block, "text": head}] if head.strip() else []   # the API never sends an empty text
+    elif block.get("type") == "tool_use" and estimate_tokens([*kept, {**block, "input": {}}]) <= max_tokens:
+        kept.append({**block, "input": {}})
     return kept, True
 
 

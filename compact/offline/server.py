@@ -5,11 +5,11 @@ origins are answered."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import json
 import socket
 import threading
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .api import CONTENT_TYPE, HEADER, MODEL_NAME, SERVE_WINDOW_TOKENS, error_answer, event_stream
@@ -67,44 +67,27 @@ def length_problem(headers) -> tuple[int | None, tuple[int, dict] | None]:
     return int(raw), None
 
 
-class Deadline:
-    """Shuts the reading side of a connection when its request has not arrived in time."""
+class Handler(BaseHTTPRequestHandler):
+    """One request per connection, answered with the model; ``make_server`` sets the class
+    attributes of each server's handler (``timeout``: the seconds each read may wait)."""
 
-    def __init__(self, connection: socket.socket, seconds: float) -> None:
-        self.expired = False
-        self._connection = connection
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _expire(self) -> None:
-        self.expired = True
-        try:
-            self._connection.shutdown(socket.SHUT_RD)   # a blocked read returns at once
-        except OSError:
-            pass
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-
-@dataclass(frozen=True)
-class Settings:
     model: OfflineModel
     lock: threading.Lock               # one model, one request at a time
-    timeout: float                     # seconds each read may wait
-    deadline: float                    # seconds the whole request may take to arrive
+    seconds: float                     # the whole request may take this long to arrive
     allowed_origins: tuple[str, ...]   # web pages that may use the server
-
-
-class Handler(BaseHTTPRequestHandler):
-    """One request per connection, answered with the model (``settings``, set per server)."""
-
-    settings: Settings
 
     def setup(self) -> None:
         super().setup()
-        self.deadline = Deadline(self.connection, self.settings.deadline)
+        self.expired = False
+        self.deadline = threading.Timer(self.seconds, self._expire)
+        self.deadline.daemon = True
+        self.deadline.start()
+
+    def _expire(self) -> None:
+        """Shut the reading side of a connection whose request has not arrived in time."""
+        self.expired = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RD)   # a blocked read returns at once
 
     def finish(self) -> None:
         self.deadline.cancel()
@@ -126,15 +109,15 @@ class Handler(BaseHTTPRequestHandler):
             chunks.append(chunk)
             got += len(chunk)
         if got < length:
-            late = (f" within the {self.settings.deadline:g} s this server gives a whole request"
-                    if self.deadline.expired else "")
+            late = (f" within the {self.seconds:g} s this server gives a whole request"
+                    if self.expired else "")
             return None, error_answer(400, "invalid_request_error", f"the request body ended after "
                                       f"{got} of {length} bytes (Content-Length){late}; send the whole body")
         return b"".join(chunks), None
 
     def _answer(self) -> None:
         self.close_connection = True     # one request per connection, then close
-        problem = guard_problem(self.headers, self.settings.allowed_origins)
+        problem = guard_problem(self.headers, self.allowed_origins)
         body = None
         if problem is None:
             body, problem = self._body()
@@ -144,8 +127,8 @@ class Handler(BaseHTTPRequestHandler):
         elif self.command == "OPTIONS":
             answer = Answer(204, {})     # a preflight from an allowed origin
         else:
-            with self.settings.lock:     # the model answers 500 for its own failures
-                answer = self.settings.model.answer(self.command, self.path.split("?")[0], body,
+            with self.lock:     # the model answers 500 for its own failures
+                answer = self.model.answer(self.command, self.path.split("?")[0], body,
                                                     self.headers)
         try:
             self._send(answer)
@@ -155,37 +138,29 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, answer: Answer) -> None:
         """A JSON body with its length, or server-sent events ended by closing."""
-        self.send_response(answer.status)
-        self.send_header(HEADER, MODEL_NAME)
-        origin = self.headers.get("origin")
-        if origin is not None and origin in self.settings.allowed_origins:
-            self.send_header("access-control-allow-origin", origin)
-            self.send_header("access-control-allow-headers", "*")
-            self.send_header("access-control-allow-methods", "GET, POST, OPTIONS")
-            self.send_header("vary", "Origin")
-        if answer.status == 204:
-            self.end_headers()
-            return
+        origin, headers, chunks = self.headers.get("origin"), {HEADER: MODEL_NAME}, []
+        if origin is not None and origin in self.allowed_origins:
+            headers.update({"access-control-allow-origin": origin, "access-control-allow-headers": "*",
+                            "access-control-allow-methods": "GET, POST, OPTIONS", "vary": "Origin"})
         if answer.stream:
-            self.send_header("content-type", CONTENT_TYPE)
-            self.send_header("cache-control", "no-cache")
-            self.end_headers()
-            for event in event_stream(answer.body):
-                self.wfile.write(event)
-                self.wfile.flush()
-            return
-        data = json.dumps(answer.body).encode()
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
+            headers.update({"content-type": CONTENT_TYPE, "cache-control": "no-cache"})
+            chunks = event_stream(answer.body)
+        elif answer.status != 204:
+            chunks = [json.dumps(answer.body).encode()]
+            headers.update({"content-type": "application/json", "content-length": str(len(chunks[0]))})
+        self.send_response(answer.status)
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+            self.wfile.flush()
 
     def _linger(self) -> None:
         """Read what the client still sends (a body refused unread) before closing: closing
         with unread bytes resets the connection, and the client could lose the answer."""
         self.connection.shutdown(socket.SHUT_WR)
-        self.connection.settimeout(min(self.settings.timeout, LINGER_SECONDS))
+        self.connection.settimeout(min(self.timeout, LINGER_SECONDS))
         drained = 0
         while drained < LINGER_BYTES and (chunk := self.connection.recv(1 << 16)):
             drained += len(chunk)
@@ -204,9 +179,8 @@ class Server(ThreadingHTTPServer):
 def make_server(model: OfflineModel, port: int = 8765, timeout: float = READ_TIMEOUT,
                 deadline: float = REQUEST_DEADLINE, allowed_origins: tuple[str, ...] = ()) -> Server:
     """The model served on 127.0.0.1:``port`` (0: any free port)."""
-    settings = Settings(model, threading.Lock(), timeout, deadline, tuple(allowed_origins))
-    bound = type("BoundHandler", (Handler,), {"settings": settings,
-                                              "timeout": timeout})   # a socket timeout on every read
+    bound = type("BoundHandler", (Handler,), {"model": model, "lock": threading.Lock(), "timeout": timeout,
+                                              "seconds": deadline, "allowed_origins": tuple(allowed_origins)})
     return Server(("127.0.0.1", port), bound)
 
 
