@@ -1,30 +1,22 @@
-"""A client in the newer lesson's style, written apart from the package, against `compact.offline serve`.
-
-``CLIENT`` has its own loop, the newer version's markers (``<persisted-output>``, ``[Earlier tool
-result saved at …]``, ``[Compacted]`` …), a read tool taking ``file_path`` and a summary request of
-the history's JSON capped at 80,000 chars; it runs the lesson's three prompts in ONE session.
-"""
+"""A client in the newer lesson's style (its own loop and markers, a read tool taking ``file_path``,
+summary input capped at 80,000 chars), written apart from the package, runs the lesson's three
+prompts in ONE session against `compact.offline serve`."""
 
 from __future__ import annotations
 
 import ast
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from browser.jupyterlab import free_port
 from courses import COURSES, build, prompts
 
 CLIENT = r'''
-import glob
-import json
-import os
-import subprocess
-import sys
-import uuid
+import glob, json, os, subprocess, sys, uuid
 from pathlib import Path
 
 from anthropic import Anthropic
@@ -62,18 +54,17 @@ def shell(command):
     return (done.stdout + done.stderr).strip()[:50_000] or "(no output)"
 
 
+def tool(name, description, required=(), **properties):
+    return {"name": name, "description": description, "input_schema": {"type": "object",
+            "properties": properties, **({"required": list(required)} if required else {})}}
+
+
 HANDLERS = {"bash": shell, "read_file": read, "glob": find}
-TOOLS = [
-    {"name": "bash", "description": "Run a shell command.", "input_schema": {"type": "object",
-     "properties": {"command": {"type": "string"}}, "required": ["command"]}},
-    {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object",
-     "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer"}},
-     "required": ["file_path"]}},
-    {"name": "glob", "description": "Find files.", "input_schema": {"type": "object",
-     "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}},
-    {"name": "compact", "description": "Summarize earlier conversation to free context space.",
-     "input_schema": {"type": "object", "properties": {}}},
-]
+TOOLS = [tool("bash", "Run a shell command.", ["command"], command={"type": "string"}),
+         tool("read_file", "Read a file.", ["file_path"], file_path={"type": "string"},
+              limit={"type": "integer"}),
+         tool("glob", "Find files.", ["pattern"], pattern={"type": "string"}),
+         tool("compact", "Summarize earlier conversation to free context space.")]
 
 
 def size(messages):
@@ -202,12 +193,6 @@ for prompt in json.loads(sys.stdin.read()):
     REPORT["answers"].append(agent_loop(history, prompt))
 print(json.dumps(REPORT, ensure_ascii=False))
 '''
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
