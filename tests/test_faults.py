@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import errno
+import io
 import os
 import time
 from pathlib import Path
@@ -95,24 +96,12 @@ def test_transcript_folder_full(workdir, monkeypatch, method):
 
 def test_transcript_write_stops_halfway(workdir, monkeypatch):
     """The disk fills after half the bytes: no half file under a real name, no temp file."""
-    real_fdopen = os.fdopen
-
-    class HalfWriter:
-        def __init__(self, handle):
-            self.handle = handle
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
+    class HalfWriter(io.FileIO):
         def write(self, data):
-            self.handle.write(data[: len(data) // 2])
-            self.handle.flush()
+            super().write(data[: len(data) // 2])
             enospc()
 
-    monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(real_fdopen(fd, mode)))
+    monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
     history = session([["a" * 5_000]])
     with untouched(history, workdir), pytest.raises(StorageError, match="cannot write the transcript"):
         Compactor(workdir, summarize=fake_summary).compact_history(history, "task")
@@ -156,7 +145,14 @@ def test_folder_linked_outside_the_workdir_is_refused(tmp_path):
                 call()
 
 
-def test_transcripts_are_new_files_never_overwrites(workdir):
+def no_links(src, dst):
+    raise PermissionError(errno.EPERM, "Operation not permitted")
+
+
+@pytest.mark.parametrize("link", [os.link, no_links], ids=["links", "no-links"])
+def test_transcripts_are_new_files_never_overwrites(workdir, monkeypatch, link):
+    """Some mounted drives refuse hard links (EPERM): then reserve the name and rename onto it."""
+    monkeypatch.setattr(storage.os, "link", link)
     history = session([["a" * 500]])
     compactor = Compactor(workdir, summarize=fake_summary)
     on_disk = files(workdir)
@@ -167,19 +163,7 @@ def test_transcripts_are_new_files_never_overwrites(workdir):
     assert sorted(set(now) - set(on_disk)) == [".transcripts/.gitignore",   # issue 23: out of git
                                                 ".transcripts/transcript-0002.jsonl",
                                                 ".transcripts/transcript-0003.jsonl"]
-    assert list(workdir.rglob(".tmp-*.part")) == []
-
-
-def test_no_hard_links_falls_back_to_rename_without_overwriting(workdir, monkeypatch):
-    """Some mounted drives refuse hard links (EPERM): reserve the name, then rename onto it."""
-    def no_links(src, dst):
-        raise PermissionError(errno.EPERM, "Operation not permitted")
-    monkeypatch.setattr(storage.os, "link", no_links)
-    history = session([["a" * 500]])
-    on_disk = files(workdir)
-    Compactor(workdir, summarize=fake_summary).compact_history(history, "task")
     assert storage.read_transcript(workdir / ".transcripts" / "transcript-0002.jsonl") == history
-    assert {k: files(workdir)[k] for k in on_disk} == on_disk
     assert list(workdir.rglob(".tmp-*.part")) == []
 
 
@@ -201,17 +185,15 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
 # ---- the summariser -----------------------------------------------------------------------
 
 
-def _boom(messages):
-    raise RuntimeError("summariser crashed")
-
-
-def _timeout(messages):
-    raise TimeoutError("the summariser took too long")
+def raising(error: Exception):
+    def summarize(messages):
+        raise error
+    return summarize
 
 
 @pytest.mark.parametrize(("summarize", "words"), [
-    (_boom, "RuntimeError: summariser crashed"),
-    (_timeout, "TimeoutError: the summariser took too long"),
+    (raising(RuntimeError("summariser crashed")), "RuntimeError: summariser crashed"),
+    (raising(TimeoutError("the summariser took too long")), "TimeoutError: the summariser took too long"),
     (lambda m: "", "returned no text"),
     (lambda m: "   \n", "returned no text"),
     (lambda m: None, "returned no text"),
