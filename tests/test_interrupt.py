@@ -10,6 +10,7 @@ the REPL does anything: each test here gives SIGINT its default handling back, f
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import signal
 import subprocess
@@ -50,17 +51,20 @@ def started(marker: str, timeout: float = 20) -> bool:
     return bool(running(marker, settle=0))
 
 
-def when_running(marker: str, then) -> threading.Thread:
-    thread = threading.Thread(target=lambda: (started(marker), then()), daemon=True)
-    thread.start()
-    return thread
+@contextlib.contextmanager
+def ctrl_c_once_running(marker: str):
+    """The block must end in KeyboardInterrupt: Ctrl-C, once a process with ``marker`` runs."""
+    watcher = threading.Thread(target=lambda: (started(marker), _thread.interrupt_main()), daemon=True)
+    watcher.start()
+    with pytest.raises(KeyboardInterrupt):
+        yield
+    watcher.join()
 
 
 def assert_answered(messages: list, expected: dict[str, str]) -> None:
     validate_history(messages)
     assert messages_problem([*messages, user("next")]) is None
-    got = {b["tool_use_id"]: b["content"] for b in messages[-1]["content"]}
-    assert got == expected
+    assert {b["tool_use_id"]: b["content"] for b in messages[-1]["content"]} == expected
 
 
 def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
@@ -69,10 +73,8 @@ def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
     script = Script(reply(call("bash", {"command": command}, "toolu_1"),
                           call("read_file", {"path": "a.txt"}, "toolu_2"), stop="tool_use"))
     messages = [user("wait")]
-    watcher = when_running(f"sleep {SECONDS + 2}", _thread.interrupt_main)
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_once_running(f"sleep {SECONDS + 2}"):
         run_agent(messages, script.client, tmp_path, lambda m: "s")
-    watcher.join()
     assert_answered(messages, {"toolu_1": INTERRUPTED, "toolu_2": NOT_RUN_INTERRUPTED})
     assert running(f"sleep {SECONDS + 1}") == running(f"sleep {SECONDS + 2}") == []
     assert script.problems == []
@@ -97,10 +99,8 @@ def test_after_ctrl_c_the_same_history_carries_on(tmp_path):
                           stop="tool_use"),
                     reply(text("stopped, as you asked")))
     messages = [user("wait")]
-    watcher = when_running(f"sleep {SECONDS + 3}", _thread.interrupt_main)
-    with pytest.raises(KeyboardInterrupt):
+    with ctrl_c_once_running(f"sleep {SECONDS + 3}"):
         run_agent(messages, script.client, tmp_path, lambda m: "s")
-    watcher.join()
     messages.append(user("what happened?"))
     assert run_agent(messages, script.client, tmp_path, lambda m: "s").answer == "stopped, as you asked"
     assert script.problems == []
