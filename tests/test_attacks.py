@@ -107,20 +107,23 @@ HOSTILE_IDS = ["../../x", "", "x" * 10_240, "a\x00b", "CON", "con", "NUL", "å­—ð
 
 
 def persisted_file(workdir: Path, text: str) -> Path:
-    path = re.search(r"Full output saved to: (.*)\n", text).group(1)
-    return workdir / path
+    return workdir / re.search(r"Full output saved to: (.*)\n", text).group(1)
+
+
+def with_ids(contents: list[str], ids: list[str]) -> list[dict]:
+    turn = tool_turn(contents, "x")
+    for k, tool_use_id in enumerate(ids):
+        turn[0]["content"][k]["id"] = turn[1]["content"][k]["tool_use_id"] = tool_use_id
+    return [user(), *turn]
 
 
 @pytest.mark.parametrize("tool_use_id", HOSTILE_IDS, ids=lambda i: repr(i)[:20])
 def test_tool_use_ids_are_sanitised(tmp_path, tool_use_id):
-    turn = tool_turn(["r" * 40_000], "x")
-    turn[0]["content"][0]["id"] = turn[1]["content"][0]["tool_use_id"] = tool_use_id
-    history = [user(), *turn]
+    history = with_ids(["r" * 40_000], [tool_use_id])
     before = copy.deepcopy(history)
     out = Compactor(tmp_path, Limits(tool_result_budget=10_000)).tool_result_budget(history)
     target = persisted_file(tmp_path, out[-1]["content"][0]["content"])
-    folder = (tmp_path / TOOL_RESULTS_DIR).resolve()
-    assert target.resolve().parent == folder and len(target.name) <= 80
+    assert target.resolve().parent == (tmp_path / TOOL_RESULTS_DIR).resolve() and len(target.name) <= 80
     assert target.read_bytes() == b"r" * 40_000
     assert persisted_path(out[-1]["content"][0]["content"]) is not None   # our own: trusted
     assert history == before
@@ -129,11 +132,8 @@ def test_tool_use_ids_are_sanitised(tmp_path, tool_use_id):
 
 def test_distinct_ids_give_distinct_files(tmp_path):
     contents = [f"{k:03d}" * 700 for k in range(len(HOSTILE_IDS))]
-    turn = tool_turn(contents, "x")
-    for k, tool_use_id in enumerate(HOSTILE_IDS):
-        turn[0]["content"][k]["id"] = turn[1]["content"][k]["tool_use_id"] = tool_use_id
     limits = Limits(tool_result_budget=1_000, persist_threshold=500, preview_chars=50)
-    out = Compactor(tmp_path, limits).tool_result_budget([user(), *turn])
+    out = Compactor(tmp_path, limits).tool_result_budget(with_ids(contents, HOSTILE_IDS))
     targets = [persisted_file(tmp_path, b["content"]) for b in out[-1]["content"]]
     assert len(set(targets)) == len(HOSTILE_IDS)
     assert [t.read_text() for t in targets] == contents
