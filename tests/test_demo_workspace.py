@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from compact.classroom import as_written
+from compact.classroom.stage_cases import tool_turn
 from compact.demo import (
     DOCS_JSON_PATH,
     LESSON_TITLES,
@@ -125,16 +126,9 @@ def s08(tmp_path, monkeypatch):
     return module
 
 
-def turn(n: int, text: str) -> list[dict]:
-    return [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "read_file",
-                                               "input": {"path": f"f{n}"}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
-                                          "content": text}]}]
-
-
 def history(turns: int, size: int = 500) -> list[dict]:
-    return [{"role": "user", "content": "the task"}] + [m for n in range(turns)
-                                                         for m in turn(n, f"{n} " + "x" * size)]
+    return [{"role": "user", "content": "the task"}] + [m for n in range(turns) for m in tool_turn(
+        (f"t{n}", f"f{n}", f"{n} " + "x" * size))]
 
 
 def test_the_lesson_s_numbers_texts_and_folders(s08):
