@@ -126,7 +126,7 @@ def test_a_yes_runs_it_and_no_confirm_never_asks(root):
 
 
 @pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
-                                                 ("", False), (EOFError, False)])
+                                                 ("no", False), ("", False), (EOFError, False)])
 def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answer, removed):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     prompts: list[str] = []
