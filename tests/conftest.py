@@ -11,7 +11,7 @@ import pytest
 from filelock import FileLock
 from nbclient import NotebookClient
 
-from compact import Compactor
+from compact import Compactor, Limits, Workspace, agent_loop
 
 os.environ.pop("ANTHROPIC_API_KEY", None)      # tests are offline unless a test says otherwise
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no outside lookup
@@ -29,6 +29,15 @@ NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 
 def fake_summary(messages: list) -> str:
     return f"Goal: test. Findings: {len(messages)} messages were summarised."
+
+
+def run_agent(messages: list, client, workspace, summarize=fake_summary, limits: Limits = Limits(),
+              **options):
+    """agent_loop, quiet, on the last message's request, compacting in the workspace's folder."""
+    root = workspace.root if isinstance(workspace, Workspace) else workspace
+    return agent_loop(messages, options.pop("request", messages[-1]["content"]), client=client,
+                      workspace=workspace, compactor=Compactor(root, limits, summarize=summarize),
+                      log=lambda line: None, **options)
 
 
 # pytest-xdist (`--dist loadgroup`) hands the tests to its workers in collection order, each worker

@@ -1,10 +1,6 @@
 """Nothing that is not plainly read-only runs unasked, sandboxed or not; what reaches past the
 workspace never runs; only the offline model's run of a command the user's request names
-skips the question.
-
-Each command runs in a real workspace whose target exists, with a ``confirm`` that says no:
-the target must still be there, and the question must have been asked.
-"""
+skips the question."""
 
 from __future__ import annotations
 
@@ -12,11 +8,12 @@ import builtins
 
 import anthropic
 import pytest
-from conftest import fake_summary
+from conftest import run_agent
 from histories import user
-from test_faults import files, reply, scripted, tool_call
+from replies import reply, text
+from test_faults import files, scripted, tool_call
 
-from compact import Compactor, LoopOptions, Workspace, agent_loop
+from compact import Workspace, agent_loop
 from compact.asking import ask_on_stdin
 from compact.classroom.lab import Lab
 from compact.offline import OfflineModel
@@ -36,6 +33,15 @@ def root(tmp_path):
 
 def refusing(asked: list[str]):
     return lambda command: asked.append(command) or False
+
+
+@pytest.fixture
+def prompts(monkeypatch) -> list[str]:
+    """No key in the environment; each question on stdin is recorded and answered no."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    asked: list[str] = []
+    monkeypatch.setattr(builtins, "input", lambda prompt: asked.append(prompt) or "n")
+    return asked
 
 
 # Each of these deletes or overwrites a.txt when run: ordinary shell around a deletion, what
@@ -120,9 +126,8 @@ def test_a_yes_runs_it_and_no_confirm_never_asks(root):
 
 
 @pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
-                                                 ("", False), (EOFError, False)])
+                                                 ("no", False), ("", False), (EOFError, False)])
 def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answer, removed):
-    """Whether a key is set does not matter: only for_run(offline=True) skips a named command."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     prompts: list[str] = []
 
@@ -141,29 +146,18 @@ def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answ
 
 
 def test_a_refused_command_in_the_loop_is_an_error_result(root):
-    client = scripted(tool_call("bash", {"command": "rm a.txt"}),
-                      reply({"type": "text", "text": "not deleted"}))
+    client = scripted(tool_call("bash", {"command": "rm a.txt"}), reply(text("not deleted")))
     messages = [user("clean up")]
-    trace = agent_loop(messages, "clean up", client=client, log=lambda line: None,
-                       options=LoopOptions(model="scripted"),
-                       workspace=Workspace(root, confirm=lambda cmd: False),
-                       compactor=Compactor(root, summarize=fake_summary))
+    trace = run_agent(messages, client, Workspace(root, confirm=lambda cmd: False), model="scripted")
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
     assert trace.answer == "not deleted" and (root / "a.txt").exists()
 
 
-def test_an_sdk_client_with_no_key_in_the_environment_asks(root, monkeypatch):
-    """The issue's case: no ANTHROPIC_API_KEY, a real client passed in: it must ask."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    prompts: list[str] = []
-    monkeypatch.setattr(builtins, "input", lambda prompt: prompts.append(prompt) or "n")
-    client = scripted(tool_call("bash", {"command": "rm -rf build"}),
-                      reply({"type": "text", "text": "left it"}))
+def test_an_sdk_client_with_no_key_in_the_environment_asks(root, prompts):
+    client = scripted(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it")))
     assert isinstance(client, anthropic.Anthropic)
     messages = [user("Run `rm -rf build`")]
-    agent_loop(messages, "Run `rm -rf build`", client=client, workspace=root,
-               options=LoopOptions(model="scripted"),
-               compactor=Compactor(root, summarize=lambda m: "s"), log=lambda line: None)
+    run_agent(messages, client, root, lambda m: "s", model="scripted")
     assert len(prompts) == 1 and "rm -rf build" in prompts[0]
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
     assert (root / "build" / "out.o").exists()
@@ -187,13 +181,8 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
     assert "dangerous command blocked" in named.run("bash", {"command": "rm -rf /"})
 
 
-def test_a_lab_with_a_real_client_asks(tmp_path, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    prompts: list[str] = []
-    monkeypatch.setattr(builtins, "input", lambda prompt: prompts.append(prompt) or "no")
-    client = scripted(tool_call("bash", {"command": "rm -rf s01_agent_loop"}),
-                      reply({"type": "text", "text": "done"}))
-    lab = Lab(client=client, root=tmp_path / "runs")
-    result = lab.run(1)
+def test_a_lab_with_a_real_client_asks(tmp_path, prompts):
+    client = scripted(tool_call("bash", {"command": "rm -rf s01_agent_loop"}), reply(text("done")))
+    result = Lab(client=client, root=tmp_path / "runs").run(1)
     assert len(prompts) == 1 and "rm -rf s01_agent_loop" in prompts[0]
     assert (result.workdir / "s01_agent_loop").is_dir()

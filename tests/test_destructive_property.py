@@ -8,8 +8,8 @@ changed or wrote any file must have been asked about, or blocked.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -37,41 +37,37 @@ VARIABLE = ['f=a.txt; rm "$f"', "x=rm; $x b.txt", 'set -- a.txt; rm "$@"', 'cmd=
             "ls *.txt | xargs rm"]
 
 
-def _quoted(form: str):
-    return lambda c: form.format(shlex.quote(c))
-
-
-AROUND = [lambda c: f"timeout 5 {c}", lambda c: f"nice -n 1 {c}", lambda c: f"nohup {c}",
-          lambda c: f"env X=1 {c}", lambda c: f"command {c}", lambda c: f"timeout -k 1 5 {c}",
-          _quoted("bash -c {}"), _quoted("sh -c {}"), _quoted("bash -lc {}"), _quoted("eval {}"),
-          lambda c: f"{{ {c}; }}", lambda c: f"( {c} )", lambda c: f"if true; then {c}; fi",
-          lambda c: f"for i in 1; do {c}; done", lambda c: f"! {c}", lambda c: f"true && {c}",
-          lambda c: f"false || {c}", lambda c: f"ls; {c}", lambda c: f"{c} | cat",
-          lambda c: f"echo $({c})", lambda c: f"while false; do :; done; {c}",
-          lambda c: f"f() {{ {c}; }}; f", lambda c: f"cat <({c})", lambda c: f"{{ {c}; }} > a.txt",
-          _quoted("bash -c {} 2>&1")]
+# Each wraps a command {c} (or its shell-quoted text {q}).
+AROUND = ["timeout 5 {c}", "nice -n 1 {c}", "nohup {c}", "env X=1 {c}", "command {c}",
+          "timeout -k 1 5 {c}", "bash -c {q}", "sh -c {q}", "bash -lc {q}", "eval {q}", "{{ {c}; }}",
+          "( {c} )", "if true; then {c}; fi", "for i in 1; do {c}; done", "! {c}", "true && {c}",
+          "false || {c}", "ls; {c}", "{c} | cat", "echo $({c})", "while false; do :; done; {c}",
+          "f() {{ {c}; }}; f", "cat <({c})", "{{ {c}; }} > a.txt", "bash -c {q} 2>&1"]
 JOINS = [" ; ", " && ", " || ", " | ", "\n", " & wait; "]
 
 leaves = st.sampled_from(LOSES + HARMLESS + VARIABLE)
 scripts = st.recursive(leaves, lambda inner: st.one_of(
-    st.tuples(st.sampled_from(AROUND), inner).map(lambda t: t[0](t[1])),
+    st.tuples(st.sampled_from(AROUND), inner).map(lambda t: t[0].format(c=t[1], q=shlex.quote(t[1]))),
     st.tuples(inner, st.sampled_from(JOINS), inner).map(lambda t: t[0] + t[1] + t[2])),
     max_leaves=4)
 
 
-def make_folder() -> Path:
-    root = Path(tempfile.mkdtemp(prefix="judged-"))
-    (root / "sub").mkdir()
-    (root / "empty").mkdir()
-    for name, text in (("a.txt", "alpha a\n"), ("b.txt", "bravo b\n"), ("c.txt", "charlie c\n"),
-                       ("sub/d.txt", "delta d\n"), ("list", "a.txt\n")):
-        (root / name).write_text(text)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+@contextlib.contextmanager
+def judged_folder():
+    """A throwaway git repository with a few files, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="judged-") as folder:
+        root = Path(folder)
+        (root / "sub").mkdir()
+        (root / "empty").mkdir()
+        for name, text in (("a.txt", "alpha a\n"), ("b.txt", "bravo b\n"), ("c.txt", "charlie c\n"),
+                           ("sub/d.txt", "delta d\n"), ("list", "a.txt\n")):
+            (root / name).write_text(text)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        yield root
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file outside .git: its bytes (a symlink: where it points, marked as a link)."""
+    """Every file outside .git: its bytes (a symlink: where it points)."""
     found = {}
     for path in root.rglob("*"):
         relative = path.relative_to(root).as_posix()
@@ -98,18 +94,14 @@ def changed(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
 @example(script="bash -c 'bash -c '\"'\"'rm -f b.txt'\"'\"''")
 @example(script="eval 'sh -c '\"'\"'find . -name a.txt -exec rm {} +'\"'\"''")
 def test_every_script_that_writes_in_the_sandbox_was_asked(script):
-    root = make_folder()
-    try:
+    with judged_folder() as root:
         before, asked = snapshot(root), []
-        ws = Workspace(root, confirm=lambda command: asked.append(command) or True,
-                       bash_timeout=10)
+        ws = Workspace(root, confirm=lambda command: asked.append(command) or True, bash_timeout=10)
         assert ws.sandboxed
         out = ws.run("bash", {"command": script})
         written = changed(before, snapshot(root))
-        blocked = out.startswith("Error: dangerous command blocked")
-        assert not written or asked == [script] or blocked, (script, written, out)
-    finally:
-        shutil.rmtree(root)
+    blocked = out.startswith("Error: dangerous command blocked")
+    assert not written or asked == [script] or blocked, (script, written, out)
 
 
 def test_the_generated_scripts_do_lose_data_when_run():
@@ -117,17 +109,11 @@ def test_the_generated_scripts_do_lose_data_when_run():
     plain reads among the harmless ones run unasked."""
     reads = ["ls", "cat a.txt", "echo hi", "true", "grep alpha a.txt", "wc -l b.txt",
              "find . -name '*.txt'", "mkdir -p fresh"]
-    root = make_folder()
-    try:
+    with judged_folder() as root:
         ws = Workspace(root, confirm=lambda command: pytest.fail(f"asked: {command}"))
         assert not [c for c in reads if ws.run("bash", {"command": c}).startswith("Error")]
-    finally:
-        shutil.rmtree(root)
     for command in LOSES + VARIABLE[:5]:
-        root = make_folder()
-        try:
+        with judged_folder() as root:
             before = snapshot(root)
             Workspace(root, confirm=None).run("bash", {"command": command})
             assert lost(before, snapshot(root)), command
-        finally:
-            shutil.rmtree(root)

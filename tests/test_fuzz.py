@@ -29,7 +29,6 @@ TYPES = st.sampled_from(["text", "tool_use", "tool_result", "image", "", None, 7
 
 @st.composite
 def junk_block(draw) -> object:
-    """A block that may be anything: right or wrong type, missing or junk fields."""
     if draw(st.integers(0, 5)) == 0:
         return draw(JUNK)
     block = {"type": draw(TYPES)}
@@ -95,25 +94,24 @@ def check(history: object, limits: Limits, summarize, method: str, archive: bool
     before = copy.deepcopy(history)
     with scratch() as workdir:
         compactor = (ArchivingCompactor if archive else Compactor)(workdir, limits, summarize=summarize)
-        call = getattr(compactor, method)
-        args = (history, "task") if method in ("prepare", "compact_history",
-                                               "reactive_compact") else (history,)
+        args = (history, "task") if method in ("prepare", "compact_history", "reactive_compact") \
+            else (history,)
         try:
-            call(*args)
+            getattr(compactor, method)(*args)
         except CompactError:
             pass                                # documented; anything else fails the test
     # never modified, failed or not (repr, not ==: a generated NaN is never equal to itself)
     assert repr(history) == repr(before)
 
 
-LIMITS = st.sampled_from([SMALL, Limits()])
 OPTIONS = dict(deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.filter_too_much])
+CASES = given(HISTORIES, st.sampled_from([SMALL, Limits()]), SUMMARIZERS, CALLS, st.booleans())
 
 
 @settings(max_examples=300, **OPTIONS)
-@given(HISTORIES, LIMITS, SUMMARIZERS, CALLS, st.booleans())
+@CASES
 def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summarize, method,
                                                          archive):
     check(history, limits, summarize, method, archive)
@@ -121,6 +119,6 @@ def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summar
 
 @pytest.mark.slow
 @settings(max_examples=3_000, **OPTIONS)
-@given(HISTORIES, LIMITS, SUMMARIZERS, CALLS, st.booleans())
+@CASES
 def test_fuzz_at_scale(history, limits, summarize, method, archive):
     check(history, limits, summarize, method, archive)

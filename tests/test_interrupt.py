@@ -10,6 +10,7 @@ the REPL does anything: each test here gives SIGINT its default handling back, f
 from __future__ import annotations
 
 import _thread
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,11 +19,12 @@ import threading
 import time
 
 import pytest
+from conftest import run_agent
 from histories import user
 from replies import Script, call, reply, text
 from test_real_files import running
 
-from compact import Compactor, Workspace, agent_loop
+from compact import Workspace
 from compact.offline.api import messages_problem
 from compact.pipeline.validation import validate_history
 from compact.reply import INTERRUPTED, NOT_RUN_INTERRUPTED
@@ -32,7 +34,6 @@ SECONDS = 10_000_000 + 10 * os.getpid()     # sleep durations no other test proc
 
 @pytest.fixture(autouse=True)
 def ctrl_c_delivered():
-    """Ctrl-C raises KeyboardInterrupt in this process while the test runs."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
@@ -44,25 +45,26 @@ def default_sigint() -> None:
 
 
 def started(marker: str, timeout: float = 20) -> bool:
-    """Whether a process with ``marker`` in its command line runs within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while not running(marker, settle=0) and time.monotonic() < deadline:
         time.sleep(0.02)
     return bool(running(marker, settle=0))
 
 
-def when_running(marker: str, then) -> threading.Thread:
-    """Call ``then()`` from a thread as soon as a process with ``marker`` runs (or in 20 s)."""
-    thread = threading.Thread(target=lambda: (started(marker), then()), daemon=True)
-    thread.start()
-    return thread
+@contextlib.contextmanager
+def ctrl_c_once_running(marker: str):
+    """The block must end in KeyboardInterrupt: Ctrl-C, once a process with ``marker`` runs."""
+    watcher = threading.Thread(target=lambda: (started(marker), _thread.interrupt_main()), daemon=True)
+    watcher.start()
+    with pytest.raises(KeyboardInterrupt):
+        yield
+    watcher.join()
 
 
 def assert_answered(messages: list, expected: dict[str, str]) -> None:
     validate_history(messages)
     assert messages_problem([*messages, user("next")]) is None
-    got = {b["tool_use_id"]: b["content"] for b in messages[-1]["content"]}
-    assert got == expected
+    assert {b["tool_use_id"]: b["content"] for b in messages[-1]["content"]} == expected
 
 
 def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
@@ -71,11 +73,8 @@ def test_ctrl_c_during_bash_kills_the_group_and_answers_the_batch(tmp_path):
     script = Script(reply(call("bash", {"command": command}, "toolu_1"),
                           call("read_file", {"path": "a.txt"}, "toolu_2"), stop="tool_use"))
     messages = [user("wait")]
-    watcher = when_running(f"sleep {SECONDS + 2}", _thread.interrupt_main)
-    with pytest.raises(KeyboardInterrupt):
-        agent_loop(messages, "wait", client=script.client, workspace=Workspace(tmp_path),
-                   compactor=Compactor(tmp_path, summarize=lambda m: "s"), log=lambda line: None)
-    watcher.join()
+    with ctrl_c_once_running(f"sleep {SECONDS + 2}"):
+        run_agent(messages, script.client, tmp_path, lambda m: "s")
     assert_answered(messages, {"toolu_1": INTERRUPTED, "toolu_2": NOT_RUN_INTERRUPTED})
     assert running(f"sleep {SECONDS + 1}") == running(f"sleep {SECONDS + 2}") == []
     assert script.problems == []
@@ -90,9 +89,7 @@ def test_ctrl_c_at_the_confirmation_question_answers_the_call(tmp_path):
                           call("bash", {"command": "rm a.txt"}, "toolu_2"), stop="tool_use"))
     messages = [user("clean up")]
     with pytest.raises(KeyboardInterrupt):
-        agent_loop(messages, "clean up", client=script.client,
-                   workspace=Workspace(tmp_path, confirm=confirm),
-                   compactor=Compactor(tmp_path, summarize=lambda m: "s"), log=lambda line: None)
+        run_agent(messages, script.client, Workspace(tmp_path, confirm=confirm), lambda m: "s")
     assert_answered(messages, {"toolu_1": "alpha", "toolu_2": INTERRUPTED})
     assert (tmp_path / "a.txt").read_text() == "alpha"
 
@@ -102,14 +99,10 @@ def test_after_ctrl_c_the_same_history_carries_on(tmp_path):
                           stop="tool_use"),
                     reply(text("stopped, as you asked")))
     messages = [user("wait")]
-    watcher = when_running(f"sleep {SECONDS + 3}", _thread.interrupt_main)
-    kw = dict(client=script.client, workspace=Workspace(tmp_path), log=lambda line: None,
-              compactor=Compactor(tmp_path, summarize=lambda m: "s"))
-    with pytest.raises(KeyboardInterrupt):
-        agent_loop(messages, "wait", **kw)
-    watcher.join()
+    with ctrl_c_once_running(f"sleep {SECONDS + 3}"):
+        run_agent(messages, script.client, tmp_path, lambda m: "s")
     messages.append(user("what happened?"))
-    assert agent_loop(messages, "what happened?", **kw).answer == "stopped, as you asked"
+    assert run_agent(messages, script.client, tmp_path, lambda m: "s").answer == "stopped, as you asked"
     assert script.problems == []
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
+from conftest import run_agent
 from histories import user
 from replies import Script, call, reply, text
 
-from compact import Compactor, Workspace, agent_loop, globbing
+from compact import Workspace, globbing
 
 
 @pytest.fixture
@@ -97,9 +99,8 @@ def test_reading_a_sparse_three_gigabyte_file_reads_only_what_it_shows(root):
 def test_reading_a_pipe_or_a_folder_is_refused_without_blocking(root):
     os.mkfifo(root / "pipe")
     (root / "dir").mkdir()
-    ws = Workspace(root)
-    assert ws.run("read_file", {"path": "pipe"}) == "Error: 'pipe' is not a regular file"
-    assert ws.run("read_file", {"path": "dir"}) == "Error: 'dir' is not a regular file"
+    for name in ("pipe", "dir"):
+        assert Workspace(root).run("read_file", {"path": name}) == f"Error: '{name}' is not a regular file"
 
 
 # ---- every result is valid text ------------------------------------------------------------------
@@ -115,8 +116,7 @@ def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(ro
                     reply(call("bash", {"command": "ls"}, "toolu_2"), stop="tool_use"),
                     reply(text("listed")))
     messages = [user("list the files")]
-    trace = agent_loop(messages, "list the files", client=script.client, workspace=root,
-                       compactor=Compactor(root, summarize=lambda m: "s"), log=lambda line: None)
+    trace = run_agent(messages, script.client, root, lambda m: "s")
     assert trace.answer == "listed" and script.problems == []      # every request encoded
     assert "caf\\xe9.txt" in messages[2]["content"][0]["content"]
     assert "caf\ufffd.txt" in messages[4]["content"][0]["content"]  # bash: replaced
@@ -124,18 +124,10 @@ def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(ro
 
 # ---- glob: one walk, and a time limit -------------------------------------------------------------
 
-def deep_tree(root: Path) -> None:
-    """1,110 folders, three levels deep, a file at each leaf."""
-    for a in range(10):
-        for b in range(10):
-            for c in range(10):
-                (root / f"a{a}" / f"b{b}" / f"c{c}").mkdir(parents=True)
-                (root / f"a{a}" / f"b{b}" / f"c{c}" / "x.txt").write_text("x")
-
-
 def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
-    deep_tree(root)
-    folders = 1_110
+    for a, b, c in itertools.product(range(10), repeat=3):     # 1,110 folders, a file at each leaf
+        (root / f"a{a}" / f"b{b}" / f"c{c}").mkdir(parents=True)
+        (root / f"a{a}" / f"b{b}" / f"c{c}" / "x.txt").write_text("x")
     visits = []
     real_walk = os.walk
 
@@ -146,7 +138,7 @@ def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
     monkeypatch.setattr(globbing.os, "walk", counting_walk)
     ws = Workspace(root)
     many = ws.run("glob", {"pattern": "**/" * 8 + "x.txt"})
-    assert len(visits) == folders + 1                             # each folder once, and root
+    assert len(visits) == 1_110 + 1                             # each folder once, and root
     assert many == ws.run("glob", {"pattern": "**/x.txt"})
     assert len(many.splitlines()) == 1_000 and many.splitlines()[0] == "a0/b0/c0/x.txt"
 
@@ -204,8 +196,7 @@ def test_background_jobs_do_not_outlive_the_call(root):
 
 @pytest.fixture
 def swap(root, tmp_path):
-    """A workspace with sub/f.txt, and an outside folder holding a secret f.txt; ``arm(ws,
-    what)`` makes the next path check swap ``what`` ("dir" or "file") for a link outside."""
+    """``arm(ws, what)``: the next path check swaps sub/ or sub/f.txt for a link outside."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "f.txt").write_text("secret")
@@ -217,12 +208,9 @@ def swap(root, tmp_path):
 
         def path_then_swap(relative):
             target = checked(relative)               # the check passes on the real folder
-            if what == "dir":
-                os.rename(root / "sub", root / "sub-moved")
-                os.symlink(outside, root / "sub")
-            else:
-                os.rename(root / "sub" / "f.txt", root / "sub" / "f-moved.txt")
-                os.symlink(outside / "f.txt", root / "sub" / "f.txt")
+            swapped, to = ("sub", outside) if what == "dir" else ("sub/f.txt", outside / "f.txt")
+            os.rename(root / swapped, root / f"{swapped}-moved")
+            os.symlink(to, root / swapped)
             return target
         ws.path = path_then_swap
     return arm, outside

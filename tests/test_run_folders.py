@@ -14,7 +14,7 @@ from compact.classroom import runs
 from compact.classroom.lab import KEEP_RUNS, Lab, file_size, run_folders
 
 OTHER_LAB = """
-import json, sys, time
+import json, sys
 from compact.classroom.lab import Lab
 lab = Lab(root=sys.argv[1])
 result = lab.run(2)
@@ -26,15 +26,13 @@ print(json.dumps(lab.clear_old_runs()), flush=True)
 
 @pytest.fixture
 def other_lab(tmp_path):
-    """Start a lab in another process on a runs folder; it answers with the run it shows."""
+    """``start(root)``: a lab in another process on ``root``, and the run it shows."""
     started = []
 
     def start(root: Path) -> tuple[subprocess.Popen, Path]:
-        process = subprocess.Popen([sys.executable, "-c", OTHER_LAB, str(root)], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, text=True)
-        started.append(process)
-        shown = Path(json.loads(process.stdout.readline()))
-        return process, shown
+        started.append(subprocess.Popen([sys.executable, "-c", OTHER_LAB, str(root)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        return started[-1], Path(json.loads(started[-1].stdout.readline()))
 
     yield start
     for process in started:
@@ -85,11 +83,9 @@ def test_a_lab_clearing_while_another_runs_breaks_neither(tmp_path):
                                         stderr=subprocess.PIPE, text=True)
                        for mode in ("run", "clear")]
     out, err = clearer.communicate(timeout=120)
-    assert clearer.returncode == 0, err[-3000:]
-    assert int(out) > 0
+    assert clearer.returncode == 0 and int(out) > 0, err[-3000:]
     line = runner.stdout.readline()                     # the runner is done and still open
-    assert line.strip(), runner.communicate(timeout=30)[1][-3000:]
-    assert int(line) > 0
+    assert line.strip() and int(line) > 0, runner.communicate(timeout=30)[1][-3000:]
     # While the runner lives its runs stay: it kept its newest few (a closed lab's runs may go).
     assert 0 < len(run_folders(root)) <= KEEP_RUNS + 1
     _, err = runner.communicate("\n", timeout=60)
@@ -124,9 +120,8 @@ def test_finished_runs_are_kept_to_the_newest_few_per_label(tmp_path):
 def test_a_lab_keeps_its_newest_runs_of_each_experiment_and_says_how_much_it_holds(tmp_path):
     lab = Lab(root=tmp_path / "runs", keep=2)
     first = lab.run(1)
-    for _ in range(3):
-        lab.run(1)
-    lab.run(3)
+    for experiment in (1, 1, 1, 3):
+        lab.run(experiment)
     kept = run_folders(lab.root)
     assert [p.name for p in kept] == ["experiment1-3", "experiment1-4", "experiment3-1"]
     assert not first.workdir.exists() and [r.workdir for r in lab.runs] == kept
