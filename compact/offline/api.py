@@ -337,7 +337,7 @@ _SCHEMAS = {
 
 def defined_role(spec: dict) -> str | None:
     """The role of an Anthropic-defined tool (``bash``, ``text_editor``, ``memory``), else None."""
-    entry = DEFINED.get(spec.get("type"))
+    entry = DEFINED.get(str(spec.get("type")))
     return entry[1] if entry else None
 
 
@@ -351,10 +351,14 @@ def _tool_problem(index: int, spec: Any) -> str | None:
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
         return f"{where}: Input should be a valid tool, with a name"
     kind = spec.get("type")
+    if not isinstance(kind, str | None):
+        return f"{where}.type: Input should be a valid string"
     if kind in (None, "custom"):
         schema = spec.get("input_schema")
         if not isinstance(schema, dict):
             return f"{where}.custom.input_schema: Field required"
+        if not isinstance(schema.get("required", []), list):
+            return f"{where}.custom.input_schema: JSON schema is invalid: 'required' must be an array"
         return None if schema.get("type") == "object" else \
             f"{where}.custom.input_schema.type: Input should be 'object'"
     if kind in DEFINED:
@@ -480,7 +484,7 @@ def _needed_betas(payload: dict) -> Iterator[tuple[str, str]]:
     the compaction beta."""
     yield from ((name, BETAS[name]) for name in ("compaction", "thread") if payload.get(name) is not None)
     if payload.get("context_management") is not None:
-        kinds = {e.get("type") for e in edits_of(payload) if isinstance(e, dict)}
+        kinds = {str(e.get("type")) for e in edits_of(payload) if isinstance(e, dict)}
         if "compact_20260112" in kinds:
             yield "context_management.edits.compact_20260112", BETAS["compact_20260112"]
         if kinds - {"compact_20260112"} or not kinds:

@@ -237,7 +237,7 @@ def _edits_problem(management: Any) -> str | None:
     seen = []
     for k, edit in enumerate(management.get("edits", [])):
         where = f"context_management.edits.{k}"
-        if not isinstance(edit, dict) or edit.get("type") not in CHECKS:
+        if not isinstance(edit, dict) or str(edit.get("type")) not in CHECKS:
             return (f"{where}: Input tag found using 'type' does not match any of the expected "
                     "tags: " + ", ".join(f"'{t}'" for t in CHECKS))
         if edit["type"] in seen:
