@@ -70,18 +70,14 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                **options: Any) -> Trace:
     """Run until a reply calls no tool (and is not paused); return the per-turn trace.
 
-    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (and fields
-    by name replace its own). ``max_tokens`` defaults to what the client's model is asked for
-    (``default_max_tokens``: the lesson's 8,000 for Claude). Faults (SECURITY.md): if a step
-    fails, ``messages`` holds the last valid state, never a half-applied stage. A failing stage
-    (HistoryError, StorageError, SummaryError) leaves the list as it was before that stage. A
-    failing model call — ``anthropic.APIStatusError`` (e.g. 529), ``anthropic.APIConnectionError``
-    (e.g. a timeout), a second prompt-too-long — is re-raised unchanged with a note on what to
-    do; a reply that is not a message raises ``ModelResponseError``; either way the list is as
-    it was just before that call (this turn's compaction applied, no assistant message added).
-    A failing tool never raises: its result is an ``Error: ...`` text the model reads.
+    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (fields by name
+    replace its own). If a step fails, ``messages`` holds the last valid state (SECURITY.md): a
+    failing stage leaves it as it was before that stage; a failing model call (an
+    ``anthropic.APIError``, a second prompt-too-long, ``ModelResponseError``) is raised with a
+    note, the list as it was just before that call. A failing tool's result is ``Error: ...``.
     """
-    client, settings = client or make_client(), loop_options(**options)
+    client = client or make_client()
+    settings = replace(options.pop("options", LoopOptions()), **options)   # unknown: TypeError
     request = model_request(client, settings)
     workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
         .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
@@ -116,11 +112,6 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     raise TurnLimitError(f"the agent did not finish within {settings.max_turns} turns; the history "
                          f"({len(messages)} messages) is intact: raise LoopOptions(max_turns=...) "
                          "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
-
-
-def loop_options(options: LoopOptions = LoopOptions(), **fields: Any) -> LoopOptions:
-    """``options`` with the fields named here replaced (a name it has not raises TypeError)."""
-    return replace(options, **fields) if fields else options
 
 
 def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:

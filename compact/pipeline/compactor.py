@@ -70,12 +70,9 @@ class Compactor:
     def prepare(self, messages: list, active_request: str) -> list:
         """The lesson's four steps, cheapest first (a stage not in ``stages`` is skipped)."""
         size = self.measure(messages)             # a history the API would refuse raises here
-        if "tool_result_budget" in self.stages:
-            messages, size = self._step("tool_result_budget", messages, size)
-        if "snip_compact" in self.stages:
-            messages, size = self._step("snip_compact", messages, size)
-        if "micro_compact" in self.stages:
-            messages, size = self._step("micro_compact", messages, size)
+        for stage in ("tool_result_budget", "snip_compact", "micro_compact"):   # no model call
+            if stage in self.stages:
+                messages, size = self._step(stage, messages, size)
         if "compact_history" in self.stages and size > self.limits.context_limit:
             messages, size = self._step("compact_history", messages, size, active_request)
         return list(messages)
