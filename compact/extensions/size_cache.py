@@ -68,18 +68,6 @@ def snapshot(message: Any) -> Any | None:
         return None
 
 
-class _Never:
-    """Stands in the snapshot list for a message that is never cached: equal to nothing."""
-
-    def __eq__(self, other: object) -> bool:
-        return False
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-_NEVER = _Never()
-
-
 class SizeCache:
     """Per-message sizes and validity, kept exact under in-place edits (see the module doc).
     The last ``REMEMBERED`` lists measured are kept whole, so a list extending one of them is
@@ -141,7 +129,7 @@ class SizeCache:
             if entry is None:
                 entry = self._measure_one(message, before)
             total += entry[2]
-            snaps.append(entry[1] if entry[1] is not None else _NEVER)
+            snaps.append(entry[1])        # None, never cached, equals no message of a history
             sums.append(total)
             before = message
         self._remember((list(messages), snaps, sums), remembered, prefix)
