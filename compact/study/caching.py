@@ -147,11 +147,6 @@ class CacheLedger:
         agent = [r for r in self.requests if r.kind == "agent"]
         return sum(r.read for r in agent) / max(sum(r.tokens for r in agent), 1)
 
-    def totals(self) -> dict[str, int]:
-        return {"read": sum(r.read for r in self.requests),
-                "written": sum(r.written for r in self.requests),
-                "uncached": sum(r.uncached for r in self.requests)}
-
 
 class RecordingClient:
     """A Messages-API client that passes every call through and accounts it in ``ledger``."""
