@@ -92,7 +92,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
             response = call_model(client, messages=messages, **request)
         except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
             messages[:] = reactive_retry(error, messages, compactor, active_request, start)
-            say_compacted(f"[reactive compact] {api_message(error)}", compactor, say)
+            say(f"[reactive compact] {api_message(error)}")
+            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
             continue
         except anthropic.APIError as error:
             explain(error)
@@ -184,8 +185,3 @@ def say_stages(turn: Turn, say: Say) -> None:
         if event.stage == "compact_history":
             say("[auto compact]")
             say(f"[transcript saved: {event.files_written[0]}]")
-
-
-def say_compacted(line: str, compactor: Compactor, say: Say) -> None:
-    say(line)
-    say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
