@@ -77,7 +77,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     note, the list as it was just before that call. A failing tool's result is ``Error: ...``.
     """
     client = client or make_client()
-    settings = replace(options.pop("options", LoopOptions()), **options)   # unknown: TypeError
+    settings = replace(options.pop("options", LoopOptions()), **options)   # a wrong name: TypeError
     request = model_request(client, settings)
     workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
         .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
