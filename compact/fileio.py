@@ -45,18 +45,14 @@ class ToolError(CompactError):
     """A tool refused its input (e.g. a path outside the workspace). Reported to the model."""
 
 
-def _key(name: str) -> str:
-    return unicodedata.normalize("NFC", name)
-
-
 def look_alikes(folder: Path, name: str) -> list[str]:
     """Names in ``folder`` that are ``name`` under normalisation, but spelled otherwise."""
     try:
         entries = os.listdir(folder)
     except OSError:
         return []
-    wanted = _key(name)
-    return sorted(e for e in entries if e != name and _key(e) == wanted)
+    wanted = unicodedata.normalize("NFC", name)
+    return sorted(e for e in entries if e != name and unicodedata.normalize("NFC", e) == wanted)
 
 
 def stored_spelling(root: Path, relative: str) -> str:
@@ -205,12 +201,6 @@ def one_writer(target: Path, shown: str) -> Iterator[None]:
                         "nothing was changed: try again") from None
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
     """The stat of the file ``name`` is replacing (None if there is none); a folder, pipe,
     device or symlink is refused."""
@@ -241,7 +231,9 @@ def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result 
                     with suppress(PermissionError):    # not root: the file becomes ours
                         os.fchown(fd, old.st_uid, old.st_gid)
             for chunk in chunks:
-                _write_all(fd, chunk)
+                view = memoryview(chunk)
+                while view:                # a short write goes on where it stopped
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -185,11 +185,11 @@ class Workspace:
         if verdict.never:
             raise ToolError(f"dangerous command blocked: {command!r} ({verdict.never}); it is "
                             "never run, even if confirmed")
-        if verdict.ask and not self._confirmed(command):
+        must_ask = self.confirm is not None and command.strip() not in self.named_commands
+        if verdict.ask and must_ask and not self.confirm(command):
             raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.ask}); "
                             "do not retry it, ask the user or choose a non-destructive way")
-        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed \
-            else command
+        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed else command
         done = run_command(argv, self.root, self.bash_timeout,
                            4 * self.max_output_chars + 4)   # enough bytes for the cap in UTF-8
         if done.timed_out:
@@ -197,11 +197,6 @@ class Workspace:
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
         return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
-
-    def _confirmed(self, command: str) -> bool:
-        if command.strip() in self.named_commands or self.confirm is None:
-            return True
-        return bool(self.confirm(command))
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""
