@@ -79,16 +79,13 @@ INTERRUPTED = ("Error: interrupted by the user (Ctrl-C): the call was stopped (a
                "every process it started were killed). Ask the user before running it again.")
 NOT_RUN_INTERRUPTED = "Error: not run: the user interrupted this batch (Ctrl-C) before this call."
 NOT_RUN_REFUSED = "Error: not run: the model's reply ended in a refusal, so its tool calls were not run."
+CUT_OFF_CALL = ("Error: this {name} call was cut off: the reply reached max_tokens={max_tokens} while "
+                "writing it, so its input is incomplete and it was not run. Call it again with the "
+                "whole input (split a long input into smaller steps).")
 
 
 def result_block(call: dict, output: str) -> dict:
     return {"type": "tool_result", "tool_use_id": call["id"], "content": output}
-
-
-def cut_off_result(name: str, max_tokens: int) -> str:
-    return (f"Error: this {name} call was cut off: the reply reached max_tokens={max_tokens} "
-            "while writing it, so its input is incomplete and it was not run. Call it again "
-            "with the whole input (split a long input into smaller steps).")
 
 
 def run_tool_batch(reply: Reply, workspace: Workspace, messages: list, max_tokens: int) -> bool:
@@ -99,7 +96,7 @@ def run_tool_batch(reply: Reply, workspace: Workspace, messages: list, max_token
     try:
         for call in reply.calls:
             if call["id"] == reply.cut_id:
-                output = cut_off_result(call["name"], max_tokens)
+                output = CUT_OFF_CALL.format(name=call["name"], max_tokens=max_tokens)
             elif reply.stop == "refusal":
                 output = NOT_RUN_REFUSED
             elif call["name"] == "compact":
