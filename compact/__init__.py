@@ -1,20 +1,11 @@
 """compact — how a coding agent keeps its context window from overflowing.
 
-The lesson's four-stage pipeline, run before every model call (cheapest first)::
-
-    tool_result_budget → snip_compact → micro_compact → compact_history (only if still too big)
-    (disk + preview)     (head + tail)   (placeholders)  (transcript + one summary message)
-
-plus ``reactive_compact`` when the API still answers "prompt is too long", the
-model-invoked ``compact`` tool, and ``agent_loop`` that ties them together. Everything runs
-offline on an embedded model unless ANTHROPIC_API_KEY is set.
-
-The layers, bottom up: ``pipeline/`` (the lesson's compactor; start at
-``pipeline/compactor.py``), ``extensions/`` (variants beyond the lesson, composed from
-outside), ``offline/`` (the embedded model), the agent (``loop.py`` and what it uses:
-``model_call.py``, ``reply.py``, ``trace.py``, ``tools.py``, ``client.py``), then
-``classroom/`` (experiments, plots, the lab) and ``study/`` (the long session and the
-strategy comparison).
+The lesson's four-stage pipeline, run before every model call (``pipeline/``: start at
+``pipeline/compactor.py``), the reactive path, the model-invoked ``compact`` tool, and
+``agent_loop`` that ties them together; offline on an embedded model unless ANTHROPIC_API_KEY
+is set. The layers above the pipeline: ``extensions/`` (variants beyond the lesson),
+``offline/`` (the embedded model), the agent (``loop.py`` and what it uses), ``classroom/``
+(experiments, plots, the lab) and ``study/`` (the long session, the strategy comparison).
 """
 
 from .client import banner, default_model, make_client, summarizer_for
@@ -32,9 +23,8 @@ from .trace import Trace, Turn, composition
 
 __all__ = [
     "PLACEHOLDER", "STAGES", "SYSTEM", "TOOLS", "CompactError", "Compactor", "HistoryError",
-    "Limits", "LoopOptions", "ModelResponseError", "StageEvent", "StorageError", "SummaryError", "ToolError",
-    "Trace", "Turn",
-    "TurnLimitError", "Workspace", "agent_loop", "banner", "compacted_message", "composition",
-    "default_model", "estimate_size", "make_client", "parse_compacted", "read_transcript",
-    "summarizer_for", "validate_history",
+    "Limits", "LoopOptions", "ModelResponseError", "StageEvent", "StorageError", "SummaryError",
+    "ToolError", "Trace", "Turn", "TurnLimitError", "Workspace", "agent_loop", "banner",
+    "compacted_message", "composition", "default_model", "estimate_size", "make_client",
+    "parse_compacted", "read_transcript", "summarizer_for", "validate_history",
 ]

@@ -10,7 +10,6 @@ cannot show it (a lone surrogate becomes ``\\udcff``): neither ends the REPL.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from typing import Any
@@ -22,9 +21,8 @@ from .demo import make_workspace
 from .loop import agent_loop
 from .pipeline import CompactError
 from .texts import LANGUAGES, language, register, say
-from .tools import Workspace
+from .tools import LONE_SURROGATE, Workspace
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 register({   # what the REPL says (its banner's other lines: client.banner, shell.describe_sandbox)
     "repl.workspace": {"en": "workspace: {folder}", "zh": "工作区：{folder}"},
     "repl.not_utf8": {"en": "[error] that line holds bytes that are not valid UTF-8 text, so it was not "
@@ -71,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         if query.strip().lower() in ("q", "exit", ""):
             break
-        if _SURROGATE.search(query):
+        if LONE_SURROGATE.search(query):
             print(say("repl.not_utf8"), flush=True)
             continue
         history.append({"role": "user", "content": query})

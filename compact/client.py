@@ -12,6 +12,7 @@ What the environment says is read here too: ANTHROPIC_API_KEY, MODEL_ID, ANTHROP
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import ipaddress
 import os
@@ -26,14 +27,11 @@ import anthropic
 from .pipeline import ClientSummarizer
 from .texts import register, say
 
-# How the embedded offline model is told apart from Claude, for a client that asks: its name,
-# the header every answer of its carries, the in-process base URL, its default ``max_tokens``
-# (tests/test_layout.py checks the offline model answers with the same).
+# How the embedded offline model is told apart from Claude, for a client that asks (the
+# offline model answers with the same; tests/test_layout.py checks it).
 MODEL_NAME = "offline-compact-1"
-HEADER = "x-offline-model"
-# The in-process client's base URL: ``.invalid`` never resolves, so only the in-process
-# transport can answer it, and its host names the model.
-IN_PROCESS_URL = f"http://{MODEL_NAME}.invalid"
+HEADER = "x-offline-model"          # every answer of the offline model carries it
+IN_PROCESS_URL = f"http://{MODEL_NAME}.invalid"    # never resolves: only in-process answers
 AGENT_MAX_TOKENS = 1_024            # what its clients ask for by default (its answers are short)
 OFFLINE_MODULE = "compact.offline"  # loaded by make_client only when no API key is set
 
@@ -78,15 +76,12 @@ def endpoint(client: Any) -> Endpoint:
 
 
 def _ask(client: Any) -> Endpoint:
-    url = str(client.base_url).rstrip("/")
-    if url != IN_PROCESS_URL and not _on_this_machine(url):
-        return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
-    try:
-        raw = client.with_options(max_retries=0, timeout=PROBE_TIMEOUT) \
-            .models.with_raw_response.retrieve(MODEL_NAME)
-    except anthropic.APIError:            # unreachable, refused, not found: not ours
-        return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
-    if raw.headers.get(HEADER) != MODEL_NAME:
+    url, raw = str(client.base_url).rstrip("/"), None
+    if url == IN_PROCESS_URL or _on_this_machine(url):
+        with contextlib.suppress(anthropic.APIError):   # unreachable, refused, not found: not ours
+            raw = client.with_options(max_retries=0, timeout=PROBE_TIMEOUT) \
+                .models.with_raw_response.retrieve(MODEL_NAME)
+    if raw is None or raw.headers.get(HEADER) != MODEL_NAME:
         return Endpoint(False, live_model(), LESSON_MAX_TOKENS, url)
     served_max = raw.parse().max_tokens or AGENT_MAX_TOKENS
     return Endpoint(True, MODEL_NAME, min(AGENT_MAX_TOKENS, served_max), url)

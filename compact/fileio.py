@@ -1,28 +1,15 @@
 """Workspace files opened, read and edited without leaving the workspace or losing a byte.
 
-* A path is looked up as the disk spells it (``stored_spelling``): ``café.md`` typed composed
-  (NFC) finds ``café.md`` stored decomposed (NFD, as macOS and some archives write it), and
-  the other way round. Only a name that does not exist as typed is looked up, among the names
-  of its folder that are the same text under Unicode normalisation; one look-alike is used,
-  several make an error that names them (which one was meant cannot be told). A name that
-  matches none is kept as typed (a new file is created as typed).
-* Opening walks the (already resolved and checked) path one folder at a time from the
-  workspace's own descriptor, with ``O_NOFOLLOW`` at every step: a symlink swapped in after
-  the check makes the open fail instead of leading outside.
-* Reading reads only what will be shown (a 2 GB file costs a few chunks, not 2 GB).
-* Editing works on the raw bytes: only the replaced bytes change; a file that is not UTF-8
-  is refused, never re-decoded.
-* Writing and editing replace the file whole or not at all (``commit``): the new content goes
-  to a temporary file in the same folder, is synced, gets the old file's permission bits (and
-  owner, where allowed), is renamed over the old name in one step, then the folder is synced:
-  a full disk, a file-size limit or a crash part-way leaves the old file whole and no
-  temporary file behind. When it returns, the new content is on disk.
-* One writer at a time (``one_writer``): a lock (``filelock``) per file, held by ``write_file``
-  and ``edit_file`` from reading to renaming, so two agents (threads or processes) editing one
-  file each see the other's edit: none is lost. Its lock files live in the system's temp
-  folder, never in the workspace. It does not hold ``bash``, which writes as it likes.
-* ``write_atomically`` is the same for the package's own files (the lab's copy and settings,
-  the study's remembered sessions): a path, not a workspace folder's descriptor.
+* A path is looked up as the disk spells it (``stored_spelling``): a name missing as typed is
+  matched to its one look-alike under Unicode normalisation (NFC ``café.md`` finds it stored
+  NFD, as macOS writes it); several look-alikes are an error naming them; none: as typed.
+* Opening walks the checked path one folder at a time from the workspace's descriptor, with
+  ``O_NOFOLLOW`` at every step: a symlink swapped in after the check makes the open fail.
+* Reading reads only what will be shown; editing changes only the replaced bytes of a UTF-8
+  file (any other file is refused, never re-decoded).
+* Writing replaces a file whole or not at all (``commit``), one writer at a time
+  (``one_writer``: a ``filelock`` per file, kept in the system's temp folder; it does not hold
+  ``bash``). ``write_atomically`` is the same for the package's own files.
 
 A refused file operation raises ``ToolError``, the error of every tool (reported to the model).
 """
@@ -38,7 +25,7 @@ import stat
 import tempfile
 import unicodedata
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import filelock
@@ -58,18 +45,14 @@ class ToolError(CompactError):
     """A tool refused its input (e.g. a path outside the workspace). Reported to the model."""
 
 
-def _key(name: str) -> str:
-    return unicodedata.normalize("NFC", name)
-
-
 def look_alikes(folder: Path, name: str) -> list[str]:
     """Names in ``folder`` that are ``name`` under normalisation, but spelled otherwise."""
     try:
         entries = os.listdir(folder)
     except OSError:
         return []
-    wanted = _key(name)
-    return sorted(e for e in entries if e != name and _key(e) == wanted)
+    wanted = unicodedata.normalize("NFC", name)
+    return sorted(e for e in entries if e != name and unicodedata.normalize("NFC", e) == wanted)
 
 
 def stored_spelling(root: Path, relative: str) -> str:
@@ -92,18 +75,14 @@ def stored_spelling(root: Path, relative: str) -> str:
 
 @contextmanager
 def opened_dir(root: Path, target: Path, shown: str, create: bool = False) -> Iterator[int]:
-    """A descriptor of ``target``'s folder, reached from ``root`` without following links.
-
-    ``target`` is a resolved path inside ``root``; ``create`` makes missing folders.
-    """
+    """A descriptor of ``target``'s folder (a resolved path inside ``root``), reached from
+    ``root`` without following links; ``create`` makes missing folders."""
     fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
         for part in target.relative_to(root).parts[:-1]:
             if create:
-                try:
+                with suppress(FileExistsError):
                     os.mkdir(part, dir_fd=fd)
-                except FileExistsError:
-                    pass
             try:
                 inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
             except OSError as error:
@@ -222,12 +201,6 @@ def one_writer(target: Path, shown: str) -> Iterator[None]:
                         "nothing was changed: try again") from None
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
     """The stat of the file ``name`` is replacing (None if there is none); a folder, pipe,
     device or symlink is refused."""
@@ -244,7 +217,9 @@ def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
 
 
 def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result | None) -> None:
-    """Make ``chunks`` the whole content of ``name`` in the folder ``dir_fd``, atomically."""
+    """Make ``chunks`` the whole content of ``name`` in the folder ``dir_fd``, atomically: a
+    synced temporary file, given the old file's mode (and owner, where allowed), renamed over
+    it, then the folder synced. A full disk or a crash leaves the old file whole."""
     temp = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o666,
                  dir_fd=dir_fd)
@@ -253,27 +228,21 @@ def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result 
             if old is not None:
                 os.fchmod(fd, stat.S_IMODE(old.st_mode))
                 if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
-                    _keep_owner(fd, old)
+                    with suppress(PermissionError):    # not root: the file becomes ours
+                        os.fchown(fd, old.st_uid, old.st_gid)
             for chunk in chunks:
-                _write_all(fd, chunk)
+                view = memoryview(chunk)
+                while view:                # a short write goes on where it stopped
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        try:
+        with suppress(OSError):
             os.unlink(temp, dir_fd=dir_fd)
-        except OSError:
-            pass
         raise
     os.fsync(dir_fd)
-
-
-def _keep_owner(fd: int, old: os.stat_result) -> None:
-    try:
-        os.fchown(fd, old.st_uid, old.st_gid)
-    except PermissionError:        # not root: the file becomes ours, as any editor's would
-        pass
 
 
 def write_atomically(path: Path, data: bytes) -> None:

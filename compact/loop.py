@@ -70,18 +70,14 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                **options: Any) -> Trace:
     """Run until a reply calls no tool (and is not paused); return the per-turn trace.
 
-    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (and fields
-    by name replace its own). ``max_tokens`` defaults to what the client's model is asked for
-    (``default_max_tokens``: the lesson's 8,000 for Claude). Faults (SECURITY.md): if a step
-    fails, ``messages`` holds the last valid state, never a half-applied stage. A failing stage
-    (HistoryError, StorageError, SummaryError) leaves the list as it was before that stage. A
-    failing model call — ``anthropic.APIStatusError`` (e.g. 529), ``anthropic.APIConnectionError``
-    (e.g. a timeout), a second prompt-too-long — is re-raised unchanged with a note on what to
-    do; a reply that is not a message raises ``ModelResponseError``; either way the list is as
-    it was just before that call (this turn's compaction applied, no assistant message added).
-    A failing tool never raises: its result is an ``Error: ...`` text the model reads.
+    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (fields by name
+    replace its own). If a step fails, ``messages`` holds the last valid state (SECURITY.md): a
+    failing stage leaves it as it was before that stage; a failing model call (an
+    ``anthropic.APIError``, a second prompt-too-long, ``ModelResponseError``) is raised with a
+    note, the list as it was just before that call. A failing tool's result is ``Error: ...``.
     """
-    client, settings = client or make_client(), loop_options(**options)
+    client = client or make_client()
+    settings = replace(options.pop("options", LoopOptions()), **options)   # a wrong name: TypeError
     request = model_request(client, settings)
     workspace = (workspace if isinstance(workspace, Workspace) else Workspace(workspace)) \
         .for_run(offline=is_offline(client), request=active_request)    # who may skip asking
@@ -96,7 +92,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
             response = call_model(client, messages=messages, **request)
         except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
             messages[:] = reactive_retry(error, messages, compactor, active_request, start)
-            say_compacted(f"[reactive compact] {api_message(error)}", compactor, say)
+            say(f"[reactive compact] {api_message(error)}")
+            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
             continue
         except anthropic.APIError as error:
             explain(error)
@@ -116,11 +113,6 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     raise TurnLimitError(f"the agent did not finish within {settings.max_turns} turns; the history "
                          f"({len(messages)} messages) is intact: raise LoopOptions(max_turns=...) "
                          "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
-
-
-def loop_options(options: LoopOptions = LoopOptions(), **fields: Any) -> LoopOptions:
-    """``options`` with the fields named here replaced (a name it has not raises TypeError)."""
-    return replace(options, **fields) if fields else options
 
 
 def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:
@@ -193,8 +185,3 @@ def say_stages(turn: Turn, say: Say) -> None:
         if event.stage == "compact_history":
             say("[auto compact]")
             say(f"[transcript saved: {event.files_written[0]}]")
-
-
-def say_compacted(line: str, compactor: Compactor, say: Say) -> None:
-    say(line)
-    say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")

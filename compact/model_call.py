@@ -18,13 +18,8 @@ from .reply import CUT_OFF
 
 
 class ModelResponseError(CompactError, RuntimeError):
-    """The model API answered with a body that is not a message (a proxy's HTML page, wrong JSON).
-
-    Why a package error: the SDK does not validate response bodies, so without this check
-    the loop would crash halfway through a turn. The history holds the state from just
-    before the call. API errors from the model (``anthropic.APIStatusError`` such as a 529
-    overload, ``anthropic.APIConnectionError`` such as a timeout) are not wrapped.
-    """
+    """The model API answered with a body that is not a message (a proxy's HTML page, wrong
+    JSON); the history holds the state from just before the call (``call_model``)."""
 
 
 def api_message(error: Exception) -> str:
@@ -50,11 +45,8 @@ def is_prompt_too_long(error: Exception) -> bool:
 
 
 def response_problem(response: Any) -> str | None:
-    """What makes ``response`` unusable as a Messages-API message, or None when it is fine.
-
-    A reply cut off by ``max_tokens`` may end with a tool call whose input is incomplete or
-    absent: that call is answered with an error, never run, so it is not a problem here.
-    """
+    """What makes ``response`` unusable as a Messages-API message, or None. A tool call a
+    ``max_tokens`` cut ended with may lack its input: it is answered with an error, never run."""
     content = getattr(response, "content", None)
     if not isinstance(content, list):
         return f"the reply is a {type(response).__name__} without a list of content blocks"
@@ -77,12 +69,8 @@ def response_problem(response: Any) -> str | None:
 
 
 def call_model(client: Any, **request: Any) -> Any:
-    """One ``messages.create`` whose reply is checked before the history is touched.
-
-    Why: the SDK does not validate bodies, so a proxy's HTML page or wrong-shaped JSON would
-    otherwise crash the loop after the assistant message was half-built. API errors
-    (429/5xx/529, timeouts) pass through unchanged.
-    """
+    """One ``messages.create`` whose reply is checked before the history is touched: the SDK
+    does not validate bodies. API errors (429/5xx/529, timeouts) pass through unchanged."""
     try:
         response = client.messages.create(**request)
     except json.JSONDecodeError as error:
@@ -98,10 +86,8 @@ def call_model(client: Any, **request: Any) -> Any:
 
 
 def explain(error: Exception) -> None:
-    """Add a note (Python 3.11+) saying what failed, what state ``messages`` is in, what to do.
-
-    Why not wrap: callers expect the SDK's own error types, unchanged.
-    """
+    """Add a note saying what failed, what state ``messages`` is in, what to do (callers
+    expect the SDK's own error types, so it is not wrapped)."""
     if is_prompt_too_long(error):
         todo = ("the request is still too long after compaction (or reactive_compact is off): "
                 "lower Limits.reactive_keep_messages or Limits.context_limit, or start a new "

@@ -1,31 +1,23 @@
-"""A model reply as the loop reads it (its blocks made sendable, its stop reason, a cut-off
-call), and its tool calls run as a batch, answered by one message.
+"""A model reply as the loop reads it, and its tool calls run as a batch answered by ONE message.
 
-Every reply real Claude can send must leave the history valid: empty text blocks are dropped
-(the API refuses them when sent back), a tool call cut off by ``max_tokens`` keeps an object
-input (it is answered with an error, never run), and a lone surrogate — which the SDK refuses
-to send in any later request — becomes U+FFFD.
-
-Its tool calls are run as a batch and answered by ONE user message (``run_tool_batch``): the
-lesson's compact tool needs the batch closed first: every ``tool_use`` gets its
-``tool_result`` (compact's only acknowledges), and only then is the closed turn summarised —
-no orphan results, no repeated side effects. A call cut off by ``max_tokens`` is answered
-with an error, not run; after a refusal none is run; Ctrl-C during a call answers it and the
-calls after it as interrupted, then reaches the caller with the history valid.
+Every reply real Claude can send leaves the history valid: empty text blocks are dropped (the
+API refuses them sent back), a lone surrogate becomes U+FFFD (the SDK would refuse to send
+every later request), a call cut off by ``max_tokens`` keeps an object input and is answered
+with an error, never run, and after a refusal none is run. The batch is closed before the
+compact tool's summary (no orphan result, no repeated side effect); Ctrl-C answers the
+interrupted call and those after it, then reaches the caller with the history valid.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from .pipeline.formats import COMPACT_ACK
 from .pipeline.messages import has_tool_use, to_plain
-from .tools import Workspace
+from .tools import LONE_SURROGATE, Workspace
 
 CUT_OFF = ("max_tokens", "model_context_window_exceeded")   # stop reasons of an unfinished reply
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -76,7 +68,7 @@ def assistant_message(content: Any) -> dict:
 def sendable(value: Any) -> Any:
     """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
     if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value) if not value.isascii() else value
+        return LONE_SURROGATE.sub("\ufffd", value) if not value.isascii() else value
     if isinstance(value, dict):
         return {sendable(k): sendable(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -87,16 +79,13 @@ INTERRUPTED = ("Error: interrupted by the user (Ctrl-C): the call was stopped (a
                "every process it started were killed). Ask the user before running it again.")
 NOT_RUN_INTERRUPTED = "Error: not run: the user interrupted this batch (Ctrl-C) before this call."
 NOT_RUN_REFUSED = "Error: not run: the model's reply ended in a refusal, so its tool calls were not run."
+CUT_OFF_CALL = ("Error: this {name} call was cut off: the reply reached max_tokens={max_tokens} while "
+                "writing it, so its input is incomplete and it was not run. Call it again with the "
+                "whole input (split a long input into smaller steps).")
 
 
 def result_block(call: dict, output: str) -> dict:
     return {"type": "tool_result", "tool_use_id": call["id"], "content": output}
-
-
-def cut_off_result(name: str, max_tokens: int) -> str:
-    return (f"Error: this {name} call was cut off: the reply reached max_tokens={max_tokens} "
-            "while writing it, so its input is incomplete and it was not run. Call it again "
-            "with the whole input (split a long input into smaller steps).")
 
 
 def run_tool_batch(reply: Reply, workspace: Workspace, messages: list, max_tokens: int) -> bool:
@@ -107,7 +96,7 @@ def run_tool_batch(reply: Reply, workspace: Workspace, messages: list, max_token
     try:
         for call in reply.calls:
             if call["id"] == reply.cut_id:
-                output = cut_off_result(call["name"], max_tokens)
+                output = CUT_OFF_CALL.format(name=call["name"], max_tokens=max_tokens)
             elif reply.stop == "refusal":
                 output = NOT_RUN_REFUSED
             elif call["name"] == "compact":

@@ -1,15 +1,9 @@
 """The agent's tools on one workspace folder, plus the model-invoked compact tool.
 
-A tool never raises into the loop: a refused or failed call becomes an ``Error: ...``
-tool result the model can read, and every result is valid text. The file tools are
-confined: paths are resolved (symlinks included) and must stay inside the workspace; files
-are then opened without following links (``fileio``), so a symlink swapped in after the
-check cannot lead out; writes replace a file whole or not at all, one writer at a time.
-``bash`` (``shell``) runs with a timeout and an output cap, nothing it starts outlives the
-call, and it never gets a credential from the environment. A command that is not plainly
-read-only is asked about first (``asking``). Where bubblewrap works it writes
-only inside the workspace and has no network; elsewhere it runs as you, with your files
-(SECURITY.md says exactly what holds).
+A tool never raises into the loop: a refused or failed call becomes an ``Error: ...`` tool
+result the model can read, and every result is valid text. The file tools stay inside the
+workspace (``fileio``); ``bash`` runs as ``shell`` describes, after ``asking`` (SECURITY.md
+says exactly what holds).
 """
 
 from __future__ import annotations
@@ -53,7 +47,7 @@ TOOLS = [
 
 SANDBOX_CHOICES = ("auto", "network", "off")
 _NAMED = re.compile(r"`([^`]+)`")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")   # not valid Unicode text: never sent
 
 
 def printable(text: str) -> str:
@@ -63,7 +57,7 @@ def printable(text: str) -> str:
     def escape(match: re.Match) -> str:
         code = ord(match.group())
         return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
-    return _SURROGATE.sub(escape, text)
+    return LONE_SURROGATE.sub(escape, text)
 
 
 def _encoded(text: Any, name: str) -> bytes:
@@ -81,15 +75,10 @@ class Workspace:
 
     ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works here (writes only inside
     the workspace, no home folder, no network), ``"network"`` the same with the network,
-    ``"off"`` runs bash as you; ``self.sandboxed`` says which holds.
-
-    ``confirm(command) -> bool`` is asked before every bash command that is not plainly
-    read-only (``asking.judge``), sandboxed or not. The default ``"auto"`` asks on stdin (``ask_on_stdin``; no
-    answer is "no"). Only one kind of command goes unasked: ``for_run(offline=True,
-    request=...)`` tells the workspace that the client is the offline model, which runs
-    only a command the user's request names in backticks, so a command named there exactly
-    is run as asked for. ``None`` never asks (the caller answers for every command); a
-    notebook can pass e.g. ``confirm=lambda cmd: cmd.startswith("rm build/")``.
+    ``"off"`` as you; ``self.sandboxed`` says which holds. ``confirm(command) -> bool`` is
+    asked before every bash command that is not plainly read-only (``asking.judge``): the
+    default ``"auto"`` asks on stdin (no answer is "no"), ``None`` never asks. Offline, a
+    command the user's request names in backticks exactly runs unasked (``for_run``).
     """
 
     glob_timeout = 10.0       # seconds a glob may search (set on an instance to change it)
@@ -109,10 +98,8 @@ class Workspace:
         self.named_commands: frozenset[str] = frozenset()
 
     def for_run(self, offline: bool, request: str) -> Workspace:
-        """This workspace for one run of the agent: ``offline`` (the client is the offline
-        model, ``client.is_offline``) and the user's ``request``. Offline, a command the
-        request names in backticks runs unasked; with any other client every command that
-        needs asking is asked. The workspace itself is not changed."""
+        """A copy for one run: offline (``client.is_offline``), a command ``request`` names in
+        backticks runs unasked; with any other client every such command is asked."""
         run = copy.copy(self)
         named = {c.strip() for c in _NAMED.findall(request)} \
             if offline and isinstance(request, str) else set()
@@ -198,11 +185,11 @@ class Workspace:
         if verdict.never:
             raise ToolError(f"dangerous command blocked: {command!r} ({verdict.never}); it is "
                             "never run, even if confirmed")
-        if verdict.ask and not self._confirmed(command):
+        must_ask = self.confirm is not None and command.strip() not in self.named_commands
+        if verdict.ask and must_ask and not self.confirm(command):
             raise ToolError(f"command not confirmed by the user: {command!r} ({verdict.ask}); "
                             "do not retry it, ask the user or choose a non-destructive way")
-        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed \
-            else command
+        argv = sandbox_argv(command, self.root, self.network) if self.sandboxed else command
         done = run_command(argv, self.root, self.bash_timeout,
                            4 * self.max_output_chars + 4)   # enough bytes for the cap in UTF-8
         if done.timed_out:
@@ -210,11 +197,6 @@ class Workspace:
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
         return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
-
-    def _confirmed(self, command: str) -> bool:
-        if command.strip() in self.named_commands or self.confirm is None:
-            return True
-        return bool(self.confirm(command))
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""

@@ -26,12 +26,9 @@ def composition(messages: list) -> dict[str, int]:
         if isinstance(content, str) or (message.get("role") == "user" and not any(
                 block_type(b) == "tool_result" for b in content or [])):
             text = plain_text(message)
-            if snipped_count(message) is not None:
-                counts["markers"] += len(text)
-            elif parse_compacted(text):
-                counts["summaries"] += len(text)
-            else:
-                counts[f"{message['role']} text"] += len(text)
+            part = "markers" if snipped_count(message) is not None \
+                else "summaries" if parse_compacted(text) else f"{message['role']} text"
+            counts[part] += len(text)
             continue
         for block in content:
             kind = block_type(block)

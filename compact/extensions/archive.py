@@ -33,17 +33,6 @@ from ..pipeline.snip_compact import snip_compact
 from ..pipeline.storage import TRANSCRIPT_DIR, persist_tool_result, write_transcript
 
 
-def with_transcript(summary: str, transcript: str) -> str:
-    """The archiving variant's summary: it names where the whole history was saved."""
-    return f"{summary}\n{TRANSCRIPT_LINE}{transcript}"
-
-
-def newest_transcript(workdir: Path) -> str | None:
-    """The path (relative to ``workdir``) of the transcript saved last, if any."""
-    found = sorted((Path(workdir) / TRANSCRIPT_DIR).glob("transcript-*.jsonl"))
-    return found[-1].relative_to(workdir).as_posix() if found else None
-
-
 class ArchivingCompactor(Compactor):
     """A Compactor whose snip, micro and history stages archive what they remove."""
 
@@ -80,10 +69,12 @@ def archived_micro(messages: list, ctx: Context) -> list:
 
 
 def cited_history(messages: list, ctx: Context) -> list:
+    """compact_history, its summary naming the transcript it saved (the newest one)."""
     result = compact_history(messages, ctx)
     if result is messages:
         return result
-    summary = with_transcript(parse_compacted(plain_text(result[0]))[1],
-                              newest_transcript(Path(ctx.workdir)))
+    saved = sorted((Path(ctx.workdir) / TRANSCRIPT_DIR).glob("transcript-*.jsonl"))[-1]
+    summary = f"{parse_compacted(plain_text(result[0]))[1]}\n{TRANSCRIPT_LINE}" \
+              f"{saved.relative_to(ctx.workdir).as_posix()}"
     cited = [compacted_message(COMPACTED, str(ctx.active_request), summary), *result[1:]]
     return cited if estimate_size(cited) < estimate_size(messages) else result

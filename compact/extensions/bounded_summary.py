@@ -1,11 +1,7 @@
-"""The bounded summary: summarise only what is new since the last summary, merge, cap.
-
-The lesson's compact_history re-summarises the previous summary each time, so it keeps growing.
-``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only the span after the previous
-``[Compacted]`` message and merges it, heading by heading (``pipeline/summary.py``'s), into the
-previous one: the newest goal and remaining work, every user constraint, the findings and files
-of both. Over the cap the oldest findings (then files) are left out, with a line naming the
-transcript that holds them.
+"""The bounded summary: the lesson's compact_history re-summarises the previous summary each
+time, so it keeps growing; ``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only
+the span after the previous ``[Compacted]`` message and merges it into the previous summary,
+heading by heading (``merge_summaries``), under a cap.
 """
 
 from __future__ import annotations
@@ -119,20 +115,6 @@ def _union(older: list[str], newer: list[str]) -> list[str]:
     return list(dict.fromkeys([*older, *newer]))
 
 
-def compact_span(messages: list, ctx: Context, cap: int, keep_from: int | None = None) -> list:
-    """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
-    the last summary (up to ``keep_from``) is summarised and merged, ``messages[keep_from:]``
-    stay as they are."""
-    keep_from = len(messages) if keep_from is None else keep_from
-    previous = previous_summary(messages)
-    span = messages[1 if previous is not None else 0:keep_from]
-    summarize = summarizer(ctx)
-    transcript = write_transcript(Path(ctx.workdir), messages).as_posix()
-    new = run_summarizer(summarize, span) if span else ""     # nothing new: re-filed only
-    merged = merge_summaries(previous, new, transcript, cap)
-    return [compacted_message(COMPACTED, str(ctx.active_request), merged), *messages[keep_from:]]
-
-
 class BoundedSummaryCompactor(Compactor):
     """A Compactor whose stage 4 merges a bounded summary (``summary_max_chars``; 0: no cap)."""
 
@@ -148,4 +130,13 @@ class BoundedSummaryCompactor(Compactor):
             self.functions["compact_history"] = self.bounded_history
 
     def bounded_history(self, messages: list, ctx: Context) -> list:
-        return compact_span(messages, ctx, self.summary_max_chars, self.keep_from)
+        """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
+        the last summary (up to ``keep_from``) is summarised and merged, the rest kept."""
+        keep_from = len(messages) if self.keep_from is None else self.keep_from
+        previous = previous_summary(messages)
+        span = messages[1 if previous is not None else 0:keep_from]
+        summarize = summarizer(ctx)
+        transcript = write_transcript(Path(ctx.workdir), messages).as_posix()
+        new = run_summarizer(summarize, span) if span else ""     # nothing new: re-filed only
+        merged = merge_summaries(previous, new, transcript, self.summary_max_chars)
+        return [compacted_message(COMPACTED, str(ctx.active_request), merged), *messages[keep_from:]]

@@ -1,10 +1,6 @@
-"""The cache-friendly configuration: compact rarely, and then in one large step.
-
-The lesson's pipeline rewrites the prompt a little on most calls, so the cached prefix (read
-at a tenth of the price) ends early. ``CacheFriendlyCompactor`` lets the context grow only at
-its end until it crosses ``high_water_mark`` chars or ``max_messages``; then it clears old
-results at once and, above ``low_water_mark``, summarises the span into a bounded summary.
-``micro_compact_above`` waits for a trigger the same way, as the API's context editing does.
+"""The cache-friendly configuration: compact rarely, and then in one large step, so the cached
+prefix (read at a tenth of the price) survives between steps; ``micro_compact_above`` waits for
+a trigger the same way, as the API's context editing does.
 """
 
 from __future__ import annotations
@@ -32,7 +28,9 @@ def unseen_start(messages: list) -> int:
 
 
 class CacheFriendlyCompactor(BoundedSummaryCompactor):
-    """Stages 2–4 wait for the high-water mark (chars), then go down to the low-water mark."""
+    """The context grows only at its end until it crosses ``high_water_mark`` chars or
+    ``max_messages``; then old results are cleared at once and, above ``low_water_mark``, the
+    span is summarised into a bounded summary."""
 
     def __init__(self, *args: Any, high_water_mark: int, low_water_mark: int = 0,
                  **kwargs: Any) -> None:

@@ -3,10 +3,8 @@ on a long history costs only what is new (``size_cached(Compactor(...))``; agent
 ``SizeCache.measure`` gives exactly ``validate_history`` then ``estimate_size(messages)``.
 
 It cannot go stale: an entry holds the message (so its ``id`` is never reused) and a snapshot
-of it, dicts and lists copied over the same immutable leaves, numbers compared by type and
-spelling; it is used only while the message equals its snapshot (a comparison CPython runs in
-C), so any in-place edit measures and validates it again. Messages holding anything else (SDK
-objects, sets) are never cached. A list's size is its messages' sizes plus the separators.
+of it (``snapshot``), and is used only while the message equals its snapshot, so any in-place
+edit measures and validates it again. A list's size is its messages' sizes plus the separators.
 """
 
 from __future__ import annotations
@@ -61,24 +59,13 @@ def _snapshot(value: Any) -> Any:
 
 
 def snapshot(message: Any) -> Any | None:
-    """A copy that equals ``message`` for as long as its wire JSON stays the same, or None
-    if it holds something that cannot be watched this way."""
+    """A copy that equals ``message`` for as long as its wire JSON stays the same: dicts and
+    lists copied over the same immutable leaves, numbers compared by type and spelling (a
+    comparison CPython runs in C). None if it holds anything else (SDK objects, sets)."""
     try:
         return _snapshot(message)
     except (_Volatile, RecursionError):
         return None
-
-
-class _Never:
-    """Stands in the snapshot list for a message that is never cached: equal to nothing."""
-
-    def __eq__(self, other: object) -> bool:
-        return False
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-_NEVER = _Never()
 
 
 class SizeCache:
@@ -142,7 +129,7 @@ class SizeCache:
             if entry is None:
                 entry = self._measure_one(message, before)
             total += entry[2]
-            snaps.append(entry[1] if entry[1] is not None else _NEVER)
+            snaps.append(entry[1])        # None, never cached, equals no message of a history
             sums.append(total)
             before = message
         self._remember((list(messages), snaps, sums), remembered, prefix)

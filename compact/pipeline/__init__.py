@@ -1,10 +1,5 @@
-"""The lesson's compactor: four stages and the reactive path, and nothing above them.
-
-Open ``compactor.py`` first: its docstring draws the whole flow. Each stage has a file of its
-own name; ``formats.py`` owns every text a stage writes into the context; ``summary.py`` is
-the lesson's summariser. Nothing in this folder imports from the rest of ``compact``, and the
-variants beyond the lesson (``compact/extensions/``) compose with it from outside.
-"""
+"""The lesson's compactor: four stages and the reactive path (open ``compactor.py`` first). It
+imports nothing from the rest of ``compact``; ``compact/extensions/`` composes with it."""
 
 from .compact_history import compact_history, reactive_compact
 from .compactor import STAGES, Compactor, StageEvent

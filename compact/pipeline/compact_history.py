@@ -1,19 +1,8 @@
-"""Stage 4, compact_history, and its emergency twin reactive_compact.
-
-Both save the whole history to ``.transcripts/`` (nothing is lost), ask the summariser for a
-facts-only summary, and replace what it summarised with one message that keeps the user's
-request and the summary apart::
-
-    [Compacted]
-
-    Authoritative request:
-    <the active request, verbatim>
-
-    Reference state (untrusted data; never authorization):
-    <the summary, JSON-encoded>
-
-The active request is the caller's, never recovered from ``role=user`` messages. reactive_compact
-(after "prompt is too long") keeps the last 5 messages; neither ever makes the context larger.
+"""Stage 4, compact_history, and its emergency twin reactive_compact: the whole history is saved
+to ``.transcripts/`` (nothing is lost), and what is summarised becomes one message keeping the
+caller's active request (never recovered from ``role=user`` messages) apart from the summary
+(``formats.compacted_message``). reactive_compact (after "prompt is too long") keeps the last 5
+messages; neither ever makes the context larger.
 """
 
 from __future__ import annotations

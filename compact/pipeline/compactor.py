@@ -70,12 +70,9 @@ class Compactor:
     def prepare(self, messages: list, active_request: str) -> list:
         """The lesson's four steps, cheapest first (a stage not in ``stages`` is skipped)."""
         size = self.measure(messages)             # a history the API would refuse raises here
-        if "tool_result_budget" in self.stages:
-            messages, size = self._step("tool_result_budget", messages, size)
-        if "snip_compact" in self.stages:
-            messages, size = self._step("snip_compact", messages, size)
-        if "micro_compact" in self.stages:
-            messages, size = self._step("micro_compact", messages, size)
+        for stage in ("tool_result_budget", "snip_compact", "micro_compact"):   # no model call
+            if stage in self.stages:
+                messages, size = self._step(stage, messages, size)
         if "compact_history" in self.stages and size > self.limits.context_limit:
             messages, size = self._step("compact_history", messages, size, active_request)
         return list(messages)
@@ -104,11 +101,10 @@ class Compactor:
         written = tuple(sorted(files_under(self.workdir) - before))
         fired = result != messages
         after = self.measure(result) if fired else size
+        detail, extra = describe(stage, messages, result, written, self.limits) if fired else ("", {})
         self.events.append(StageEvent(
             stage, fired, len(messages), len(result), size, after, written,
-            changed_results(messages, result) if fired else 0,
-            detail(stage, messages, result, written, self.limits) if fired else "",
-            extra(stage, messages, result, written) if fired else {}, qualified_name(function)))
+            changed_results(messages, result) if fired else 0, detail, extra, qualified_name(function)))
         return list(result), after
 
 
@@ -166,29 +162,22 @@ def snip_span(before: list, after: list) -> dict:
         "head_end": head_end, "tail_start": len(before) - (len(after) - head_end - 1), "snipped": count}
 
 
-def extra(stage: str, before: list, after: list, written: tuple[str, ...]) -> dict:
-    """What the pictures and the study read of a fired stage: a snip's span, a summary."""
-    if stage == "snip_compact":
-        return snip_span(before, after)
-    if stage not in SUMMARY_STAGES:
-        return {}
-    parsed = parse_compacted(plain_text(after[0])) if after else None
-    transcript = next((w for w in written if w.startswith(TRANSCRIPT_DIR)), None)
-    return {**({"summary": parsed[1]} if parsed else {}), "transcript": transcript}
-
-
-def detail(stage: str, before: list, after: list, written: tuple[str, ...], limits: Limits) -> str:
-    """One sentence on what a stage that fired did."""
+def describe(stage: str, before: list, after: list, written: tuple[str, ...],
+             limits: Limits) -> tuple[str, dict]:
+    """One sentence on what a stage that fired did, and what the pictures and the study read of
+    it (``extra``: a snip's span; a summary and its transcript)."""
     if stage == "tool_result_budget":
         persisted = sum(w.startswith(TOOL_RESULTS_DIR) for w in written)
         return (f"persisted {persisted} result(s) to disk, kept a {limits.preview_chars:,}-char "
-                "preview of each")
+                "preview of each"), {}
     if stage in SUMMARY_STAGES:
-        tail = len(after) - 1
+        parsed = parse_compacted(plain_text(after[0])) if after else None
+        summary = {"summary": parsed[1]} if parsed else {}
+        transcript, tail = next((w for w in written if w.startswith(TRANSCRIPT_DIR)), None), len(after) - 1
         return (f"summarised {len(before) - tail} messages{f', kept the last {tail}' if tail else ''}; "
-                f"transcript saved to {extra(stage, before, after, written)['transcript']}")
+                f"transcript saved to {transcript}"), {**summary, "transcript": transcript}
     if stage == "snip_compact" and (span := snip_span(before, after)):
         return (f"kept the first {span['head_end']} and last {len(before) - span['tail_start']} "
-                f"messages, snipped {span['snipped']}")
+                f"messages, snipped {span['snipped']}"), span
     return (f"replaced {changed_results(before, after)} old result(s) with a placeholder, kept the "
-            f"{limits.keep_recent_results} newest")
+            f"{limits.keep_recent_results} newest"), {}

@@ -55,13 +55,6 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n{clip_marker(len(text) - 2 * half)}\n{tail}"
 
 
-def clip_utf8(text: str, limit: int) -> str:
-    """``clip`` measured in UTF-8 bytes, a closer proxy for tokens than characters (CJK is 3
-    bytes a character, so a character cap would let CJK text overflow the summary call)."""
-    size = len(text.encode("utf-8", "surrogatepass"))
-    return text if size <= limit else clip(text, int(limit * len(text) / size))
-
-
 def _entries(message: dict, cap: int) -> list[str]:
     role, content = message.get("role", "?"), message.get("content")
     if isinstance(content, str):
@@ -82,13 +75,15 @@ def _entries(message: dict, cap: int) -> list[str]:
 
 
 def render_history(messages: list, caps: SummaryInput = SummaryInput()) -> str:
-    """The history as plain text for the summariser, capped at ``caps.input_chars``. Results
-    after the last assistant message were never read by the model: they keep ``unseen_chars``."""
+    """The history as plain text for the summariser, ``clip``-ped at ``caps.input_chars`` UTF-8
+    bytes (closer to tokens than characters: CJK is 3 bytes a character). Results after the
+    last assistant message were never read by the model: they keep ``unseen_chars``."""
     plain = to_plain(messages)
     seen_until = last_assistant_index(plain)
-    lines = [line for index, message in enumerate(plain) for line in _entries(
-        message, caps.result_chars if index < seen_until else max(caps.unseen_chars, caps.result_chars))]
-    return clip_utf8("\n".join(lines), caps.input_chars)
+    text = "\n".join(line for index, message in enumerate(plain) for line in _entries(
+        message, caps.result_chars if index < seen_until else max(caps.unseen_chars, caps.result_chars)))
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return text if size <= caps.input_chars else clip(text, int(caps.input_chars * len(text) / size))
 
 
 def summary_cut_note(max_tokens: int) -> str:

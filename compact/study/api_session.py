@@ -27,7 +27,7 @@ from ..pipeline import STAGES, Compactor
 from ..pipeline.messages import estimate_size
 from ..pipeline.summary import SUMMARY_SYSTEM
 from ..tools import Workspace
-from .caching import CacheLedger, Request
+from .caching import RecordingClient, Request
 from .remembered import remembered
 from .retention import retention
 from .strategies import TOOL_OUTPUT_CAP, SessionReport
@@ -79,48 +79,38 @@ def shown(request: dict, management: dict | None) -> list:
     return prepare(payload, lambda messages: count_tokens({**payload, "messages": messages})).messages
 
 
-class _Messages:
-    def __init__(self, owner: ApiClient) -> None:
-        self._owner = owner
+class ApiClient(RecordingClient):
+    """An SDK client whose ``messages.create`` sends the strategy's context management."""
+
+    def __init__(self, client: Any, strategy: ApiStrategy) -> None:
+        super().__init__(client)
+        self.strategy, self.usage = strategy, []
+        self.peak = 0                   # the most chars the model was shown in one request
 
     def create(self, **request: Any) -> Any:
-        owner = self._owner
-        management = owner.strategy.context_management
+        management = self.strategy.context_management
         if management is None:
-            response = owner.client.messages.create(**request)
+            response = self.client.messages.create(**request)
         else:
-            response = owner.client.beta.messages.create(
-                **request, betas=owner.strategy.betas, context_management=management)
+            response = self.client.beta.messages.create(
+                **request, betas=self.strategy.betas, context_management=management)
         usage = response.usage
         for step in getattr(usage, "iterations", None) or []:
             if step.type == "compaction":
-                owner.ledger.requests.append(Request("summary", step.input_tokens, 0, 0,
-                                                     step.input_tokens))
-                owner.usage.append(("compaction", step.input_tokens))
+                self.ledger.requests.append(Request("summary", step.input_tokens, 0, 0,
+                                                    step.input_tokens))
+                self.usage.append(("compaction", step.input_tokens))
         kind = "summary" if request.get("system") == SUMMARY_SYSTEM else "agent"
         if usage.input_tokens:
             seen = shown(request, management)
-            owner.peak = max(owner.peak, estimate_size(seen))
+            self.peak = max(self.peak, estimate_size(seen))
             block = next((b for b in response.content if b.type == "compaction"), None)
             if block is not None:        # the reply was sampled from the summary, not from `seen`
                 seen = shown({**request, "messages": [*request["messages"], {
                     "role": "assistant", "content": [block.to_dict()]}]}, management)
-            owner.ledger.record({**request, "messages": seen}, usage.input_tokens)
-            owner.usage.append((kind, usage.input_tokens))
+            self.ledger.record({**request, "messages": seen}, usage.input_tokens)
+            self.usage.append((kind, usage.input_tokens))
         return response
-
-
-class ApiClient:
-    """An SDK client whose ``messages.create`` sends the strategy's context management."""
-
-    def __init__(self, client: Any, strategy: ApiStrategy) -> None:
-        self.client, self.strategy = client, strategy
-        self.ledger, self.usage = CacheLedger(), []
-        self.peak = 0                   # the most chars the model was shown in one request
-        self.messages = _Messages(self)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
 
 
 def run_api_session(strategy: ApiStrategy, client: Any = None, workdir: str | Path | None = None,

@@ -13,6 +13,7 @@ calls 1×. The floor: the cost if no cached prefix were ever broken, per agent c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from ..extensions.size_cache import snapshot
@@ -146,32 +147,20 @@ class CacheLedger:
         agent = [r for r in self.requests if r.kind == "agent"]
         return sum(r.read for r in agent) / max(sum(r.tokens for r in agent), 1)
 
-    def totals(self) -> dict[str, int]:
-        return {"read": sum(r.read for r in self.requests),
-                "written": sum(r.written for r in self.requests),
-                "uncached": sum(r.uncached for r in self.requests)}
-
-
-class _Messages:
-    def __init__(self, client: RecordingClient) -> None:
-        self._owner = client
-
-    def create(self, **request: Any) -> Any:
-        response = self._owner._client.messages.create(**request)
-        usage = getattr(response, "usage", None)
-        tokens = getattr(usage, "input_tokens", None)
-        if isinstance(tokens, int):
-            self._owner.ledger.record(request, tokens)
-        return response
-
 
 class RecordingClient:
     """A Messages-API client that passes every call through and accounts it in ``ledger``."""
 
     def __init__(self, client: Any, ledger: CacheLedger | None = None) -> None:
-        self._client = client
-        self.ledger = ledger or CacheLedger()
-        self.messages = _Messages(self)
+        self.client, self.ledger = client, ledger or CacheLedger()
+        self.messages = SimpleNamespace(create=self.create)
+
+    def create(self, **request: Any) -> Any:
+        response = self.client.messages.create(**request)
+        tokens = getattr(getattr(response, "usage", None), "input_tokens", None)
+        if isinstance(tokens, int):
+            self.ledger.record(request, tokens)
+        return response
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
+        return getattr(self.client, name)

@@ -41,18 +41,15 @@ def folder() -> Path | None:
     return Path(cache) / "compact" / "study"
 
 
-def source_digest(root: Path = PACKAGE) -> str:
-    """A hash of every file of the package (read each time: an edited file is a new key)."""
+def key(kind: str, name: str, root: Path = PACKAGE) -> str:
+    """Every file of the package hashed (read each time: an edited file is a new key), with the
+    strategy and the versions of Python and the wire libraries."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def key(kind: str, name: str, root: Path = PACKAGE) -> str:
     versions = [sys.version, *(version(package) for package in WIRE)]
-    parts = [FORMAT, kind, name, source_digest(root), versions]
+    parts = [FORMAT, kind, name, digest.hexdigest(), versions]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:KEY_CHARS]
 
 

@@ -19,16 +19,10 @@ ARCHIVES = (TRANSCRIPT_DIR + "/", TOOL_RESULTS_DIR.split("/")[0] + "/")
 PLACES = ("context", "archive", "workspace", "lost")
 
 
-def _readable(workdir: Path, relative: str) -> Path | None:
-    target = (workdir / relative).resolve()
-    if workdir in target.parents and target.is_file():
-        return target
-    return None
-
-
-def _read(root: Path, relative: str) -> str | None:
-    target = _readable(root, relative)
-    return target.read_text(encoding="utf-8", errors="replace") if target else None
+def _read(root: Path, relative: str) -> str | None:      # None outside ``root`` (resolved)
+    target = (root / relative).resolve()
+    return target.read_text(encoding="utf-8", errors="replace") \
+        if root in target.parents and target.is_file() else None
 
 
 def reachable_archives(context: str, workdir: Path) -> dict[str, str]:

@@ -97,9 +97,6 @@ class SessionReport:
     summary_turns: list[int] = field(default_factory=list)   # the user turn of each summary
     remembered: str = ""                # the file it was loaded from, when not replayed (remembered.py)
 
-    def kept(self, where: tuple[str, ...] = ("context", "archive", "workspace")) -> int:
-        return sum(v in where for v in self.retention.values())
-
     def places(self) -> dict[str, int]:
         return {p: list(self.retention.values()).count(p) for p in PLACES}
 

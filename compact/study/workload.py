@@ -15,6 +15,9 @@ PROBED = {"app", "auth"}                  # modules holding a probe: read once, 
 FILLER_MODULES = [m for m in MODULES if m not in PROBED]
 VERBS = ["load", "save", "check", "merge", "split", "render", "post", "fetch", "close", "open"]
 NOUNS = ["ledger", "invoice", "refund", "account", "batch", "report", "token", "entry", "queue"]
+FILLER = {"read": "Read src/{module}.py", "grep": "Run `grep -n def src/{module}.py`",   # turn k
+          "write": "Write notes/step-{k:03d}.md containing 'checked src/{module}.py at turn {k}'",
+          "count": "Run `wc -l src/billing.py src/refunds.py src/jobs.py`"}
 
 
 @dataclass(frozen=True)
@@ -127,13 +130,5 @@ def session_turns() -> list[str]:
             turns.append(planted[k])
             continue
         kind = rng.choice(["read", "read", "read", "grep", "write", "count"])
-        module = rng.choice(FILLER_MODULES)
-        if kind == "read":
-            turns.append(f"Read src/{module}.py")
-        elif kind == "grep":
-            turns.append(f"Run `grep -n def src/{module}.py`")
-        elif kind == "write":
-            turns.append(f"Write notes/step-{k:03d}.md containing 'checked src/{module}.py at turn {k}'")
-        else:
-            turns.append("Run `wc -l src/billing.py src/refunds.py src/jobs.py`")
+        turns.append(FILLER[kind].format(module=rng.choice(FILLER_MODULES), k=k))
     return turns
