@@ -143,6 +143,7 @@ HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cu
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
 REACTIVE_OFFSET = 0.2  # turns: a reactive cut's bar stands left of its turn's marker
 LEGEND_GAP = 6         # points between them and a legend under the Axes
+REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # the API's message
 
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
@@ -304,7 +305,7 @@ def _refused_label(ax: Axes, result: Any) -> str:
 def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
     """(turn, tokens refused, window) of each prompt-too-long refusal a run survived (``Turn.refusals``)."""
     return [(t.turn, int(m[1]), int(m[2])) for t in trace.turns for message in t.refusals
-            if (m := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", message))]
+            if (m := REFUSAL.search(message))]
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,

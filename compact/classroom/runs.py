@@ -1,16 +1,13 @@
 """Run folders: each process owns the ones it makes, and removes nothing another live process owns.
 
-Notebooks and the lab put every run in a new folder ``<label>-<n>`` of a runs folder, which two
-kernels may share (``make lab`` and ``make present``). Who owns what is kept beside the runs::
+Every run gets a new folder ``<label>-<n>`` of a runs folder two kernels may share. Beside it::
 
     runs/.runs.lock              held while a run folder is claimed or run folders are removed
     runs/.owners/<token>.lock    held (a file lock) for as long as the owning process lives
     runs/.owners/<token>/<name>  an empty file: run folder <name> belongs to <token>
 
-A run is *live* while a live process owns it (a closed kernel releases its lock by itself),
-else *finished*. Each new run removes finished runs beyond the newest ``keep`` per label; a
-process never removes another live process's run, and its own only when asked (``remove``).
-Folders that vanish meanwhile are skipped, never an error.
+A run is *live* while a live process owns it, else *finished*. Each new run removes finished runs
+beyond the newest ``keep`` per label; folders that vanish meanwhile are skipped, never an error.
 """
 
 from __future__ import annotations
@@ -87,8 +84,8 @@ def run_label_of(name: str) -> str:
 
 
 def new_run(runs: str | Path, label: str, keep: int = KEEP) -> Path:
-    """A new, empty folder ``<runs>/<label>-<n>`` owned by this process (n: one more than any
-    ``label`` run there); finished runs beyond the newest ``keep`` per label are removed."""
+    """A new, empty folder ``<runs>/<label>-<n>`` owned by this process (n: one more than any there);
+    finished runs beyond the newest ``keep`` per label are removed."""
     runs = Path(runs)
     if not RUN_NAME.match(f"{label}-1"):
         raise ValueError(f"label {label!r}: use letters, digits, '-', '_' or '.', not starting with '.'")
@@ -103,8 +100,7 @@ def new_run(runs: str | Path, label: str, keep: int = KEEP) -> Path:
 
 
 def _claim(runs: Path, owner: Owner, name: str) -> bool:
-    """Make run folder ``name``, recorded as this process's before it exists (so nobody sees
-    it unowned); False when the name is taken."""
+    """Make run folder ``name``, recorded as this process's before it exists; False when taken."""
     record = owner.folder / name
     record.touch()
     try:
@@ -123,9 +119,8 @@ def _my_token(runs: Path) -> str | None:
 
 
 def _live_owners(runs: Path) -> dict[str, set[str]]:
-    """run name → the live processes' tokens that own it. An owner whose process has ended is
-    dropped on the way (its runs are then finished, as if never owned); the caller holds the
-    folder lock, so nobody else probes or drops an owner meanwhile."""
+    """run name → the live processes' tokens that own it; an ended owner is dropped on the way (the
+    caller holds the folder lock)."""
     found: dict[str, set[str]] = {}
     try:
         tokens = [entry.name for entry in os.scandir(runs / OWNERS) if entry.is_dir()]
@@ -160,8 +155,7 @@ def _holds_its_lock(runs: Path, token: str) -> bool:
 
 
 def statuses(runs: str | Path) -> dict[str, str]:
-    """Each run folder's status: ``"mine"`` (this process), ``"live"`` (another live process)
-    or ``"finished"`` (no live process owns it)."""
+    """Each run folder's status: ``"mine"``, ``"live"`` (another live process's) or ``"finished"``."""
     runs = Path(runs)
     if not runs.is_dir():
         return {}
@@ -213,8 +207,7 @@ def prune(runs: str | Path, keep: int = KEEP) -> list[Path]:
 
 
 def remove(runs: str | Path, folders: Iterable[str | Path]) -> list[Path]:
-    """Remove the given run folders of ``runs`` that this process owns or that are finished;
-    a live run of another process stays. The folders removed."""
+    """Remove those of the given run folders that are this process's or finished; the folders removed."""
     runs = Path(runs)
     wanted = {Path(folder).name for folder in folders}
     if not runs.is_dir() or not wanted:
