@@ -52,8 +52,7 @@ register({   # the checker's report
     "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
                         "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
 })
-# The case names in Chinese: each case of ``stage_cases`` named by its rule in plain words (a test
-# asserts every case has both), keyed by the English name, the case's identity in the tests.
+# The case names in Chinese, keyed by the English name (a test asserts every case has both).
 ZH = {
     "the largest result goes to disk first, and the stage stops as soon as the batch fits the "
     "200,000 budget": "最大的结果最先转存到磁盘，一旦这批结果不超过 200,000 的预算就停止",
@@ -169,8 +168,7 @@ class Report:
         return [(o.passed, case_name(o.case), o.message) for o in self.outcomes]
 
     def headline(self) -> str:
-        """How many cases pass; the lesson's cases and the fixes apart when a fix fails, so a
-        function that follows the lesson reads as right on the lesson, the fixes still to do."""
+        """How many cases pass; the lesson's cases and the fixes apart when a fix fails."""
         good = sum(o.passed for o in self.outcomes)
         verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
         fixes = [o for o in self.outcomes if o.case.source == "fix"]
@@ -207,10 +205,8 @@ class Report:
 
 
 def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
-    """Run every case of ``stage`` against ``fn`` (``stage(messages, ctx) -> list``), each in its own
-    empty folder; return the report (a notebook shows it once, as the cell's value). Under the
-    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises, unless ``strict=False`` (a
-    function shown failing on purpose, such as the lesson's snippet)."""
+    """Run every case of ``stage`` against ``fn``, each in its own empty folder; the report. Under the
+    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing one raises, unless ``strict=False``."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     signature = SIGNATURE.format(stage=stage)
     if not callable(fn):

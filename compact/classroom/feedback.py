@@ -1,8 +1,5 @@
-"""Where a learner's stage went wrong, in words: the structure first, then the first difference.
-
-Structure: how many messages, how much of the input's head and tail was kept, which tool
-results changed and into what. Then the first message or block that differs and, for text,
-the first differing character with 40 characters of context on both sides.
+"""Where a learner's stage went wrong, in words: the structure first (message count, head and tail
+kept, tool results changed), then the first message or block that differs, with text around it.
 """
 
 from __future__ import annotations
@@ -106,8 +103,7 @@ def _kept(given: list, out: list) -> tuple[int, int]:
 
 
 def changed(given: list, out: list) -> dict:
-    """The input's tool results ``out`` changed (by tool_use_id, oldest first): id → (its
-    number, counted from 1, the new content)."""
+    """The input's tool results ``out`` changed: tool_use_id → (its number from 1, the new content)."""
     now = {b.get("tool_use_id"): b.get("content") for _, _, b in iter_tool_results(out)}
     return {b.get("tool_use_id"): (n, now[b.get("tool_use_id")])
             for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
