@@ -9,7 +9,8 @@ its Axes; figures use the object API (no pyplot state).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib
@@ -267,9 +268,11 @@ def _before_and_sent(ax: Axes, trace: Trace, sizes: tuple[list[int], list[int]],
             ax.vlines([x + offset for x in xs], lows, highs, **look)
 
 
-def new_axes(height: float, width: float = 11) -> Axes:
-    """One projector-wide Axes on a figure of its own (no pyplot state)."""
-    return Figure(figsize=(width, height), layout="constrained").subplots()
+@contextmanager
+def panel(ax: Axes | None, height: float, width: float = 11) -> Iterator[Axes]:
+    """The classroom style, and ``ax`` to draw in, or a projector-wide Axes on a figure of its own."""
+    with matplotlib.rc_context(RC):
+        yield ax if ax is not None else Figure(figsize=(width, height), layout="constrained").subplots()
 
 
 def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
@@ -313,8 +316,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
     """Context size per turn (chars of JSON) against ``context_limit``, a marker per stage that
     fired; ``limit=False``: scaled to the run, the limit only in the legend."""
     trace, limits, result = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6)
+    with panel(ax, 6) as ax:
         turns = [t.turn for t in trace.turns]
         sizes = [t.size_before for t in trace.turns], [t.size_sent for t in trace.turns]
         _before_and_sent(ax, trace, sizes, say("plot.chars"), zoomed=not limit)
@@ -348,8 +350,7 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
     trace, _, result = _parts(run)
     refused = getattr(result, "refused_tokens", None) if result is not None else None
     window = window_tokens or (refused[1] if refused else None) or (rescued[0][2] if rescued else None)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         ax.plot(turns, [t.size_sent / CHARS_PER_TOKEN for t in trace.turns], linestyle="None",
                 marker="s", markersize=8, markerfacecolor="white", color="#777777",
@@ -404,8 +405,7 @@ def _log_axis(ax: Axes, values: Iterable[int]) -> None:
 def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """tool_result_budget's trigger: the newest batch's size against the budget, bars labelled."""
     trace, limits, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         sizes = batch_sizes(run)
         xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
         for offset, values, colour, label, gid in (
@@ -430,8 +430,7 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
         _before_and_sent(ax, trace, (before, sent), say("plot.messages"))
@@ -451,8 +450,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
     """What the context is made of: a stacked bar per turn, a colour per kind; placeholders are
     slivers, so their number is written above the bar."""
     trace, _, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         counts = [placeholders(t.sent) for t in trace.turns]
         bottom = [0] * len(turns)

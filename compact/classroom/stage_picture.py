@@ -12,7 +12,6 @@ import math
 from copy import deepcopy
 from dataclasses import dataclass
 
-import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon, Rectangle
@@ -23,7 +22,7 @@ from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from ..trace import composition
-from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, new_axes, text_width
+from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, panel, text_width
 from .show import event_detail
 
 register({   # every text a stage picture shows (looked up when drawn)
@@ -316,8 +315,7 @@ def _legend(ax: Axes, boxes: list[Box]) -> None:
 
 def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = None) -> Figure:
     """The picture of one stage, titled with its size change (``ax``: drawn into it)."""
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5.6)
+    with panel(ax, 5.6) as ax:
         found = bands(before, after, event)
         old_marks, new_marks, disk = changes(before, after, found)
         total = max(sum(c for m in before for _, c in block_kinds(m)),

@@ -14,7 +14,7 @@ from matplotlib.patches import Patch
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
-from .plot import RC, finish, legend_below, new_axes, thousands
+from .plot import RC, finish, legend_below, panel, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -48,8 +48,7 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
     """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``)."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6)
+    with panel(ax, 6) as ax:
         for index, report in enumerate(reports):
             values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
             colour, style, marker = _style(report.strategy, index)
@@ -88,8 +87,7 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
     """Where each probe fact ended up, per strategy (``retention.PLACES``)."""
     probes = list(reports[0].retention) if reports else []
     grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6.5, 13)
+    with panel(ax, 6.5, 13) as ax:
         colours = ListedColormap([PLACE_COLOURS[p] for p in PLACES])
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
@@ -111,8 +109,7 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
 def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None) -> Axes:
     """Each summary's length at the user turn it was written, a cross on one cut off at
     ``max_tokens``; ``cap``: the last report's cap."""
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5.5)
+    with panel(ax, 5.5) as ax:
         for index, report in enumerate(reports):
             colour, _, marker = _style(report.strategy, index)
             sizes = [len(summary) for summary in report.summaries]
