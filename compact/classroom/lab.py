@@ -9,7 +9,7 @@ import html
 import io
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
 CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
 NUMERALS = {1: "一", 2: "二", 3: "三"}     # experiment n in Chinese, as the lesson names them: 实验一
+WIDE = {"width": "100%", "min_width": "0"}     # a control as wide as its column
 KEEP_RUNS = 5               # the lab's own runs kept per experiment, besides the one shown
 # The page's CSS: the plot as big as the window allows, and dark where the page is dark
 # (JupyterLab and Voilà mark a dark theme on <body>; VS Code has its own class).
@@ -132,6 +133,12 @@ def files_html(result: ExperimentResult) -> str:
             + f"<ul>{listing or '<li>' + say('lab.none') + '</li>'}</ul>")
 
 
+def _button(text: str, tooltip: str, action: Callable[[], Any], icon: str = "", **layout: str) -> w.Button:
+    button = w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(**layout))
+    button.on_click(lambda _b: action())
+    return button
+
+
 def run_folders(root: Path) -> list[Path]:
     """The run folders under ``root``, oldest first per experiment."""
     return [root / name for name in run_names(root)]
@@ -154,13 +161,19 @@ class Lab:
         self._thread: threading.Thread | None = None
         self._ignored = 0                                 # clicks ignored during this run
         self._base = limits
-        self.sliders = self._make_sliders(limits)
-        self.buttons = self._make_buttons()
-        self.reset = w.Button(description=say("lab.reset"), icon="undo", tooltip=say("lab.reset_tip"),
-                              layout=w.Layout(width="auto", align_self="flex-end"))
-        self.reset.on_click(lambda _b: self.reset_sliders())
+        self.sliders = {name: w.IntSlider(getattr(limits, name), low, high, step, description=name,
+                                          tooltip=say(f"lab.tip.{name}"), readout_format=",d",
+                                          continuous_update=False, style={"description_width": "150px"},
+                                          layout=w.Layout(**WIDE))
+                        for name, (low, high, step) in SLIDERS.items()}
+        for slider in self.sliders.values():
+            slider.observe(self._sliders_moved, names="value")
+        self.buttons = [_button(say(key), prompt(n), lambda n=n, c=compaction: self.click(n, compaction=c),
+                                **WIDE) for key, n, compaction in BUTTONS]
+        self.reset = _button(say("lab.reset"), say("lab.reset_tip"), self.reset_sliders, "undo",
+                             width="auto", align_self="flex-end")
         self.progress = w.IntProgress(0, 0, 40, description=say("lab.idle"), bar_style="info",
-                                      layout=w.Layout(width="100%", min_width="0"))
+                                      layout=w.Layout(**WIDE))
         self.status = w.HTML(f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>")
         self.state = w.HTML(f"<div class='lab-state'><i>{say('lab.press')}</i></div>",
                             layout=w.Layout(min_width="0"))
@@ -170,34 +183,13 @@ class Lab:
         self._make_panes()
         self.widget = self._arrange()
 
-    def _make_sliders(self, limits: Limits) -> dict[str, w.IntSlider]:
-        sliders = {}
-        for name, (low, high, step) in SLIDERS.items():
-            slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
-                                 tooltip=say(f"lab.tip.{name}"), readout_format=",d",
-                                 continuous_update=False, style={"description_width": "150px"},
-                                 layout=w.Layout(width="100%", min_width="0"))
-            slider.observe(self._sliders_moved, names="value")
-            sliders[name] = slider
-        return sliders
-
-    def _make_buttons(self) -> list[w.Button]:
-        buttons = []
-        for key, n, compaction in BUTTONS:
-            button = w.Button(description=say(key), tooltip=prompt(n),
-                              layout=w.Layout(width="100%", min_width="0"))
-            button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
-            buttons.append(button)
-        return buttons
-
     def _make_panes(self) -> None:
         self.events = w.HTML(f"<i>{say('lab.events_empty')}</i>")
         self.answer = w.HTML()
         self.files = w.HTML()
         self.runs_kept = w.HTML()
-        self.clear = w.Button(description=say("lab.clear"), icon="trash", tooltip=say("lab.clear_tip"),
-                              layout=w.Layout(width="auto"))
-        self.clear.on_click(lambda _b: self.clear_old_runs())
+        self.clear = _button(say("lab.clear"), say("lab.clear_tip"), self.clear_old_runs, "trash",
+                             width="auto")
         self.turn = w.IntSlider(1, 1, 1, description=say("lab.turn"), disabled=True)
         self.turn.observe(self._show_turn, names="value")
         self.inspector = w.HTML()
