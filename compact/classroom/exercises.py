@@ -36,7 +36,36 @@ from .stage_cases import SIGNATURE, Case, cases
 
 CONTEXT = 40
 
-register({
+register({   # the checker's report and its feedback
+    "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
+                       "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
+    "check.all_pass": {"en": "all pass", "zh": "全部通过"},
+    "check.split": {"en": "{stage}: the lesson's {lesson} cases: {verdict}; "
+                          "the {fixes} fixes (beyond the lesson): {fixed} of {fixes}",
+                    "zh": "{stage}：课程的 {lesson} 个用例：{verdict}；"
+                          "{fixes} 个修正（超出课程）：{fixes} 个中通过 {fixed} 个"},
+    "check.some_pass": {"en": "{good} of {total} pass, {count} fail",
+                        "zh": "{total} 个中通过 {good} 个，{count} 个未通过"},
+    "check.solution": {"en": "this checked the package's worked solution, not yours: delete the line "
+                             "marked '← delete this line' to check your own",
+                       "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着「←」的那一行导入，"
+                             "再检查你自己的函数"},
+    "check.fail": {"en": "{count} fail", "zh": "{count} 个未通过"},
+    "check.not_written": {"en": "not written yet (it raises NotImplementedError)",
+                          "zh": "还没有写（它抛出 NotImplementedError）"},
+    "check.raised": {"en": "it raised {kind}: {error} (line {line} of {where})",
+                     "zh": "它抛出了 {kind}：{error}（{where} 的第 {line} 行）"},
+    "check.mutated": {"en": "it changed the list it was given; build and return a new list (copy a "
+                            "message or block before changing it), so a failing step loses nothing",
+                      "zh": "它改动了传入的列表；请构建并返回一个新列表（改动消息或块之前先复制），"
+                            "这样某一步失败时什么也不会丢"},
+    "check.not_function": {"en": "check needs a function {signature}, got {kind}",
+                           "zh": "check 需要一个函数 {signature}，得到的是 {kind}"},
+    "check.this_function": {"en": "this function", "zh": "这个函数"},
+    "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
+                        "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
+    "case.source.lesson": {"en": "lesson", "zh": "课程"},
+    "case.source.fix": {"en": "fix", "zh": "修正"},
     "fb.not_list": {"en": "it returned {kind}, not a list of messages",
                     "zh": "它返回的是 {kind}，不是消息列表"},
     "fb.count": {"en": "it returned {got} messages; {want} were expected",
@@ -71,6 +100,21 @@ register({
     "fb.kind.compacted": {"en": "a {label} message", "zh": "一条 {label} 消息"},
     "fb.kind.text": {"en": "text of {chars:,} chars", "zh": "一段 {chars:,} 字符的文本"},
     "fb.kind.blocks": {"en": "blocks [{kinds}]", "zh": "一组块 [{kinds}]"},
+    # the lesson's known pitfalls, recognised in a learner's output and named first in the report
+    "mistake.unencoded": {
+        "en": "likely mistake: the summary is not passed through json.dumps(summary, "
+              "ensure_ascii=False); as raw text a line inside it could pose as a section",
+        "zh": "可能的错误：摘要没有经过 json.dumps(summary, ensure_ascii=False)；作为原始文本，"
+              "其中的一行就可能冒充成一个部分"},
+    "mistake.unpaired": {
+        "en": "likely mistake: your cut separates a tool_use from its tool_result ({problem}); "
+              "move the cut so the pair stays whole",
+        "zh": "可能的错误：你的切分把 tool_use 和它的 tool_result 分开了（{problem}）；"
+              "移动切点，让这一对保持完整"},
+    "mistake.wrong_end": {
+        "en": "likely mistake: it keeps the oldest results whole and replaces the newest; keep "
+              "the newest (the end of the list) and replace the older ones",
+        "zh": "可能的错误：它让最早的结果保持完整，却替换了最新的；应保留最新的（列表末尾），替换较早的"},
 })
 
 
@@ -179,28 +223,6 @@ def difference(expected: list, got: Any, given: list) -> str | None:
                                        first_difference(expected, got)] if line)
 
 
-# The lesson's known pitfalls, recognised in a learner's output and named first in the checker's
-# report: the summary not JSON-encoded, a cut between a tool_use and its result, the wrong end of
-# the list kept. (A changed input is named by the checker itself.)
-
-register({
-    "mistake.unencoded": {
-        "en": "likely mistake: the summary is not passed through json.dumps(summary, "
-              "ensure_ascii=False); as raw text a line inside it could pose as a section",
-        "zh": "可能的错误：摘要没有经过 json.dumps(summary, ensure_ascii=False)；作为原始文本，"
-              "其中的一行就可能冒充成一个部分"},
-    "mistake.unpaired": {
-        "en": "likely mistake: your cut separates a tool_use from its tool_result ({problem}); "
-              "move the cut so the pair stays whole",
-        "zh": "可能的错误：你的切分把 tool_use 和它的 tool_result 分开了（{problem}）；"
-              "移动切点，让这一对保持完整"},
-    "mistake.wrong_end": {
-        "en": "likely mistake: it keeps the oldest results whole and replaces the newest; keep "
-              "the newest (the end of the list) and replace the older ones",
-        "zh": "可能的错误：它让最早的结果保持完整，却替换了最新的；应保留最新的（列表末尾），替换较早的"},
-})
-
-
 def unencoded(got: list) -> bool:
     """The reference state after the header is raw text, not one JSON string."""
     text = plain_text(got[0]) if got and isinstance(got[0], dict) else ""
@@ -228,35 +250,6 @@ def likely_mistake(stage: str, given: list, expected: list, got: list) -> str | 
     return None
 
 
-register({   # the checker's report
-    "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
-                       "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
-    "check.all_pass": {"en": "all pass", "zh": "全部通过"},
-    "check.split": {"en": "{stage}: the lesson's {lesson} cases: {verdict}; "
-                          "the {fixes} fixes (beyond the lesson): {fixed} of {fixes}",
-                    "zh": "{stage}：课程的 {lesson} 个用例：{verdict}；"
-                          "{fixes} 个修正（超出课程）：{fixes} 个中通过 {fixed} 个"},
-    "check.some_pass": {"en": "{good} of {total} pass, {count} fail",
-                        "zh": "{total} 个中通过 {good} 个，{count} 个未通过"},
-    "check.solution": {"en": "this checked the package's worked solution, not yours: delete the line "
-                             "marked '← delete this line' to check your own",
-                       "zh": "这次检查的是包里的参考答案，不是你写的：删掉行尾标着「←」的那一行导入，"
-                             "再检查你自己的函数"},
-    "check.fail": {"en": "{count} fail", "zh": "{count} 个未通过"},
-    "check.not_written": {"en": "not written yet (it raises NotImplementedError)",
-                          "zh": "还没有写（它抛出 NotImplementedError）"},
-    "check.raised": {"en": "it raised {kind}: {error} (line {line} of {where})",
-                     "zh": "它抛出了 {kind}：{error}（{where} 的第 {line} 行）"},
-    "check.mutated": {"en": "it changed the list it was given; build and return a new list (copy a "
-                            "message or block before changing it), so a failing step loses nothing",
-                      "zh": "它改动了传入的列表；请构建并返回一个新列表（改动消息或块之前先复制），"
-                            "这样某一步失败时什么也不会丢"},
-    "check.not_function": {"en": "check needs a function {signature}, got {kind}",
-                           "zh": "check 需要一个函数 {signature}，得到的是 {kind}"},
-    "check.this_function": {"en": "this function", "zh": "这个函数"},
-    "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
-                        "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
-})
 # The case names in Chinese, keyed by the English name (a test asserts every case has both).
 ZH = {
     "the largest result goes to disk first, and the stage stops as soon as the batch fits the "
@@ -310,10 +303,6 @@ ZH = {
     "help)": "最后 5 条消息之前没有内容时，历史保持原样（调用摘要也无济于事）",
 }
 register({f"case.{english}": {"en": english, "zh": chinese} for english, chinese in ZH.items()})
-register({
-    "case.source.lesson": {"en": "lesson", "zh": "课程"},
-    "case.source.fix": {"en": "fix", "zh": "修正"},
-})
 
 
 def case_name(case: object) -> str:
