@@ -291,10 +291,6 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
 
 
-def _count(row: str, count: int) -> str:
-    return say(f"picture.{row}_one") if count == 1 else say(f"picture.{row}_many", count=count)
-
-
 def _title(event: StageEvent) -> str:
     key = "picture.title" if event.fired else "picture.not_fired"
     text = say(key, stage=event.stage, before=event.size_before, after=event.size_after,
@@ -336,7 +332,8 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         ax.set_ylim(-0.45, max(top, 2.0))
         ax.set_xticks([])
         ax.set_yticks([ROWS[r][0] + ROWS[r][1] / 2 for r in ("after", "before")],
-                      [_count(r, len(after if r == "after" else before)) for r in ("after", "before")])
+                      [say(f"picture.{r}_one") if n == 1 else say(f"picture.{r}_many", count=n)
+                       for r, n in (("after", len(after)), ("before", len(before)))])
         ax.tick_params(axis="y", length=0, labelsize=RC["ytick.labelsize"] + 1)
         ax.spines[:].set_visible(False)
         _legend(ax, old + new)
