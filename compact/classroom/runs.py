@@ -17,9 +17,10 @@ import re
 import secrets
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock, Timeout
 
@@ -154,13 +155,18 @@ def _holds_its_lock(runs: Path, token: str) -> bool:
     return False
 
 
-def statuses(runs: str | Path) -> dict[str, str]:
-    """Each run folder's status: ``"mine"``, ``"live"`` (another live process's) or ``"finished"``."""
+def _locked(runs: str | Path, work: Callable[[Path], Any], nothing: Any) -> Any:
+    """``work(runs)`` under the folder lock; ``nothing`` if there is no such folder."""
     runs = Path(runs)
     if not runs.is_dir():
-        return {}
+        return nothing
     with folder_lock(runs):
-        return _statuses(runs)
+        return work(runs)
+
+
+def statuses(runs: str | Path) -> dict[str, str]:
+    """Each run folder's status: ``"mine"``, ``"live"`` (another live process's) or ``"finished"``."""
+    return _locked(runs, _statuses, {})
 
 
 def _statuses(runs: Path) -> dict[str, str]:
@@ -199,25 +205,15 @@ def _prune(runs: Path, keep: int) -> list[Path]:
 
 def prune(runs: str | Path, keep: int = KEEP) -> list[Path]:
     """Remove finished runs beyond the newest ``keep`` of each label; the folders removed."""
-    runs = Path(runs)
-    if not runs.is_dir():
-        return []
-    with folder_lock(runs):
-        return _prune(runs, keep)
+    return _locked(runs, lambda folder: _prune(folder, keep), [])
 
 
 def remove(runs: str | Path, folders: Iterable[str | Path]) -> list[Path]:
     """Remove those of the given run folders that are this process's or finished; the folders removed."""
-    runs = Path(runs)
     wanted = {Path(folder).name for folder in folders}
-    if not runs.is_dir() or not wanted:
-        return []
-    removed = []
-    with folder_lock(runs):
-        for name, status in _statuses(runs).items():
-            if name in wanted and status in ("mine", "finished") and _remove_run(runs, name):
-                removed.append(runs / name)
-    return removed
+    return _locked(runs, lambda folder: [folder / name for name, status in _statuses(folder).items()
+                                         if name in wanted and status in ("mine", "finished")
+                                         and _remove_run(folder, name)], []) if wanted else []
 
 
 def folder_bytes(folder: Path) -> int:
