@@ -30,8 +30,7 @@ from ..pipeline.messages import (
 )
 from ..pipeline.validation import pairing_problems
 from ..texts import register, say
-from .reveal import CHECK_CLAIMS
-from .solutions import MODULE as SOLUTIONS
+from .reveal import CHECK_CLAIMS, is_solution
 from .stage_cases import SIGNATURE, Case, cases
 
 CONTEXT = 40
@@ -416,7 +415,7 @@ def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
-    report = Report(stage, tuple(outcomes), getattr(fn, "__module__", None) == SOLUTIONS)
+    report = Report(stage, tuple(outcomes), is_solution(fn))
     if strict and os.environ.get(CHECK_CLAIMS) and not report.passed:   # notebooks under test
         raise AssertionError(str(report))
     return report

@@ -131,10 +131,9 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
                             "zh": "无需压缩：上下文一直低于上限"},
 })
 STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{stage}")
-    name: (colour, marker) for name, colour, marker in (
-        ("tool_result_budget", "#E69F00", "s"), ("snip_compact", "#56B4E9", "D"),
-        ("micro_compact", "#009E73", "o"), ("compact_history", "#D55E00", "*"),
-        ("reactive_compact", "#CC79A7", "X"), ("compact_tool", "#0072B2", "P"))}
+    "tool_result_budget": ("#E69F00", "s"), "snip_compact": ("#56B4E9", "D"),
+    "micro_compact": ("#009E73", "o"), "compact_history": ("#D55E00", "*"),
+    "reactive_compact": ("#CC79A7", "X"), "compact_tool": ("#0072B2", "P")}
 KIND_COLOURS = dict(zip(KINDS, ["#0072B2", "#56B4E9", "#999999", "#E69F00", "#F0E442",
                                 "#009E73", "#D55E00", "#CC79A7"], strict=True))
 RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fontsize": 11,
