@@ -1,6 +1,7 @@
 """The "write it yourself" checker: ``check("micro_compact", my_micro_compact)`` runs every case
-of ``stage_cases`` (the ones the package's own stages pass) and says, in plain words, which pass
-and, for each that fails, what was expected and what came back.
+of ``stage_cases`` and says, in plain words, which pass and, for each that fails, where the stage
+went wrong: the pitfall it shows, if the lesson is known for it, the structure (message count,
+head and tail kept, tool results changed), then the first message or block that differs.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import copy
 import html
 import inspect
+import json
 import os
 import tempfile
 import traceback
@@ -16,14 +18,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..offline.markers import read_compacted, read_persisted, read_placeholder, read_snip
 from ..pipeline import Context
+from ..pipeline.formats import REFERENCE
+from ..pipeline.messages import (
+    has_tool_use,
+    is_tool_result_message,
+    iter_tool_results,
+    joined_text,
+    plain_text,
+)
+from ..pipeline.validation import pairing_problems
 from ..texts import register, say
-from .feedback import difference, likely_mistake
-from .reveal import CHECK_CLAIMS
-from .solutions import MODULE as SOLUTIONS
+from .reveal import CHECK_CLAIMS, is_solution
 from .stage_cases import SIGNATURE, Case, cases
 
-register({   # the checker's report
+CONTEXT = 40
+
+register({   # the checker's report and its feedback
     "check.headline": {"en": "{stage}: {good} of {total} cases pass ({verdict})",
                        "zh": "{stage}：{total} 个用例中通过 {good} 个（{verdict}）"},
     "check.all_pass": {"en": "all pass", "zh": "全部通过"},
@@ -51,9 +63,193 @@ register({   # the checker's report
     "check.this_function": {"en": "this function", "zh": "这个函数"},
     "check.signature": {"en": "{name}{actual} cannot be called as {signature}; give it those parameters",
                         "zh": "{name}{actual} 不能按 {signature} 调用；请给它这些参数"},
+    "case.source.lesson": {"en": "lesson", "zh": "课程"},
+    "case.source.fix": {"en": "fix", "zh": "修正"},
+    "fb.not_list": {"en": "it returned {kind}, not a list of messages",
+                    "zh": "它返回的是 {kind}，不是消息列表"},
+    "fb.count": {"en": "it returned {got} messages; {want} were expected",
+                 "zh": "它返回了 {got} 条消息，应为 {want} 条"},
+    "fb.kept": {"en": "kept from the input: the first {head} and the last {tail} messages "
+                      "expected; yours kept the first {got_head} and the last {got_tail}",
+                "zh": "应保留输入的前 {head} 条和后 {tail} 条消息；"
+                      "你的保留了前 {got_head} 条和后 {got_tail} 条"},
+    "fb.pair": {"en": " (message {at} holds tool results answering message {before}: a cut "
+                      "between them leaves an orphan the API refuses)",
+                "zh": "（第 {at} 条消息里的工具结果回答的是第 {before} 条的调用："
+                      "在两者之间切开会留下 API 拒绝的孤立结果）"},
+    "fb.results": {"en": "tool results changed (numbered oldest first): expected {want}; "
+                         "yours {got}",
+                   "zh": "被改动的工具结果（从最早的开始编号）应为：{want}；你的是：{got}"},
+    "fb.none": {"en": "none", "zh": "无"},
+    "fb.and": {"en": ", ", "zh": "，"},                  # between two changed results
+    "fb.message": {"en": "message {i}: expected {want}, got {got}",
+                   "zh": "第 {i} 条消息：应为{want}，得到{got}"},
+    "fb.block": {"en": "message {i}, block {j}: expected {want}, got {got}",
+                 "zh": "第 {i} 条消息的第 {j} 个块：应为{want}，得到{got}"},
+    "fb.same_kind": {"en": "{where}: {kind} in both, but they differ",
+                     "zh": "{where}：两边都是{kind}，但内容不同"},
+    "fb.where.message": {"en": "message {i}", "zh": "第 {i} 条消息"},
+    "fb.where.block": {"en": "message {i}, block {j}", "zh": "第 {i} 条消息的第 {j} 个块"},
+    "fb.text_at": {"en": "first difference at character {at}:\n  expected …{want}…\n  got      …{got}…",
+                   "zh": "第一个不同出现在第 {at} 个字符：\n  应为 …{want}…\n  得到 …{got}…"},
+    "fb.kind.placeholder": {"en": "a placeholder", "zh": "一个占位符"},
+    "fb.kind.persisted": {"en": "a persisted-output block ({chars:,} chars)",
+                          "zh": "一个转存块（{chars:,} 字符）"},
+    "fb.kind.snip": {"en": "a snip marker of {count} messages", "zh": "一个省略 {count} 条消息的标记"},
+    "fb.kind.compacted": {"en": "a {label} message", "zh": "一条 {label} 消息"},
+    "fb.kind.text": {"en": "text of {chars:,} chars", "zh": "一段 {chars:,} 字符的文本"},
+    "fb.kind.blocks": {"en": "blocks [{kinds}]", "zh": "一组块 [{kinds}]"},
+    # the lesson's known pitfalls, recognised in a learner's output and named first in the report
+    "mistake.unencoded": {
+        "en": "likely mistake: the summary is not passed through json.dumps(summary, "
+              "ensure_ascii=False); as raw text a line inside it could pose as a section",
+        "zh": "可能的错误：摘要没有经过 json.dumps(summary, ensure_ascii=False)；作为原始文本，"
+              "其中的一行就可能冒充成一个部分"},
+    "mistake.unpaired": {
+        "en": "likely mistake: your cut separates a tool_use from its tool_result ({problem}); "
+              "move the cut so the pair stays whole",
+        "zh": "可能的错误：你的切分把 tool_use 和它的 tool_result 分开了（{problem}）；"
+              "移动切点，让这一对保持完整"},
+    "mistake.wrong_end": {
+        "en": "likely mistake: it keeps the oldest results whole and replaces the newest; keep "
+              "the newest (the end of the list) and replace the older ones",
+        "zh": "可能的错误：它让最早的结果保持完整，却替换了最新的；应保留最新的（列表末尾），替换较早的"},
 })
-# The case names in Chinese: each case of ``stage_cases`` named by its rule in plain words (a test
-# asserts every case has both), keyed by the English name, the case's identity in the tests.
+
+
+def describe(content: Any) -> str:
+    """What a message's or a block's content is, in a few words."""
+    if isinstance(content, list):
+        return say("fb.kind.blocks", kinds=", ".join(
+            str(b.get("type")) if isinstance(b, dict) else type(b).__name__ for b in content))
+    text = content if isinstance(content, str) else repr(content)
+    if read_placeholder(text):
+        return say("fb.kind.placeholder")
+    if read_persisted(text) is not None:
+        return say("fb.kind.persisted", chars=len(text))
+    if (snip := read_snip(text)) is not None:
+        return say("fb.kind.snip", count=snip.count)
+    if (compacted := read_compacted(text)) is not None:
+        return say("fb.kind.compacted", label=f"[{compacted.label}]")
+    return say("fb.kind.text", chars=len(text))
+
+
+def _contrast(key: str, want: Any, got: Any, **where: int) -> str:
+    """"expected X, got Y" for message or block ``where``; one phrase when X and Y read alike."""
+    kinds = describe(want), describe(got)
+    if kinds[0] == kinds[1]:
+        return say("fb.same_kind", where=say(f"fb.where.{key}", **where), kind=kinds[0])
+    return say(f"fb.{key}", want=kinds[0], got=kinds[1], **where)
+
+
+def text_difference(want: str, have: str) -> str:
+    """The first differing character of two texts, with context on both sides."""
+    at = next((k for k, (a, b) in enumerate(zip(want, have, strict=False)) if a != b),
+              min(len(want), len(have)))
+    start = max(at - CONTEXT, 0)
+    return say("fb.text_at", at=at, want=repr(want[start:at + CONTEXT])[1:-1],
+               got=repr(have[start:at + CONTEXT])[1:-1])
+
+
+def _kept(given: list, out: list) -> tuple[int, int]:
+    """How many of the input's first and last messages ``out`` keeps as they were."""
+    shorter = min(len(given), len(out))
+    head = next((k for k, (a, b) in enumerate(zip(given, out, strict=False)) if a != b), shorter)
+    tail = next((k for k, (a, b) in enumerate(zip(reversed(given), reversed(out), strict=False))
+                 if a != b), shorter)
+    return min(head, len(out)), min(tail, len(out) - min(head, len(out)))
+
+
+def changed(given: list, out: list) -> dict:
+    """The input's tool results ``out`` changed: tool_use_id → (its number from 1, the new content)."""
+    now = {b.get("tool_use_id"): b.get("content") for _, _, b in iter_tool_results(out)}
+    return {b.get("tool_use_id"): (n, now[b.get("tool_use_id")])
+            for n, (_, _, b) in enumerate(iter_tool_results(given), 1)
+            if b.get("tool_use_id") in now and now[b.get("tool_use_id")] != b.get("content")}
+
+
+def _changed(given: list, out: list) -> str:
+    """Which of the input's tool results ``out`` changed, and into what."""
+    changes = [f"#{n} → {describe(content)}" for n, content in changed(given, out).values()]
+    return say("fb.and").join(changes) or say("fb.none")
+
+
+def structure(expected: list, got: list, given: list) -> list[str]:
+    """The shape of the difference: message counts, what was kept, which results changed."""
+    lines = [say("fb.count", got=len(got), want=len(expected))] if len(got) != len(expected) else []
+    (head, tail), (got_head, got_tail) = _kept(given, expected), _kept(given, got)
+    if (head, tail) != (got_head, got_tail) and len(expected) < len(given):
+        line = say("fb.kept", head=head, tail=tail, got_head=got_head, got_tail=got_tail)
+        for cut in (got_head, len(given) - got_tail):     # where yours cut the input
+            if 0 < cut < len(given) and is_tool_result_message(given[cut]) \
+                    and has_tool_use(given[cut - 1]):
+                line += say("fb.pair", at=cut, before=cut - 1)
+                break
+        lines.append(line)
+    want_changes, got_changes = _changed(given, expected), _changed(given, got)
+    if want_changes != got_changes:
+        lines.append(say("fb.results", want=want_changes, got=got_changes))
+    return lines
+
+
+def first_difference(expected: list, got: list) -> str:
+    """The first message, or block, that differs; for text, where."""
+    for i, (want, have) in enumerate(zip(expected, got, strict=False)):
+        if want == have:
+            continue
+        wc = want.get("content") if isinstance(want, dict) else want
+        hc = have.get("content") if isinstance(have, dict) else have
+        if isinstance(wc, list) and isinstance(hc, list) and len(wc) == len(hc):
+            j = next(j for j, (a, b) in enumerate(zip(wc, hc, strict=True)) if a != b)
+            wb, hb = wc[j], hc[j]
+            wt, ht = (joined_text(x.get("content", x.get("text"))) if isinstance(x, dict) else x
+                      for x in (wb, hb))
+            return (_contrast("block", wt, ht, i=i, j=j)
+                    + "\n" + text_difference(str(wt), str(ht)))
+        line = _contrast("message", wc, hc, i=i)
+        both_text = isinstance(wc, str) and isinstance(hc, str)
+        return line + ("\n" + text_difference(wc, hc) if both_text else "")
+    return ""
+
+
+def difference(expected: list, got: Any, given: list) -> str | None:
+    """Where ``got`` differs from ``expected`` (both from the input ``given``), or None."""
+    if not isinstance(got, list):
+        return say("fb.not_list", kind=type(got).__name__)
+    if got == expected:
+        return None
+    return "\n".join(line for line in [*structure(expected, got, given),
+                                       first_difference(expected, got)] if line)
+
+
+def unencoded(got: list) -> bool:
+    """The reference state after the header is raw text, not one JSON string."""
+    text = plain_text(got[0]) if got and isinstance(got[0], dict) else ""
+    _, found, reference = text.partition(f"\n\n{REFERENCE}\n")
+    if not found:
+        return False
+    try:
+        return not isinstance(json.loads(reference), str)
+    except ValueError:
+        return True
+
+
+def likely_mistake(stage: str, given: list, expected: list, got: list) -> str | None:
+    """The pitfall ``got`` shows, if it is one the lesson is known for."""
+    if stage in ("compact_history", "reactive_compact") and unencoded(got):
+        return say("mistake.unencoded")
+    problems = pairing_problems(got) if not pairing_problems(given) else []
+    if stage in ("snip_compact", "reactive_compact") and problems:
+        return say("mistake.unpaired", problem=problems[0])
+    ids, want, have = [b.get("tool_use_id") for _, _, b in iter_tool_results(given)], \
+        list(changed(given, expected)), list(changed(given, got))
+    if stage == "micro_compact" and want and have and want != have and \
+            set(have) <= set(ids[len(ids) - len(have):]) and set(want) <= set(ids[:len(want)]):
+        return say("mistake.wrong_end")
+    return None
+
+
+# The case names in Chinese, keyed by the English name (a test asserts every case has both).
 ZH = {
     "the largest result goes to disk first, and the stage stops as soon as the batch fits the "
     "200,000 budget": "最大的结果最先转存到磁盘，一旦这批结果不超过 200,000 的预算就停止",
@@ -106,10 +302,6 @@ ZH = {
     "help)": "最后 5 条消息之前没有内容时，历史保持原样（调用摘要也无济于事）",
 }
 register({f"case.{english}": {"en": english, "zh": chinese} for english, chinese in ZH.items()})
-register({
-    "case.source.lesson": {"en": "lesson", "zh": "课程"},
-    "case.source.fix": {"en": "fix", "zh": "修正"},
-})
 
 
 def case_name(case: object) -> str:
@@ -169,8 +361,7 @@ class Report:
         return [(o.passed, case_name(o.case), o.message) for o in self.outcomes]
 
     def headline(self) -> str:
-        """How many cases pass; the lesson's cases and the fixes apart when a fix fails, so a
-        function that follows the lesson reads as right on the lesson, the fixes still to do."""
+        """How many cases pass; the lesson's cases and the fixes apart when a fix fails."""
         good = sum(o.passed for o in self.outcomes)
         verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
         fixes = [o for o in self.outcomes if o.case.source == "fix"]
@@ -207,10 +398,8 @@ class Report:
 
 
 def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
-    """Run every case of ``stage`` against ``fn`` (``stage(messages, ctx) -> list``), each in its own
-    empty folder; return the report (a notebook shows it once, as the cell's value). Under the
-    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing report raises, unless ``strict=False`` (a
-    function shown failing on purpose, such as the lesson's snippet)."""
+    """Run every case of ``stage`` against ``fn``, each in its own empty folder; the report. Under the
+    test suite (``COMPACT_CHECK_CLAIMS=1``) a failing one raises, unless ``strict=False``."""
     stage_cases = cases(stage)              # an unknown stage is a ValueError naming the known ones
     signature = SIGNATURE.format(stage=stage)
     if not callable(fn):
@@ -226,7 +415,7 @@ def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
             outcomes.append(run_case(case, fn, folder))
-    report = Report(stage, tuple(outcomes), getattr(fn, "__module__", None) == SOLUTIONS)
+    report = Report(stage, tuple(outcomes), is_solution(fn))
     if strict and os.environ.get(CHECK_CLAIMS) and not report.passed:   # notebooks under test
         raise AssertionError(str(report))
     return report

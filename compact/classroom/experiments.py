@@ -1,13 +1,10 @@
-"""The lesson's three experiments, runnable by anyone, offline, with the default numbers.
-
-Each run gets a fresh copy of the demo course in its own folder (``workdir=Runs("runs")``: a
-numbered one beside the notebook), so what it leaves on disk can be inspected. A learner's own
-stage can run in place of the package's (``stages=``).
+"""The lesson's three experiments, runnable offline, each in a fresh copy of the demo course in its
+own folder (``workdir=Runs("runs")``: a numbered one beside the notebook); a learner's own stage
+can run in place of the package's (``stages=``).
 """
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +25,7 @@ from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import language, register, say
 from ..tools import Workspace
 from ..trace import Trace, Turn
-from .plot import plot_run
+from .plot import REFUSAL, plot_run
 from .runs import new_run
 from .stage_picture import run_picture
 
@@ -62,29 +59,11 @@ register({
 })
 
 
-def differences(mine: Any, theirs: Any) -> list[str]:
-    """Where two runs of one experiment differ (empty: the same run), in words."""
-    a, b = mine.trace.turns, theirs.trace.turns
-    found = [say("own.turns", mine=len(a), theirs=len(b))] if len(a) != len(b) else []
-    found += [say("own.turn", turn=x.turn, mine=x.size_sent, theirs=y.size_sent)
-              for x, y in zip(a, b, strict=False) if x.size_sent != y.size_sent][:3]
-    if sorted(set(mine.fired)) != sorted(set(theirs.fired)):
-        found.append(say("own.fired", mine=sorted(set(mine.fired)), theirs=sorted(set(theirs.fired))))
-    if mine.answer != theirs.answer:
-        found.append(say("own.answer"))
-    if mine.error and mine.error != theirs.error:
-        found.append(say("own.error", error=mine.error))
-    return found
-
-
 def prompt(n: int) -> str:
     """Experiment ``n``'s prompt in the chosen language (the lesson's Chinese, or English)."""
     if n not in PROMPTS:
         raise ValueError(f"experiment {n} does not exist; choose 1, 2 or 3")
     return (PROMPTS_ZH if language() == "zh" else PROMPTS)[n]
-
-
-_REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
 
 
 @dataclass
@@ -134,20 +113,29 @@ class ExperimentResult:
         return run_picture(self, stage)
 
     def differences(self, other: ExperimentResult) -> list[str]:
-        """Where this run and ``other`` (e.g. yours and the package's) part ways; [] if nowhere."""
-        return differences(self, other)
+        """Where this run and ``other`` (e.g. yours and the package's) part ways, in words; [] if nowhere."""
+        a, b = self.trace.turns, other.trace.turns
+        found = [say("own.turns", mine=len(a), theirs=len(b))] if len(a) != len(b) else []
+        found += [say("own.turn", turn=x.turn, mine=x.size_sent, theirs=y.size_sent)
+                  for x, y in zip(a, b, strict=False) if x.size_sent != y.size_sent][:3]
+        if sorted(set(self.fired)) != sorted(set(other.fired)):
+            found.append(say("own.fired", mine=sorted(set(self.fired)), theirs=sorted(set(other.fired))))
+        if self.answer != other.answer:
+            found.append(say("own.answer"))
+        if self.error and self.error != other.error:
+            found.append(say("own.error", error=self.error))
+        return found
 
     @property
     def refused_tokens(self) -> tuple[int, int] | None:
         """(tokens the refused request had, the window) as the API's message states them."""
-        match = _REFUSAL.search(self.error or "")
+        match = REFUSAL.search(self.error or "")
         return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 @dataclass(frozen=True)
 class Runs:
-    """A folder of numbered run folders (``runs/experiment3-1``, ...), e.g. beside a notebook,
-    where JupyterLab's file browser shows what each run left on disk."""
+    """A folder of numbered run folders (``runs/experiment3-1``, ...), e.g. beside a notebook."""
 
     folder: str | Path = "runs"
 
@@ -156,8 +144,7 @@ class Runs:
         return new_run(self.folder, label)
 
     def course(self, label: str) -> Path:
-        """A new numbered folder holding a fresh copy of the demo course, the workspace the
-        experiments run in (for an agent_loop of one's own on the lesson's tasks)."""
+        """A new numbered folder holding a fresh copy of the demo course (the experiments' workspace)."""
         return make_workspace(self.new(label))
 
 
@@ -165,13 +152,10 @@ class Runs:
 class Settings:
     """How a run of experiment ``n`` is made (``run_experiment(n, **settings)``).
 
-    ``stages``: your own stage functions by name (``{"micro_compact": my_micro_compact}``, each
-    ``stage(messages, ctx) -> list``), run in place of the package's; whatever stops a run with
-    them (the turn limit, an API error, an exception) is the result's ``error``, never raised.
-    ``compaction=False`` is the baseline: no stage runs, so the context grows until the model's
-    window refuses it, as the real API would. ``client``: a Messages-API client or an
-    ``OfflineModel`` (default: ``make_client()``). ``workdir``: a folder, ``Runs("runs")`` for a
-    new numbered one, or a temporary folder. ``on_turn`` sees each turn as it ends.
+    ``stages``: your own stage functions by name, run in place of the package's (whatever stops a
+    run with them is the result's ``error``, never raised). ``compaction=False``: the baseline, no
+    stage runs. ``client``: a Messages-API client or an ``OfflineModel`` (default: ``make_client()``).
+    ``workdir``: a folder, ``Runs("runs")``, or a temporary folder. ``on_turn`` sees each turn.
     """
 
     n: int
@@ -203,9 +187,8 @@ def run_label(n: int, compaction: bool) -> str:
 
 
 def run_experiment(n: int, **options: Any) -> ExperimentResult:
-    """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace; never raises on refusal.
-    ``options`` are those of ``Settings``: ``stages``, ``limits``, ``compaction``, ``client``,
-    ``workdir``, ``on_turn``."""
+    """Run experiment ``n`` (1, 2 or 3) in a fresh demo workspace, with ``Settings`` ``options``;
+    never raises on refusal."""
     settings = Settings(n, **options)
     request = prompt(n)
     workspace, client, limits = settings.workspace(), settings.model(), settings.limits
@@ -238,8 +221,7 @@ def refused(error: Exception) -> bool:      # the API's "prompt is too long" (or
 
 
 def stopped(result: ExperimentResult, error: Exception, trace: Trace) -> None:
-    """Record a run that ended early: the API refused a prompt that was too long, or (with a
-    stage of yours) the turn limit, an API error or an exception ended it. Never raised."""
+    """Record a run that ended early: refused as too long, or (with a stage of yours) stopped."""
     result.trace = trace
     if refused(error):
         result.error = api_message(error)

@@ -1,10 +1,6 @@
-"""The classroom dashboard: a button per experiment, a slider per limit, the live plot, laid out
-for a 1280×720 projector; every control calls the functions the tests call.
-
-A button runs its experiment in a background thread (a click while one runs is ignored, and
-says so); ``lab.run(n)`` waits for its turn. Each run gets a new folder under ``root``
-(``runs/lab`` by default): the lab keeps the newest ``keep`` per experiment and the one shown,
-and never removes another live lab's runs (``runs.py``).
+"""The classroom dashboard for a 1280×720 projector: a button per experiment (run in a background
+thread; a click while one runs is ignored, and says so), a slider per limit, the live plot. Each run
+gets a new folder under ``root``; the lab keeps the newest ``keep`` per experiment and the one shown.
 """
 
 from __future__ import annotations
@@ -13,7 +9,7 @@ import html
 import io
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +41,7 @@ FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
 CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
 NUMERALS = {1: "一", 2: "二", 3: "三"}     # experiment n in Chinese, as the lesson names them: 实验一
+WIDE = {"width": "100%", "min_width": "0"}     # a control as wide as its column
 KEEP_RUNS = 5               # the lab's own runs kept per experiment, besides the one shown
 # The page's CSS: the plot as big as the window allows, and dark where the page is dark
 # (JupyterLab and Voilà mark a dark theme on <body>; VS Code has its own class).
@@ -84,15 +81,11 @@ def explains(n: int, compaction: bool, limits: Limits) -> str:
                preview=limits.preview_chars, limit=limits.context_limit)
 
 
-def numbered(n: int) -> str:
-    """Experiment ``n``'s number as the lesson writes it: 实验一 in Chinese, experiment 1 in English."""
-    return NUMERALS.get(n, str(n)) if language() == "zh" else str(n)
-
-
-def label_of(n: int, compaction: bool) -> str:
+def label_of(n: int, compaction: bool, kind: str = "label") -> str:
+    """``kind`` "label" or "heading" of a run: experiment 1 (实验一, as the lesson numbers it) or baseline."""
     if not compaction:
-        return say("lab.label.baseline")
-    return say("lab.label.experiment", n=numbered(n))
+        return say(f"lab.{kind}.baseline")
+    return say(f"lab.{kind}.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
 
 
 def messages_html(messages: list) -> str:
@@ -140,8 +133,14 @@ def files_html(result: ExperimentResult) -> str:
             + f"<ul>{listing or '<li>' + say('lab.none') + '</li>'}</ul>")
 
 
+def _button(text: str, tooltip: str, action: Callable[[], Any], icon: str = "", **layout: str) -> w.Button:
+    button = w.Button(description=text, icon=icon, tooltip=tooltip, layout=w.Layout(**layout))
+    button.on_click(lambda _b: action())
+    return button
+
+
 def run_folders(root: Path) -> list[Path]:
-    """The run folders under ``root`` (``experiment3-4``, ...), oldest first per experiment."""
+    """The run folders under ``root``, oldest first per experiment."""
     return [root / name for name in run_names(root)]
 
 
@@ -162,13 +161,19 @@ class Lab:
         self._thread: threading.Thread | None = None
         self._ignored = 0                                 # clicks ignored during this run
         self._base = limits
-        self.sliders = self._make_sliders(limits)
-        self.buttons = self._make_buttons()
-        self.reset = w.Button(description=say("lab.reset"), icon="undo", tooltip=say("lab.reset_tip"),
-                              layout=w.Layout(width="auto", align_self="flex-end"))
-        self.reset.on_click(lambda _b: self.reset_sliders())
+        self.sliders = {name: w.IntSlider(getattr(limits, name), low, high, step, description=name,
+                                          tooltip=say(f"lab.tip.{name}"), readout_format=",d",
+                                          continuous_update=False, style={"description_width": "150px"},
+                                          layout=w.Layout(**WIDE))
+                        for name, (low, high, step) in SLIDERS.items()}
+        for slider in self.sliders.values():
+            slider.observe(self._sliders_moved, names="value")
+        self.buttons = [_button(say(key), prompt(n), lambda n=n, c=compaction: self.click(n, compaction=c),
+                                **WIDE) for key, n, compaction in BUTTONS]
+        self.reset = _button(say("lab.reset"), say("lab.reset_tip"), self.reset_sliders, "undo",
+                             width="auto", align_self="flex-end")
         self.progress = w.IntProgress(0, 0, 40, description=say("lab.idle"), bar_style="info",
-                                      layout=w.Layout(width="100%", min_width="0"))
+                                      layout=w.Layout(**WIDE))
         self.status = w.HTML(f"<div class='lab-banner'><b>{html.escape(banner(self.client))}</b></div>")
         self.state = w.HTML(f"<div class='lab-state'><i>{say('lab.press')}</i></div>",
                             layout=w.Layout(min_width="0"))
@@ -178,34 +183,13 @@ class Lab:
         self._make_panes()
         self.widget = self._arrange()
 
-    def _make_sliders(self, limits: Limits) -> dict[str, w.IntSlider]:
-        sliders = {}
-        for name, (low, high, step) in SLIDERS.items():
-            slider = w.IntSlider(getattr(limits, name), low, high, step, description=name,
-                                 tooltip=say(f"lab.tip.{name}"), readout_format=",d",
-                                 continuous_update=False, style={"description_width": "150px"},
-                                 layout=w.Layout(width="100%", min_width="0"))
-            slider.observe(self._sliders_moved, names="value")
-            sliders[name] = slider
-        return sliders
-
-    def _make_buttons(self) -> list[w.Button]:
-        buttons = []
-        for key, n, compaction in BUTTONS:
-            button = w.Button(description=say(key), tooltip=prompt(n),
-                              layout=w.Layout(width="100%", min_width="0"))
-            button.on_click(lambda _b, n=n, c=compaction: self.click(n, compaction=c))
-            buttons.append(button)
-        return buttons
-
     def _make_panes(self) -> None:
         self.events = w.HTML(f"<i>{say('lab.events_empty')}</i>")
         self.answer = w.HTML()
         self.files = w.HTML()
         self.runs_kept = w.HTML()
-        self.clear = w.Button(description=say("lab.clear"), icon="trash", tooltip=say("lab.clear_tip"),
-                              layout=w.Layout(width="auto"))
-        self.clear.on_click(lambda _b: self.clear_old_runs())
+        self.clear = _button(say("lab.clear"), say("lab.clear_tip"), self.clear_old_runs, "trash",
+                             width="auto")
         self.turn = w.IntSlider(1, 1, 1, description=say("lab.turn"), disabled=True)
         self.turn.observe(self._show_turn, names="value")
         self.inspector = w.HTML()
@@ -279,15 +263,13 @@ class Lab:
             self._thread.join(timeout)
 
     def run(self, n: int, compaction: bool = True) -> ExperimentResult:
-        """Run an experiment with the sliders' limits and redraw everything; a failure is
-        shown in the dashboard and raised."""
+        """Run an experiment with the sliders' limits and redraw; a failure is shown, and raised."""
         with self._lock:
             self._ignored = 0
             return self._run(n, compaction)
 
     def _new_folder(self, n: int, compaction: bool) -> Path:
-        """A new run folder of this lab. Of each experiment the lab keeps its newest ``keep``
-        runs (and the one shown); closed labs' runs beyond the newest few go too."""
+        """A new run folder; of each experiment's older ones the newest ``keep`` (and the one shown) stay."""
         self.folders.append(new_run(self.root, run_label(n, compaction)))
         shown = self.result.workdir if self.result else None
         by_label: dict[str, list[Path]] = {}
@@ -380,8 +362,7 @@ class Lab:
             self._describe_run(0)
 
     def figure(self) -> Figure:
-        """The plot the dashboard shows, as a figure a cell can display: what a page without
-        widgets (a saved notebook, a viewer) can still show of the last run, failed or not."""
+        """The plot the dashboard shows, as a figure (for a page without widgets)."""
         if self.result is None:
             raise RuntimeError("no run yet: press a button or call lab.run(n) first")
         return lab_figure(self.result, self.title)
@@ -417,8 +398,7 @@ class Lab:
         self.runs_kept.value = f"<span class='runs-kept'>{kept}</span>"
 
     def clear_old_runs(self) -> int:
-        """Delete this lab's run folders except the one the dashboard shows, and every run
-        folder of a closed lab; runs another live lab owns stay. The number removed."""
+        """Delete this lab's run folders but the one shown, and closed labs' ones; the number removed."""
         if not self._lock.acquire(blocking=False):
             self._say(say("lab.busy_clear"))
             return 0
@@ -434,16 +414,13 @@ class Lab:
     # ------------------------------------------------------------------ static gallery
 
     def gallery(self) -> Iterator[Any]:
-        """Each experiment run with the sliders' limits, as plain outputs (HTML and a PNG):
-        what a static page of this notebook shows, through the same functions as the lab."""
-        for n, compaction in [(n, c) for _label, n, c in BUTTONS]:
+        """Each experiment run with the sliders' limits, as plain HTML and PNG outputs (a static page)."""
+        for _key, n, compaction in BUTTONS:
             with self._lock:
                 result = run_experiment(n, limits=self.limits, client=self.client,
                                         workdir=self._new_folder(n, compaction), compaction=compaction)
             self.runs.append(result)
-            heading = (say("lab.heading.experiment", n=numbered(n)) if compaction
-                       else say("lab.heading.baseline"))
-            yield HTML(f"<h3>{html.escape(heading)}</h3>"
+            yield HTML(f"<h3>{html.escape(label_of(n, compaction, 'heading'))}</h3>"
                        f"<p>{html.escape(prompt(n))}</p>")
             yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
             yield HTML(events_html(result) + answer_html(result) + files_html(result))

@@ -1,25 +1,16 @@
-"""Pictures of a run: context size per turn with the stages that fired, and what fills it.
-
-Each stage has a panel around its own trigger: ``plot_context`` (chars against the 50,000
-``context_limit``: compact_history), ``plot_tokens`` (the model's tokens against its window:
-the refusal, reactive_compact), ``plot_batch`` (the newest batch against the 200,000 budget:
-tool_result_budget), ``plot_messages`` (the message count against ``max_messages``:
-snip_compact).
-Sizes are measured once per model call, so they are drawn as points and steps, never as
-slopes. Made for a classroom projector: big fonts, the Okabe–Ito colour-blind-safe palette, one
-marker shape per stage, and a title that says what happened. Figures are built with the
-object API (no pyplot state), so a notebook shows one only when it is the cell's value.
-
-Every text a plot shows is in the string table (``texts.say("plot.…")``, English and Chinese,
-looked up when the plot is drawn, so ``language("zh")`` after import works). Figures use
-matplotlib's constrained layout; a title wraps at the figure's edge, and each legend sits under
-its Axes, outside the data, so it covers none at any figure size.
+"""Pictures of a run, one panel per stage's trigger: context chars (compact_history), tokens
+(the refusal, reactive_compact), the newest batch (tool_result_budget), the message count
+(snip_compact), and what fills the context. Sizes are measured once per model call, so they are
+points and steps, never slopes. For a projector: big fonts, the Okabe–Ito palette, one marker per
+stage, every text from the string table (``say("plot.…")``, looked up when drawn), each legend under
+its Axes; figures use the object API (no pyplot state).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import matplotlib
@@ -35,29 +26,18 @@ from matplotlib.transforms import ScaledTranslation
 
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
-from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, joined_text
+from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, iter_tool_results, joined_text
 from ..texts import register, say
 from ..trace import KINDS, Trace, Turn
 
-# Chinese glyphs in every plot, from pip alone: the Noto Sans CJK font the ``noto-cjk-sans-otc``
-# package carries (SIL Open Font License) is registered with matplotlib, behind DejaVu Sans, so
-# Latin text looks as before and CJK text never draws as boxes (Colab and Binder have none).
+# Chinese glyphs from pip alone: the Noto Sans CJK font of ``noto-cjk-sans-otc`` (SIL Open Font
+# License) is the fallback behind DejaVu Sans, so CJK text never draws as boxes (Colab has none).
 CJK_FAMILY = "Noto Sans CJK SC"          # the simplified-Chinese face of the collection
-FAMILIES = ["DejaVu Sans", CJK_FAMILY]
-# A monospace text (a path in a picture) names both faces itself: matplotlib takes only the first
-# font of the generic "monospace" family, so a CJK character after it would draw as a box.
+# A monospace text names both faces: matplotlib takes only the first font of "monospace".
 MONOSPACE = ["DejaVu Sans Mono", CJK_FAMILY]
-
-
-def register_cjk() -> list[str]:
-    """Add the font (once) and make it the fallback of the default family; return the families."""
-    if not any(f.name == CJK_FAMILY for f in font_manager.fontManager.ttflist):
-        font_manager.fontManager.addfont(str(noto_cjk_sans_otc.FONT_PATH))
-    matplotlib.rcParams["font.family"] = FAMILIES
-    return FAMILIES
-
-
-register_cjk()
+if not any(f.name == CJK_FAMILY for f in font_manager.fontManager.ttflist):
+    font_manager.fontManager.addfont(str(noto_cjk_sans_otc.FONT_PATH))
+matplotlib.rcParams["font.family"] = ["DejaVu Sans", CJK_FAMILY]
 
 
 register({   # every text a plot shows, English and Chinese (looked up when drawn)
@@ -151,10 +131,9 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
                             "zh": "无需压缩：上下文一直低于上限"},
 })
 STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{stage}")
-    name: (colour, marker) for name, colour, marker in (
-        ("tool_result_budget", "#E69F00", "s"), ("snip_compact", "#56B4E9", "D"),
-        ("micro_compact", "#009E73", "o"), ("compact_history", "#D55E00", "*"),
-        ("reactive_compact", "#CC79A7", "X"), ("compact_tool", "#0072B2", "P"))}
+    "tool_result_budget": ("#E69F00", "s"), "snip_compact": ("#56B4E9", "D"),
+    "micro_compact": ("#009E73", "o"), "compact_history": ("#D55E00", "*"),
+    "reactive_compact": ("#CC79A7", "X"), "compact_tool": ("#0072B2", "P")}
 KIND_COLOURS = dict(zip(KINDS, ["#0072B2", "#56B4E9", "#999999", "#E69F00", "#F0E442",
                                 "#009E73", "#D55E00", "#CC79A7"], strict=True))
 RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fontsize": 11,
@@ -164,6 +143,7 @@ HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cu
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
 REACTIVE_OFFSET = 0.2  # turns: a reactive cut's bar stands left of its turn's marker
 LEGEND_GAP = 6         # points between them and a legend under the Axes
+REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # the API's message
 
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
@@ -174,9 +154,8 @@ def _parts(run: Any) -> tuple[Trace, Limits, Any]:
 
 def placeholders(messages: list) -> int:
     """How many tool results in ``messages`` are micro_compact's placeholders."""
-    return sum(1 for m in messages if isinstance(m.get("content"), list)
-               for b in m["content"] if b.get("type") == "tool_result"
-               and read_placeholder(str(b.get("content", ""))) is not None)
+    return sum(read_placeholder(str(b.get("content", ""))) is not None
+               for _, _, b in iter_tool_results(messages))
 
 
 def _describe(stage: str, hits: list, trace: Trace) -> str:
@@ -212,8 +191,7 @@ def headline(run: Any, stage: str | None = None) -> str:
 
 
 def _turn_axis(ax: Axes, last_turn: int) -> None:
-    """Turns 1..last on x; y from 0 with HEADROOM below and above, so a marker at 0 or at the
-    top is drawn whole (the frame would cut it)."""
+    """Turns 1..last on x; y from 0 with HEADROOM below and above, so no marker is cut."""
     last_turn = max(last_turn, 1)          # an empty run still gets a readable axis
     ax.set_xlabel(say("plot.turn"))
     if last_turn <= 20:
@@ -240,8 +218,7 @@ def text_width(text: str, size: float) -> float:
 
 
 def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: Any) -> Legend:
-    """The legend under the Axes' tick labels and x label, centred, in as many columns as the
-    figure's width holds: outside the data, so it covers none (constrained layout makes room)."""
+    """The legend under the Axes' x label, centred, in as many columns as the figure's width holds."""
     handles = kwargs.pop("handles", None) or ax.get_legend_handles_labels()[0]
     widths = [text_width(h.get_label(), fontsize) + 5 * fontsize for h in handles]  # + its handle
     spec = ax.get_subplotspec()              # the Axes' share of the figure's width
@@ -255,9 +232,8 @@ def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: An
 
 
 def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
-    """Classroom fonts on every text (also on an Axes made outside ``RC``), y labels from the
-    top (a long one fits a short Axes), the legend under the Axes and the title, wrapped at
-    the figure's edge."""
+    """Classroom fonts (also on an Axes made outside ``RC``), y labels from the top, the legend
+    under the Axes, the title wrapped at the figure's edge."""
     ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"], wrap=True)
     for axes in (ax, *ax.child_axes):
         axes.xaxis.label.set_fontsize(RC["axes.labelsize"])
@@ -266,22 +242,23 @@ def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
     legend_below(ax, framealpha=0.9, title=legend_title)
 
 
-def _before_and_sent(ax: Axes, trace: Trace, before: list[int], sent: list[int],
-                     what: str) -> None:
-    """Sizes are measured once per model call, so they are drawn as points and steps, never as
-    a slope: hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut.
-    A turn the API refused first was cut by reactive_compact, not by the pipeline: its bar is
-    the stage's colour, thicker and beside its marker, so the marker does not hide it."""
-    turns = [t.turn for t in trace.turns]
+def _before_and_sent(ax: Axes, trace: Trace, sizes: tuple[list[int], list[int]], what: str,
+                     zoomed: bool = False) -> None:
+    """Hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut; a turn
+    reactive_compact cut has its bar in that stage's colour, thicker, beside its marker.
+    ``zoomed``: the hollow markers on top and the cuts wider, for a run drawn at its own scale."""
+    (before, sent), turns = sizes, [t.turn for t in trace.turns]
     ax.plot(turns, before, linestyle="None", marker="o", markersize=9, markerfacecolor="white",
-            color="#777777", label=say("plot.before", what=what), gid="size_before")
+            color="#777777", label=say("plot.before", what=what), gid="size_before",
+            **({"zorder": 4, "markeredgewidth": 2} if zoomed else {}))
     ax.plot(turns, sent, drawstyle="steps-post", color="#0072B2", linewidth=2, marker="o",
             markersize=7, label=say("plot.sent", what=what), gid="size_sent")
     rescued = {t.turn for t in trace.turns if "reactive_compact" in t.stages}
     cuts = [(t, s, b) for t, b, s in zip(turns, before, sent, strict=True) if b > s]
     for mine, offset, look in (
             ([c for c in cuts if c[0] not in rescued], 0.0,
-             {"color": "#D55E00", "linewidth": 2.5, "alpha": 0.6, "label": say("plot.cut"), "gid": "cut"}),
+             {"color": "#D55E00", "linewidth": 6 if zoomed else 2.5, "alpha": 0.8 if zoomed else 0.6,
+              "label": say("plot.cut"), "gid": "cut", **({"zorder": 3} if zoomed else {})}),
             ([c for c in cuts if c[0] in rescued], -REACTIVE_OFFSET,
              {"color": STYLE["reactive_compact"][0], "linewidth": 5, "label": say("plot.cut_reactive"),
               "gid": "cut_reactive"})):
@@ -290,14 +267,15 @@ def _before_and_sent(ax: Axes, trace: Trace, before: list[int], sent: list[int],
             ax.vlines([x + offset for x in xs], lows, highs, **look)
 
 
-def new_axes(height: float, width: float = 11) -> Axes:
-    """One projector-wide Axes on a figure of its own (no pyplot state)."""
-    return Figure(figsize=(width, height), layout="constrained").subplots()
+@contextmanager
+def panel(ax: Axes | None, height: float, width: float = 11) -> Iterator[Axes]:
+    """The classroom style, and ``ax`` to draw in, or a projector-wide Axes on a figure of its own."""
+    with matplotlib.rc_context(RC):
+        yield ax if ax is not None else Figure(figsize=(width, height), layout="constrained").subplots()
 
 
 def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
-    """A marker at ``height`` of its turn each time one of ``stages`` fired (or the model called
-    the compact tool)."""
+    """A marker at ``height`` of its turn each time one of ``stages`` fired."""
     for name in stages:
         points = [(t.turn, height(t)) for t in trace.turns for fired in t.stages if fired == name]
         if points:
@@ -308,7 +286,7 @@ def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callab
 
 
 def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], label: str) -> None:
-    """The refused request: a dotted step from the ``last`` accepted one to a black ✕ ``at``."""
+    """A dotted step from the ``last`` accepted request to a black ✕ ``at`` the refused one."""
     if last is not None:
         ax.plot([last[0], at[0]], [last[1], at[1]], drawstyle="steps-post", color="black",
                 linestyle=":", linewidth=1.5)
@@ -317,8 +295,7 @@ def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], la
 
 
 def _refused_label(ax: Axes, result: Any) -> str:
-    """What refused the request: with the API's numbers, the model's window, drawn where the
-    right axis (chars ÷ 4) reads it, so the ✕ is not read against the char limit."""
+    """What refused the request; the window drawn where the chars ÷ 4 axis reads it."""
     refused = getattr(result, "refused_tokens", None)
     if not refused:
         return say("plot.refused")
@@ -328,44 +305,27 @@ def _refused_label(ax: Axes, result: Any) -> str:
 
 
 def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
-    """(turn, tokens refused, window) of each prompt-too-long refusal a run survived, read from
-    the API's message the turn recorded (``Turn.refusals``)."""
+    """(turn, tokens refused, window) of each prompt-too-long refusal a run survived (``Turn.refusals``)."""
     return [(t.turn, int(m[1]), int(m[2])) for t in trace.turns for message in t.refusals
-            if (m := re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", message))]
-
-
-def _zoomed(ax: Axes, limit: int) -> None:
-    """A run far under ``context_limit``, drawn at its own scale: the limit is a legend entry,
-    not a line, the hollow "before" markers sit on top of the blue steps, and the y axis runs
-    from 0 to just above the largest size, so the cuts fill the panel."""
-    for line in ax.get_lines():
-        if line.get_gid() == "size_before":
-            line.set(zorder=4, markeredgewidth=2)
-    for cut in ax.collections:
-        if cut.get_gid() == "cut":
-            cut.set(linewidth=6, alpha=0.8, zorder=3)
-    ax.plot([], [], color="#D55E00", linestyle=":", linewidth=2,
-            label=say("plot.context_limit_off", limit=limit), gid="limit_off")
-    top = max((max(line.get_ydata(), default=0) for line in ax.get_lines()), default=0)
-    ax.set_ylim(0, max(top, 1) * 1.12)
+            if (m := REFUSAL.search(message))]
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                  stage: str | None = None, limit: bool = True) -> Axes:
-    """Context size per turn (chars of JSON) against ``context_limit``, with a marker per
-    stage that fired. ``limit=False``: for a run far under the limit, the panel is scaled to
-    the run's sizes and the legend states the limit instead of drawing its line."""
+    """Context size per turn (chars of JSON) against ``context_limit``, a marker per stage that
+    fired; ``limit=False``: scaled to the run, the limit only in the legend."""
     trace, limits, result = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6)
+    with panel(ax, 6) as ax:
         turns = [t.turn for t in trace.turns]
-        _before_and_sent(ax, trace, [t.size_before for t in trace.turns],
-                         [t.size_sent for t in trace.turns], say("plot.chars"))
+        sizes = [t.size_before for t in trace.turns], [t.size_sent for t in trace.turns]
+        _before_and_sent(ax, trace, sizes, say("plot.chars"), zoomed=not limit)
         if limit:
             ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
                        label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
-        else:
-            _zoomed(ax, limits.context_limit)
+        else:     # the limit far above: a legend entry, and the y axis to just above the run
+            ax.plot([], [], color="#D55E00", linestyle=":", linewidth=2,
+                    label=say("plot.context_limit_off", limit=limits.context_limit), gid="limit_off")
+            ax.set_ylim(0, max([*sizes[0], *sizes[1], 1]) * 1.12)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
         last_turn = max(turns, default=0)
         if result is not None and getattr(result, "refused_size", None):
@@ -384,15 +344,12 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
 
 def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
                 window_tokens: int | None = None, rescued: list | None = None) -> Axes:
-    """What the model measures: tokens per request (system prompt and tools included) against
-    its window; a refused request is a ✕ (its count as the API's message states it): the one
-    that ended a run, after its last turn, or each one ``rescued`` (``rescued_refusals``) at the
-    turn that was then sent after reactive_compact."""
+    """Tokens per request (system prompt and tools included) against the model's window; a ✕ for
+    the refusal that ended a run (after its last turn) and each one ``rescued`` (at its turn)."""
     trace, _, result = _parts(run)
     refused = getattr(result, "refused_tokens", None) if result is not None else None
     window = window_tokens or (refused[1] if refused else None) or (rescued[0][2] if rescued else None)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         ax.plot(turns, [t.size_sent / CHARS_PER_TOKEN for t in trace.turns], linestyle="None",
                 marker="s", markersize=8, markerfacecolor="white", color="#777777",
@@ -417,11 +374,8 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
 
 
 def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
-    """(turn, chars of the newest batch of tool results as it arrived, as it was sent).
-
-    A persisted result counts at its full size on arrival (its block states it), so the
-    numbers are in the unit ``tool_result_budget`` compares with its budget.
-    """
+    """(turn, chars of the newest batch of tool results as it arrived, as it was sent); a
+    persisted result counts at its full size on arrival, as ``tool_result_budget`` counts it."""
     trace, _, _ = _parts(run)
     found = []
     for turn in trace.turns:
@@ -436,8 +390,7 @@ def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
 
 
 def _log_axis(ax: Axes, values: Iterable[int]) -> None:
-    """A log y axis over whole powers of ten around ``values``, ticks written as 1,000 and 100,000:
-    a 2,000-char preview and a 270,000-char file are both visible bars on one Axes."""
+    """A log y axis over whole powers of ten around ``values``, ticks written as 1,000 and 100,000."""
     values = [max(v, 1) for v in values]
     low = 10 ** int(np.floor(np.log10(min(values) / 2)))
     high = 10 ** int(np.ceil(np.log10(max(values) * 1.5)))
@@ -449,11 +402,9 @@ def _log_axis(ax: Axes, values: Iterable[int]) -> None:
 
 
 def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
-    """tool_result_budget's own trigger: the newest batch's size against the 200,000 budget, on a
-    log axis, each bar labelled with its size (the sent one large, in its colour)."""
+    """tool_result_budget's trigger: the newest batch's size against the budget, bars labelled."""
     trace, limits, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         sizes = batch_sizes(run)
         xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
         for offset, values, colour, label, gid in (
@@ -478,11 +429,10 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
-        _before_and_sent(ax, trace, before, sent, say("plot.messages"))
+        _before_and_sent(ax, trace, (before, sent), say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
@@ -496,12 +446,10 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
 
 
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
-    """What the context is made of, per turn: one stacked bar per turn, a colour per kind; a
-    placeholder is about 50 chars, a sliver of a bar, so a turn that sends any has their number
-    written above its bar, in their colour."""
+    """What the context is made of: a stacked bar per turn, a colour per kind; placeholders are
+    slivers, so their number is written above the bar."""
     trace, _, _ = _parts(run)
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5)
+    with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         counts = [placeholders(t.sent) for t in trace.turns]
         bottom = [0] * len(turns)
@@ -532,13 +480,9 @@ PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
 
 def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
              window: int | None = None, refusals: bool = False, limit: bool = True) -> Figure:
-    """Panels stacked, sharing the turn axis: by default the context size over what fills it,
-    the picture the lab shows. Other panels: "tokens", "batch", "messages" (each stage's trigger).
-    ``window``: the model's window in tokens, drawn on the "tokens" panel. ``refusals``: each
-    refusal the run survived (reactive_compact) is a ✕ on the "tokens" panel at its count, and
-    the title says so. ``limit=False``: the "context" panel is scaled to the run, not to ``context_limit`` (a
-    run far under it), and its legend states the limit.
-    """
+    """Panels of ``PANELS`` stacked on the turn axis (default: the lab's picture). ``window``: the
+    model's window on "tokens"; ``refusals``: each refusal the run survived is a ✕ there, and the
+    title says so; ``limit``: as in ``plot_context``."""
     unknown = [p for p in panels if p not in PANELS]
     if unknown or not panels:
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")

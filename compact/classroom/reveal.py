@@ -1,13 +1,7 @@
-"""Predict, then see: the learner writes a guess into a variable, the next cell runs the thing
-and ``reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")`` compares, says why
-and, when the notebooks run under test, checks the claim.
-
-``why`` is a key of the string table (``reveal_texts.py``), shown with the other keyword
-arguments as its fields (a field that is itself a key is shown as that text); any other ``why``
-is shown as written. When ``actual`` is not ``expected``, ``<why>.otherwise`` is shown if the
-table has it, else a line saying the usual explanation does not apply (``Reveal.outcome``).
-``stage=`` names the learner's function the run used: when it is still the package's worked
-solution (the learner has not deleted the marked import line), ``<why>.solution`` says so.
+"""Predict, then see: ``reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")``
+compares the learner's guess with what happened, says why (a key of ``reveal_texts.py``, its fields
+the other keyword arguments; ``<why>.otherwise`` when ``actual`` is not ``expected``,
+``<why>.solution`` when ``stage=`` is still the worked solution), and, under test, checks the claim.
 """
 
 from __future__ import annotations
@@ -45,8 +39,8 @@ def _same(guess: object, actual: object) -> bool:
 
 
 def explanation(why: str, fields: dict[str, object]) -> str:
-    """``why`` in the chosen language: a key of the string table formatted with ``fields`` (a
-    field that is itself a key shown as its text), or, if it is no key, ``why`` as written."""
+    """``why`` in the chosen language, formatted with ``fields`` (a field that is a key shown as its
+    text); ``why`` as written if it is no key."""
     table = texts()
     if why not in table:
         return why
@@ -61,8 +55,7 @@ def is_solution(stage: object) -> bool:
 
 
 def chosen(why: str, actual: object, expected: object) -> tuple[str, str]:
-    """(the outcome, the explanation's key): ``holds`` when the run gave what the notebook
-    explains, else ``otherwise`` (``<why>.otherwise`` is in the table) or ``unexpected``."""
+    """(the outcome: ``holds``, ``otherwise`` or ``unexpected``; the explanation's key)."""
     if not why or expected is Ellipsis or actual == expected:
         return "holds", why
     if f"{why}.otherwise" in texts():
@@ -101,9 +94,8 @@ class Reveal:
 
 def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: str = "",
            stage: object = None, **fields: object) -> Reveal:
-    """The learner's ``guess`` beside what happened (``actual``), and why (see the module doc);
-    ``stage`` is the learner's function the run used, if any.
-    Under the test suite (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``."""
+    """The learner's ``guess`` beside ``actual``, and why (see the module doc); under the test suite
+    (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
     if is_solution(stage) and f"{why}.solution" in texts() and (expected is Ellipsis or actual == expected):

@@ -1,16 +1,13 @@
 """Run folders: each process owns the ones it makes, and removes nothing another live process owns.
 
-Notebooks and the lab put every run in a new folder ``<label>-<n>`` of a runs folder, which two
-kernels may share (``make lab`` and ``make present``). Who owns what is kept beside the runs::
+Every run gets a new folder ``<label>-<n>`` of a runs folder two kernels may share. Beside it::
 
     runs/.runs.lock              held while a run folder is claimed or run folders are removed
     runs/.owners/<token>.lock    held (a file lock) for as long as the owning process lives
     runs/.owners/<token>/<name>  an empty file: run folder <name> belongs to <token>
 
-A run is *live* while a live process owns it (a closed kernel releases its lock by itself),
-else *finished*. Each new run removes finished runs beyond the newest ``keep`` per label; a
-process never removes another live process's run, and its own only when asked (``remove``).
-Folders that vanish meanwhile are skipped, never an error.
+A run is *live* while a live process owns it, else *finished*. Each new run removes finished runs
+beyond the newest ``keep`` per label; folders that vanish meanwhile are skipped, never an error.
 """
 
 from __future__ import annotations
@@ -20,9 +17,10 @@ import re
 import secrets
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock, Timeout
 
@@ -87,8 +85,8 @@ def run_label_of(name: str) -> str:
 
 
 def new_run(runs: str | Path, label: str, keep: int = KEEP) -> Path:
-    """A new, empty folder ``<runs>/<label>-<n>`` owned by this process (n: one more than any
-    ``label`` run there); finished runs beyond the newest ``keep`` per label are removed."""
+    """A new, empty folder ``<runs>/<label>-<n>`` owned by this process (n: one more than any there);
+    finished runs beyond the newest ``keep`` per label are removed."""
     runs = Path(runs)
     if not RUN_NAME.match(f"{label}-1"):
         raise ValueError(f"label {label!r}: use letters, digits, '-', '_' or '.', not starting with '.'")
@@ -103,8 +101,7 @@ def new_run(runs: str | Path, label: str, keep: int = KEEP) -> Path:
 
 
 def _claim(runs: Path, owner: Owner, name: str) -> bool:
-    """Make run folder ``name``, recorded as this process's before it exists (so nobody sees
-    it unowned); False when the name is taken."""
+    """Make run folder ``name``, recorded as this process's before it exists; False when taken."""
     record = owner.folder / name
     record.touch()
     try:
@@ -123,9 +120,8 @@ def _my_token(runs: Path) -> str | None:
 
 
 def _live_owners(runs: Path) -> dict[str, set[str]]:
-    """run name → the live processes' tokens that own it. An owner whose process has ended is
-    dropped on the way (its runs are then finished, as if never owned); the caller holds the
-    folder lock, so nobody else probes or drops an owner meanwhile."""
+    """run name → the live processes' tokens that own it; an ended owner is dropped on the way (the
+    caller holds the folder lock)."""
     found: dict[str, set[str]] = {}
     try:
         tokens = [entry.name for entry in os.scandir(runs / OWNERS) if entry.is_dir()]
@@ -159,14 +155,18 @@ def _holds_its_lock(runs: Path, token: str) -> bool:
     return False
 
 
-def statuses(runs: str | Path) -> dict[str, str]:
-    """Each run folder's status: ``"mine"`` (this process), ``"live"`` (another live process)
-    or ``"finished"`` (no live process owns it)."""
+def _locked(runs: str | Path, work: Callable[[Path], Any], nothing: Any) -> Any:
+    """``work(runs)`` under the folder lock; ``nothing`` if there is no such folder."""
     runs = Path(runs)
     if not runs.is_dir():
-        return {}
+        return nothing
     with folder_lock(runs):
-        return _statuses(runs)
+        return work(runs)
+
+
+def statuses(runs: str | Path) -> dict[str, str]:
+    """Each run folder's status: ``"mine"``, ``"live"`` (another live process's) or ``"finished"``."""
+    return _locked(runs, _statuses, {})
 
 
 def _statuses(runs: Path) -> dict[str, str]:
@@ -205,26 +205,15 @@ def _prune(runs: Path, keep: int) -> list[Path]:
 
 def prune(runs: str | Path, keep: int = KEEP) -> list[Path]:
     """Remove finished runs beyond the newest ``keep`` of each label; the folders removed."""
-    runs = Path(runs)
-    if not runs.is_dir():
-        return []
-    with folder_lock(runs):
-        return _prune(runs, keep)
+    return _locked(runs, lambda folder: _prune(folder, keep), [])
 
 
 def remove(runs: str | Path, folders: Iterable[str | Path]) -> list[Path]:
-    """Remove the given run folders of ``runs`` that this process owns or that are finished;
-    a live run of another process stays. The folders removed."""
-    runs = Path(runs)
+    """Remove those of the given run folders that are this process's or finished; the folders removed."""
     wanted = {Path(folder).name for folder in folders}
-    if not runs.is_dir() or not wanted:
-        return []
-    removed = []
-    with folder_lock(runs):
-        for name, status in _statuses(runs).items():
-            if name in wanted and status in ("mine", "finished") and _remove_run(runs, name):
-                removed.append(runs / name)
-    return removed
+    return _locked(runs, lambda folder: [folder / name for name, status in _statuses(folder).items()
+                                         if name in wanted and status in ("mine", "finished")
+                                         and _remove_run(folder, name)], []) if wanted else []
 
 
 def folder_bytes(folder: Path) -> int:

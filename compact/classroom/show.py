@@ -17,15 +17,12 @@ from ..offline.view import NOTE
 from ..pipeline.compactor import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
-from ..texts import language, register, say
+from ..texts import language, register, say, texts
 from .notebook_texts import translated
 from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
-_EVENT_KEYS = {"tool_result_budget": "event.budget", "snip_compact": "event.snip",
-               "micro_compact": "event.micro", "compact_history": "event.history",
-               "reactive_compact": "event.reactive"}
 
 register({
     "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
@@ -57,15 +54,15 @@ register({
     "event.nothing": {"en": "{stage}: nothing to do", "zh": "{stage}：无需处理"},
     "event.fired": {"en": "{stage}: {detail} — {mb}→{ma} messages, {sb:,}→{sa:,} chars",
                     "zh": "{stage}：{detail} —— 消息 {mb}→{ma} 条，{sb:,}→{sa:,} 字符"},
-    "event.budget": {"en": "persisted {count} result(s) to disk: {files}",
+    "event.tool_result_budget": {"en": "persisted {count} result(s) to disk: {files}",
                      "zh": "把 {count} 条结果完整转存到磁盘：{files}"},
-    "event.snip": {"en": "kept the first {head} and last {tail} messages, snipped {snipped}",
+    "event.snip_compact": {"en": "kept the first {head} and last {tail} messages, snipped {snipped}",
                    "zh": "保留最初 {head} 条和最近 {tail} 条消息，省略 {snipped} 条"},
-    "event.micro": {"en": "replaced {count} old result(s) with a placeholder",
+    "event.micro_compact": {"en": "replaced {count} old result(s) with a placeholder",
                     "zh": "把 {count} 条较早的结果替换为占位符"},
-    "event.history": {"en": "summarised {summarised} messages; transcript saved to {files}",
+    "event.compact_history": {"en": "summarised {summarised} messages; transcript saved to {files}",
                       "zh": "总结了 {summarised} 条消息；transcript 保存到 {files}"},
-    "event.reactive": {"en": "summarised {summarised} messages, kept the last {kept}; transcript "
+    "event.reactive_compact": {"en": "summarised {summarised} messages, kept the last {kept}; transcript "
                              "saved to {files}",
                        "zh": "总结了 {summarised} 条消息，保留最近 {kept} 条；transcript 保存到 {files}"},
 })
@@ -242,13 +239,13 @@ class Event:
 def event_detail(event: StageEvent) -> str:
     """What a stage did, without the sizes, in the chosen language (English: the stage's own
     sentence; Chinese: built from the event's numbers; nothing for a stage that did not fire)."""
-    if language() == "en" or event.stage not in _EVENT_KEYS:
+    if language() == "en" or f"event.{event.stage}" not in texts():
         return event.detail
     if not event.fired:
         return ""
     extra, files = event.extra, ", ".join(event.files_written)
     tail = event.messages_after - 1 if event.stage == "reactive_compact" else 0
-    return say(_EVENT_KEYS[event.stage], count=event.placeholders, files=files,
+    return say(f"event.{event.stage}", count=event.placeholders, files=files,
                head=extra.get("head_end", 0), snipped=extra.get("snipped", 0),
                tail=event.messages_after - 1 - extra.get("head_end", 0), kept=tail,
                summarised=event.messages_before - tail)

@@ -1,15 +1,9 @@
 """A stage picture: the history as a strip of messages before and after one stage ran.
 
-``plot_stage(before, after, event)`` draws each message as a black-edged box split into its
-blocks, each block coloured by kind (user text, assistant text, tool call, tool result,
-persisted preview, placeholder, snip marker, compacted summary) and as wide as its characters
-(never narrower than ``MIN_SHARE`` of the strip, so a short message stays visible; the scale
-bar says how many characters a width is). Bands join what was kept to where it is after;
-a block that became a placeholder is hatched; an arrow leads from what went to disk to the
-file it went to (``event.files_written``); snipped messages lead into their marker, a
-summarised history into its one summary box. ``run_picture(run, stage)`` draws it for the turn
-of a real run where the stage saved the most. Every text the picture shows is in the string table
-(``texts.say("picture.…")``), looked up when it is drawn.
+Each message is a black-edged box split into its blocks, coloured by kind and as wide as its
+characters (at least ``MIN_SHARE`` of the strip); bands join what was kept, snipped or summarised
+to where it is after; a new placeholder is hatched; an arrow leads from what went to disk to its
+file. Every text is in the string table (``say("picture.…")``), looked up when drawn.
 """
 
 from __future__ import annotations
@@ -18,7 +12,6 @@ import math
 from copy import deepcopy
 from dataclasses import dataclass
 
-import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon, Rectangle
@@ -29,7 +22,7 @@ from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text
 from ..pipeline.storage import TRANSCRIPT_DIR
 from ..texts import register, say
 from ..trace import composition
-from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, new_axes, text_width
+from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, panel, text_width
 from .show import event_detail
 
 register({   # every text a stage picture shows (looked up when drawn)
@@ -65,6 +58,7 @@ register({   # every text a stage picture shows (looked up when drawn)
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
 GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
 ROWS = {"after": (0.0, 0.55), "before": (1.25, 0.55)}     # row → (bottom, height)
+TOP = sum(ROWS["before"])    # the top of the before row
 BAND = {"kept": ("#BBBBBB", 0.45), "snipped": (KIND_COLOURS["markers"], 0.35),
         "summarised": (KIND_COLOURS["summaries"], 0.3)}
 DARK = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#999999"}     # white numbers on these
@@ -111,10 +105,8 @@ def block_kinds(message: object) -> list[tuple[str, int]]:
 
 
 def bands(before: list, after: list, event: StageEvent | None = None) -> list[Band]:
-    """How the messages before map to the messages after. The event says it when it can: a
-    summarising stage that fired put one message in front of the kept tail; snip_compact
-    records where its gap began and ended. Otherwise it is read off the messages: a new
-    compacted message at the front, a new snip marker, or message i is message i."""
+    """How the messages before map to those after: from the event when it says (a summary, or
+    snip_compact's gap), else read off the messages (a new summary or snip marker, or i is i)."""
     if not after:
         return []
     fired = event is not None and event.fired
@@ -145,8 +137,8 @@ def _snipped(before: int, after: int, start: int, gap: int) -> list[Band]:
 
 
 def changes(before: list, after: list, found: list[Band]) -> tuple[set, set, set]:
-    """Blocks (message, block) that became placeholders (before), new placeholders (after), and
-    results whose full text went to disk (before), read off the kept messages."""
+    """(message, block) of the blocks that became placeholders (before, and after) and of those
+    that went to disk (before), read off the kept messages."""
     old, new, disk = set(), set(), set()
     for band in (b for b in found if b.how == "kept" and b.b1 - b.b0 == b.a1 - b.a0):
         for offset in range(band.b1 - band.b0):
@@ -180,6 +172,11 @@ def _fits(label: str, width: float, points_per_char: float) -> bool:
     return width * points_per_char >= text_width(label, BOX_FONT) * 1.25 + 6
 
 
+def _bracket(ax: Axes, span: tuple[float, float], rim: float, look: dict) -> None:
+    """A bracket over ``span`` of the before row, its top at ``rim``."""
+    ax.plot([span[0], span[0], span[1], span[1]], [TOP + 0.03, rim, rim, TOP + 0.03], **look)
+
+
 def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_char: float) -> None:
     bottom, height = ROWS[row]
     for box in boxes:
@@ -201,8 +198,7 @@ def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_ch
 
 
 def _pieces(band: Band) -> list[Band]:
-    """A kept run of at most PER_MESSAGE messages as one band per message (what became of each
-    is visible); a longer one, or a snipped or summarised run, as one band."""
+    """A kept run of at most PER_MESSAGE messages as one band per message; any other as one band."""
     if band.how != "kept" or band.b1 - band.b0 > PER_MESSAGE:
         return [band]
     return [Band("kept", band.b0 + k, band.b0 + k + 1, band.a0 + k, band.a0 + k + 1)
@@ -233,40 +229,36 @@ def _draw_bands(ax: Axes, found: list[Band], old: list, new: list, width: float)
 
 
 def _sources(event: StageEvent, boxes: list[Box], extents: list) -> list[tuple[float, float]]:
-    """Where arrows to disk start, as (from, to) along the strip: each persisted block, or the
-    whole history for a transcript (it holds every message)."""
+    """Where arrows to disk start, (from, to) along the strip: each persisted block, or the whole
+    history for a transcript."""
     if any(path.startswith(TRANSCRIPT_DIR) for path in event.files_written) and extents:
         return [(extents[0][0], extents[-1][1])]
     return [(box.x, box.x + box.width) for box in boxes if box.to_disk]
 
 
 def _draw_disk(ax: Axes, event: StageEvent, sources: list[tuple[float, float]], width: float) -> float:
-    """The files written, above the strip, an arrow from each source (a bracket over what it
-    spans). Returns the top used."""
-    top = ROWS["before"][0] + ROWS["before"][1]
+    """The files written, above the strip, an arrow from a bracket over each source; the top used."""
     if not event.files_written or not sources:
-        return top
+        return TOP
     paths = list(event.files_written[:3])
     if len(event.files_written) > 3:
         paths.append(say("picture.more_files", count=len(event.files_written) - 3))
     middle = sum(a + b for a, b in sources) / (2 * len(sources))
     left = middle < width / 2
     x = max(middle - 0.03 * width, 0) if left else min(middle + 0.03 * width, width)
-    y, rim = top + 0.5, top + 0.1
+    y, rim = TOP + 0.5, TOP + 0.1
     ax.text(x, y, "\n".join([say("picture.disk"), *paths]), ha="left" if left else "right", va="bottom",
             multialignment="left", fontsize=12, family=MONOSPACE, gid="disk",
             bbox={"boxstyle": "round,pad=0.3", "facecolor": "#F5F5F5", "edgecolor": "#555555"})
     for start, end in sources:
-        ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#333333",
-                linewidth=1.2, gid="disk bracket")
+        _bracket(ax, (start, end), rim, {"color": "#333333", "linewidth": 1.2, "gid": "disk bracket"})
         ax.annotate("", xy=((start + end) / 2, rim), xytext=(x, y), gid="to disk",
                     arrowprops={"arrowstyle": "<|-", "color": "#333333", "linewidth": 1.5})
     return y + 0.28 * (len(paths) + 1) + 0.1
 
 
 def cut_pairs(before: list, event: StageEvent) -> list[tuple[int, int]]:
-    """snip_compact: the tool_use → tool_result pairs at its cuts, (use, result) indexes in
-    ``before``: the head's last pair and the tail's first one, kept whole (moving a cut if need be)."""
+    """snip_compact's tool_use → tool_result pairs kept whole at its cuts, as indexes in ``before``."""
     if event.stage != "snip_compact" or not event.fired or "head_end" not in event.extra:
         return []
     head, tail = event.extra["head_end"], event.extra["tail_start"]
@@ -276,19 +268,17 @@ def cut_pairs(before: list, event: StageEvent) -> list[tuple[int, int]]:
 
 
 def _draw_pairs(ax: Axes, pairs: list[tuple[int, int]], extents: list, width: float) -> float:
-    """A bracket over each pair kept whole at a cut, one label above them. Returns the top used."""
-    top = ROWS["before"][0] + ROWS["before"][1]
-    rim = top + 0.12
+    """A bracket over each pair kept whole at a cut, one label above them; the top used."""
+    rim = TOP + 0.12
     for use, result in pairs:
-        start, end = extents[use][0], extents[result][1]
-        ax.plot([start, start, end, end], [top + 0.03, rim, rim, top + 0.03], color="#CC79A7",
-                linewidth=2.5, gid="pair")
+        _bracket(ax, (extents[use][0], extents[result][1]), rim,
+                 {"color": "#CC79A7", "linewidth": 2.5, "gid": "pair"})
     if not pairs:
-        return top
+        return TOP
     middle = sum(extents[use][0] + extents[result][1] for use, result in pairs) / (2 * len(pairs))
     ax.text(min(max(middle, 0.25 * width), 0.75 * width), rim + 0.05, say("picture.pair"), ha="center",
             va="bottom", fontsize=11, color="#8E3D74", gid="pair label")
-    return top + 0.45
+    return TOP + 0.45
 
 
 def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
@@ -299,10 +289,6 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
     note = say("picture.scale", chars=int(chars), minimum=int(math.ceil(minimum)))
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
-
-
-def _count(row: str, count: int) -> str:
-    return say(f"picture.{row}_one") if count == 1 else say(f"picture.{row}_many", count=count)
 
 
 def _title(event: StageEvent) -> str:
@@ -324,10 +310,8 @@ def _legend(ax: Axes, boxes: list[Box]) -> None:
 
 
 def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = None) -> Figure:
-    """The picture of one stage: ``before`` and ``after`` as strips (see the module's text),
-    titled with the stage and its size change. ``ax``: draw into it instead of a new figure."""
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5.6)
+    """The picture of one stage, titled with its size change (``ax``: drawn into it)."""
+    with panel(ax, 5.6) as ax:
         found = bands(before, after, event)
         old_marks, new_marks, disk = changes(before, after, found)
         total = max(sum(c for m in before for _, c in block_kinds(m)),
@@ -348,7 +332,8 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         ax.set_ylim(-0.45, max(top, 2.0))
         ax.set_xticks([])
         ax.set_yticks([ROWS[r][0] + ROWS[r][1] / 2 for r in ("after", "before")],
-                      [_count(r, len(after if r == "after" else before)) for r in ("after", "before")])
+                      [say(f"picture.{r}_one") if n == 1 else say(f"picture.{r}_many", count=n)
+                       for r, n in (("after", len(after)), ("before", len(before)))])
         ax.tick_params(axis="y", length=0, labelsize=RC["ytick.labelsize"] + 1)
         ax.spines[:].set_visible(False)
         _legend(ax, old + new)
@@ -358,8 +343,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
 
 def run_stage(compactor: Compactor, stage: str, messages: list, active_request: str = ""
               ) -> tuple[list, list, StageEvent]:
-    """Run one stage of ``compactor`` on ``messages`` (``active_request`` for the two that
-    summarise) and return (a copy of the messages before, the messages after, its event)."""
+    """Run one stage of ``compactor``: (a copy of the messages before, the messages after, its event)."""
     before = deepcopy(messages)
     run = getattr(compactor, stage)
     after = run(messages, active_request) if stage in SUMMARISING else run(messages)
@@ -367,8 +351,7 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
 
 
 def run_picture(run: object, stage: str) -> Figure:
-    """The stage picture of the turn of ``run`` (an ``ExperimentResult``) where ``stage`` saved
-    the most characters, the first of equals (``ExperimentResult.picture``)."""
+    """The stage picture of the (first) turn of ``run`` where ``stage`` saved the most characters."""
     fired = [(turn, event) for turn in run.trace.turns for event in turn.events
              if event.stage == stage and event.fired]
     if not fired:

@@ -1,11 +1,6 @@
-"""The strategy comparison's pictures: what each strategy paid, turn by turn, where the probe
-facts ended up, and how long each summary grew.
-
-Lines differ by style as well as colour (the lesson's pipeline and its archiving variant
-cost almost the same, so one is drawn dotted over the other), and the cost axis is
-logarithmic: no compaction costs twenty times what the cheapest strategies do. Every text the
-figures show is in the string table, in the notebook's language (``study_texts.py``; the
-strategies' names are the code's and stay as they are).
+"""The strategy comparison's pictures: what each strategy paid, turn by turn (lines differ by style
+as well as colour; the cost axis is logarithmic), where the probe facts ended up, and how long
+each summary grew. Texts are in the string table (``study_texts.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ from matplotlib.patches import Patch
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
 from ..texts import say
-from .plot import RC, finish, legend_below, new_axes, thousands
+from .plot import RC, finish, legend_below, panel, thousands
 from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -50,12 +45,10 @@ def _style(name: str, index: int) -> tuple[str, str, str | None]:
 
 
 def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain") -> Axes:
-    """Cumulative cost per user turn, one line per strategy: ``measure`` is "plain" (every
-    token at full price) or "cache-aware" (read from cache 0.1×, written 1.25×)."""
+    """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``)."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6)
+    with panel(ax, 6) as ax:
         for index, report in enumerate(reports):
             values = report.cumulative_tokens if measure == "plain" else report.cumulative_cost
             colour, style, marker = _style(report.strategy, index)
@@ -74,8 +67,7 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
 
 
 def plot_costs(reports: list) -> Figure:
-    """Plain and cache-aware cost side by side: which strategy is cheapest depends on which
-    you count."""
+    """Plain and cache-aware cost side by side."""
     with matplotlib.rc_context(RC):
         figure = Figure(figsize=(16, 6.5), layout="constrained")
         plain, cached = figure.subplots(1, 2, sharey=True)
@@ -92,12 +84,10 @@ def plot_costs(reports: list) -> Figure:
 
 
 def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
-    """Where each probe fact ended up, per strategy: in context, in an archive compaction
-    wrote, in a workspace file still named in the context, or lost."""
+    """Where each probe fact ended up, per strategy (``retention.PLACES``)."""
     probes = list(reports[0].retention) if reports else []
     grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(6.5, 13)
+    with panel(ax, 6.5, 13) as ax:
         colours = ListedColormap([PLACE_COLOURS[p] for p in PLACES])
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
@@ -117,10 +107,9 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
 
 
 def plot_summaries(reports: list, cap: int | None = None, ax: Axes | None = None) -> Axes:
-    """Each summary a strategy wrote, by its length, at the user turn it was written; a cross
-    marks one cut off at the summary call's ``max_tokens``; ``cap``: the last report's cap."""
-    with matplotlib.rc_context(RC):
-        ax = ax if ax is not None else new_axes(5.5)
+    """Each summary's length at the user turn it was written, a cross on one cut off at
+    ``max_tokens``; ``cap``: the last report's cap."""
+    with panel(ax, 5.5) as ax:
         for index, report in enumerate(reports):
             colour, _, marker = _style(report.strategy, index)
             sizes = [len(summary) for summary in report.summaries]

@@ -37,8 +37,13 @@ def _priced(key: str, pricing: Pricing) -> str:
     return say(f"study.table.{key}", read=pricing.read, write=pricing.write, uncached=pricing.uncached)
 
 
-def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
-    """One row per report (a ``SessionReport``), savings counted against the strategy "none"."""
+def _places(report: Any) -> str:
+    return " / ".join(str(n) for n in report.places().values())
+
+
+def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
+    """Plain and cache-aware cost of each ``SessionReport``, savings against the strategy "none",
+    and where the probes went."""
     base = next((r for r in reports if r.strategy == "none"), None)
     rows = []
     for r in reports:
@@ -47,23 +52,16 @@ def cost_rows(reports: list, pricing: Pricing = PRICES) -> list[list[str]]:
         saved_cached = f"{1 - cost / base.cost(pricing):.1%}" if base else "—"
         rows.append([r.strategy, f"{r.input_tokens:,}", saved, f"{cost:,.0f}", saved_cached,
                      f"{floor:,.0f}", f"{cost / floor:.2f}", f"{r.ledger.share_read():.0%}",
-                     f"{r.peak_size:,}", f"{r.summary_calls:,}", f"{r.rereads:,}",
-                     " / ".join(str(n) for n in r.places().values())])
-    return rows
-
-
-def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
-    """Plain and cache-aware cost, savings against no compaction, and where the probes went."""
-    return Table(headers(COST_COLUMNS), cost_rows(reports, pricing), title=_priced("title", pricing),
+                     f"{r.peak_size:,}", f"{r.summary_calls:,}", f"{r.rereads:,}", _places(r)])
+    return Table(headers(COST_COLUMNS), rows, title=_priced("title", pricing),
                  numeric=range(1, len(COST_COLUMNS) - 1), brief=BRIEF_COLUMNS)
 
 
 def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
     """Notebook 08's runs by name: what each sent and paid, its summaries, the most the model
-    was shown in one request (after the server's edits), and where the probes went."""
+    was shown in one request, and where the probes went."""
     rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
-             f"{r.peak_size:,}", " / ".join(str(n) for n in r.places().values())]
-            for name, r in reports.items()]
+             f"{r.peak_size:,}", _places(r)] for name, r in reports.items()]
     return Table(headers(API_COLUMNS), rows, title=_priced("title", pricing), numeric=range(1, 5))
 
 
