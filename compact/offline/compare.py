@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import snowballstemmer
 
 from .knowledge import Step, code_paths, facts, fetch, folders, listing, next_step
-from .phrases import after_label, forms, language, offline_label, phrase, split_parts
+from .phrases import after_label, forms, language, listed, offline_label, phrase, split_parts
 from .view import View
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -214,11 +214,6 @@ def compare(view: View) -> Step:
     return answer(view, programs, docs, lang)
 
 
-def _part(fact: str, key: str) -> str:
-    """The part of a note under ``key``'s label, in either language."""
-    return next((p for p in split_parts(fact) if any(f in p for f in forms(key))), "")
-
-
 def _body(part: str) -> str:
     """What follows a part's label (its first colon, either width)."""
     return re.split(r"[:：]", part, maxsplit=1)[1] if re.search(r"[:：]", part) else part
@@ -241,9 +236,8 @@ def names_in(fact: str) -> list[str]:
 
 
 def paths_in(fact: str) -> list[str]:
-    part = _part(fact, "paths_named")
-    return [p.strip() for p in _body(part).split(", ") if p.strip() not in ("", "…")] \
-        if part else []
+    return [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")
+            if p.strip() not in ("", "…")]
 
 
 _LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
@@ -315,15 +309,14 @@ def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> li
         for word in words:
             hits = [n for n in own if carries(n, word)]
             if hits:
-                found.append(f"{word.text} — {', '.join(hits[:SHOWN_NAMES])}"
-                             + (", …" if len(hits) > SHOWN_NAMES else ""))
+                found.append(f"{word.text} — {listed(hits, SHOWN_NAMES)}")
                 unmatched = [u for u in unmatched if u != word.text]
         lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
-    listed = phrase("list_sep", lang)
-    head = phrase("names_head", lang, words=listed.join(w.text for w in words))
-    tail = [phrase("names_unmatched", lang, words=listed.join(unmatched))] if unmatched else []
+    sep = phrase("list_sep", lang)
+    head = phrase("names_head", lang, words=sep.join(w.text for w in words))
+    tail = [phrase("names_unmatched", lang, words=sep.join(unmatched))] if unmatched else []
     return [head, *lines, *tail]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .markers import CLIPPED, is_placeholder, read_persisted
-from .phrases import forms, labelled, phrase
+from .phrases import forms, labelled, listed, phrase
 from .read_code import describe_code
 from .read_json import describe_json
 from .view import Call, View, note_key
@@ -155,9 +155,7 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
         shown = [phrase("section", lang, name=s[:60], quoted=title_token(s[:60])) for s in sections[:10]]
         parts.append(labelled("sections", lang, phrase("section_sep", lang).join(shown) + more))
     if facts.code_names:
-        names = facts.code_names[:16]
-        parts.append(labelled("code_names", lang, ", ".join(names)
-                              + (", …" if len(facts.code_names) > 16 else "")))
+        parts.append(labelled("code_names", lang, listed(facts.code_names, 16)))
     return phrase("sep", lang).join(parts)
 
 

@@ -252,6 +252,11 @@ def after_label(part: str, key: str) -> str | None:
     return part[len(found):].strip() if found is not None else None
 
 
+def listed(items: list[str], limit: int) -> str:
+    """The first ``limit`` items, joined; ", …" when there are more."""
+    return ", ".join(items[:limit]) + (", …" if len(items) > limit else "")
+
+
 def split_parts(fact: str) -> list[str]:
     """A note's parts, split at either language's separator."""
     return [p for p in re.split(r"; |；", fact) if p]

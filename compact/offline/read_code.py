@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from .markers import CLIPPED
-from .phrases import labelled, phrase
+from .phrases import labelled, listed, phrase
 
 GIVEN_PATH = "a path it is given"
 _WRITE_MODES = re.compile(r"[wax+]")
@@ -215,14 +215,11 @@ def _grouped(pairs: list[tuple[str, str]], limit: int) -> str:
         places.setdefault(item, [])
         if function not in places[item]:
             places[item].append(function)
-    shown = [f"{item} ({', '.join(fs[:4])}{', …' if len(fs) > 4 else ''})"
-             for item, fs in list(places.items())[:limit]]
-    return ", ".join(shown) + (", …" if len(places) > limit else "")
+    return listed([f"{item} ({listed(fs, 4)})" for item, fs in places.items()], limit)
 
 
 def _listed(items: list[str], limit: int) -> str:
-    unique = list(dict.fromkeys(items))
-    return ", ".join(unique[:limit]) + (", …" if len(unique) > limit else "")
+    return listed(list(dict.fromkeys(items)), limit)
 
 
 def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str]:
@@ -496,10 +493,6 @@ def read_code(text: str, path: str = "") -> CodeFacts:
     return _read_lines(text, language)
 
 
-def _names(names: list[str], limit: int) -> str:
-    return ", ".join(names[:limit]) + (", …" if len(names) > limit else "")
-
-
 def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:
     """One line of facts. ``partial`` says how the text was cut (then counts are minimums, and
     the line count is of the part seen, the clip's marker line not counted)."""
@@ -513,20 +506,19 @@ def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en"
                  else phrase("no_docstring", lang) + (phrase("in_text_seen", lang) if least else ""))
     parts += effect_parts(facts.effects, phrase("in_part_seen", lang) if least else "", lang)
     if facts.classes:
-        shown = [phrase("methods", lang, name=name, names=_names(methods, 24)) if methods else name
+        shown = [phrase("methods", lang, name=name, names=listed(methods, 24)) if methods else name
                  for name, methods in facts.classes[:6]]
         parts.append(phrase("classes", lang, least=least, n=len(facts.classes),
                             s="es" if len(facts.classes) != 1 else "", names="; ".join(shown)))
     if facts.functions:
         parts.append(phrase("functions", lang, least=least, n=len(facts.functions),
                             s="s" if len(facts.functions) != 1 else "",
-                            names=_names(facts.functions, 24)))
+                            names=listed(facts.functions, 24)))
     if not facts.classes and not facts.functions:
         parts.append(phrase("no_definitions_seen" if least else "no_definitions", lang))
     if facts.constants:
-        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants[:12]]
-        parts.append(labelled("constants", lang, ", ".join(shown)
-                              + (", …" if len(facts.constants) > 12 else "")))
+        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants]
+        parts.append(labelled("constants", lang, listed(shown, 12)))
     if facts.paths:
-        parts.append(labelled("paths_named", lang, _names(facts.paths, 14)))
+        parts.append(labelled("paths_named", lang, listed(facts.paths, 14)))
     return phrase("sep", lang).join(parts)

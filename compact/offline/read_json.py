@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .phrases import phrase
+from .phrases import listed, phrase
 
 
 class CutList(list):
@@ -239,7 +239,7 @@ def _field(name: str, values: list[Any], lang: str = "en") -> str:
     objects = [v for v in values if isinstance(v, dict) and v]
     if objects:
         inner = list(dict.fromkeys(k for o in objects for k in o))
-        label += f": {', '.join(inner[:8])}{', …' if len(inner) > 8 else ''}"
+        label += f": {listed(inner, 8)}"
     if kinds and values and all(is_cut(v) for v in values):
         label += phrase("cut_off_field", lang)
     return phrase("field", lang, name=name, label=label)
@@ -300,8 +300,7 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     if whole or not (records.cut or cut_items):
         count = phrase("records_n", lang, n=complete, s=s)
         if records.keyed:
-            shown = ", ".join(records.keys[:6]) + (", …" if len(records.keys) > 6 else "")
-            count += phrase("keyed", lang, keys=shown)
+            count += phrase("keyed", lang, keys=listed(records.keys, 6))
         parts.append(phrase("holds", lang, where=where, count=count))
     else:
         visible = phrase("complete_visible", lang, n=complete, s=s)
@@ -311,8 +310,7 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     fields = record_fields(records)
     only_cut = {name for name, values in fields
                 if all(isinstance(item, CutDict) for item in records.items if name in item)}
-    listed = ", ".join(_field(name, values, lang) for name, values in fields)
-    parts.append(phrase("fields", lang, fields=listed))
+    parts.append(phrase("fields", lang, fields=", ".join(_field(n, v, lang) for n, v in fields)))
     if only_cut and complete:
         parts.append(phrase("only_in_cut", lang, names=", ".join(sorted(only_cut))))
     if not complete and cut_items:
