@@ -90,27 +90,17 @@ def carries(name: str, word: Word) -> bool:
     return any(stems_match(word.stem, part) for part in identifier_stems(name))
 
 
-@dataclass(frozen=True)
-class Facet:
-    label: str                  # the phrase key of the note part it reads
-    words: tuple[str, ...]      # question words that ask for it
-    # its heading and what a program without such a part does: phrases facet_<label>(_none)
+# The parts of a note a question can ask for: its label (a phrase key, with the headings
+# facet_<label> and facet_<label>_none) → the stems of the question words that ask for it.
+FACETS = {label: [stem(w) for w in words.split()] for label, words in (
+    ("writes", "store storage save persist disk file write keep memory remember database data "
+               "archive record folder directory path transcript"),
+    ("model_request", "context prompt message window history token system model send conversation"),
+    ("errors", "error exception fail failure retry crash fault wrong broken recover raise catch"))}
 
 
-FACETS = (
-    Facet("writes", ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
-                         "memory", "remember", "database", "data", "archive", "record", "folder",
-                         "directory", "path", "transcript")),
-    Facet("model_request", ("context", "prompt", "message", "window", "history", "token", "system",
-                        "model", "send", "conversation")),
-    Facet("errors", ("error", "exception", "fail", "failure", "retry", "crash", "fault",
-                         "wrong", "broken", "recover", "raise", "catch")),
-)
-_STEMS = {facet.label: [stem(w) for w in facet.words] for facet in FACETS}
-
-
-def asks_for(facet: Facet, words: list[Word]) -> bool:
-    return any(stems_match(word.stem, s) for word in words for s in _STEMS[facet.label])
+def asks_for(facet: str, word: Word) -> bool:
+    return any(stems_match(word.stem, s) for s in FACETS[facet])
 
 
 def _labelled_part(fact: str, key: str) -> str:
@@ -118,12 +108,11 @@ def _labelled_part(fact: str, key: str) -> str:
     return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
 
 
-def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
+def facets_for(words: list[Word], notes: dict[str, str]) -> list[str]:
     """The parts the question asks for, in the order it first asks; else every part some note has."""
-    asked = sorted((f for f in FACETS if asks_for(f, words)),
-                   key=lambda f: min(i for i, w in enumerate(words)
-                                     if any(stems_match(w.stem, s) for s in _STEMS[f.label])))
-    return asked or [f for f in FACETS if any(_labelled_part(n, f.label) for n in notes.values())]
+    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
+                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
+    return asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]
 
 
 def _partial(note: str) -> bool:
@@ -131,13 +120,13 @@ def _partial(note: str) -> bool:
                                          "至少", "中间部分未看到", "只看到了预览"))
 
 
-def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
+def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
     """What one program's note (and README) says for ``facet``."""
-    part = _labelled_part(note, facet.label)
+    part = _labelled_part(note, facet)
     if part:
         return part
     said = []
-    if facet.label == "writes":
+    if facet == "writes":
         paths = _labelled_part(note, "paths_named")
         named = [n.strip() for n in _labelled_part(readme, "code_names").split(", ")
                  if "/" in n or "." in n.strip(" .")]
@@ -147,17 +136,17 @@ def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
             said.append(phrase("readme_names", lang, names=", ".join(named)))
     sep = phrase("sep", lang)
     if _partial(note):
-        return sep.join([phrase("no_write_seen" if facet.label == "writes" else "none_seen", lang),
+        return sep.join([phrase("no_write_seen" if facet == "writes" else "none_seen", lang),
                          *said])
     if not note:
         return phrase("nothing_noted", lang)
-    return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])
+    return sep.join([phrase(f"facet_{facet}_none", lang), *said])
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", "个类", "个顶层函数", *forms("constants"),
            *forms("code_names"))
-_EFFECTS = tuple(form for f in FACETS for form in forms(f.label))   # shown in the answer's own parts
+_EFFECTS = tuple(form for f in FACETS for form in forms(f))   # shown in the answer's own parts
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                  "zh": ("README.zh.md", "README.zh-CN.md", "README.zh-cn.md", "README.md",
                         "README_zh.md")}
@@ -332,7 +321,7 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     words = question_words(question)
     lines.append("\n" + phrase("the_question", lang, question=question))
     for facet in facets_for(words, notes):
-        lines.append(phrase(f"facet_{facet.label}", lang))
+        lines.append(phrase(f"facet_{facet}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
     names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
              for p in programs}

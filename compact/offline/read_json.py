@@ -179,7 +179,7 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
         children = [(str(i), v) for i, v in enumerate(value[:3])]
     elif isinstance(value, dict):
         objects = {k: v for k, v in value.items() if isinstance(v, dict)}
-        shared = _shared_keys(list(objects.values()))
+        shared = set.intersection(*map(set, objects.values())) if objects else set()
         first_of_many = (isinstance(value, CutDict) and len(objects) == len(value) >= 1
                          and len(objects[list(objects)[0]]) >= 2)   # a map cut after one record
         if (len(objects) >= 2 and len(objects) * 2 >= len(value) and shared) or first_of_many:
@@ -193,23 +193,6 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
             if isinstance(child, (list, dict)):
                 found += find_records(child, (*path, key), depth + 1)
     return found
-
-
-def _shared_keys(objects: list[dict]) -> set[str]:
-    if len(objects) < 2:
-        return set()
-    common = set(objects[0])
-    for item in objects[1:]:
-        common &= set(item)
-    return common
-
-
-def best_records(value: Any) -> Records | None:
-    """The main collection: most records; on a tie the deepest (the most specific)."""
-    candidates = find_records(value)
-    if not candidates:
-        return None
-    return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
 
 
 def kind(value: Any, inner: bool = True, lang: str = "en") -> str:
@@ -245,15 +228,6 @@ def _field(name: str, values: list[Any], lang: str = "en") -> str:
     return phrase("field", lang, name=name, label=label)
 
 
-def record_fields(records: Records) -> list[tuple[str, list[Any]]]:
-    """(field, its values) in order of first appearance over the records seen."""
-    fields: dict[str, list[Any]] = {}
-    for item in records.items:
-        for key, value in item.items():
-            fields.setdefault(key, []).append(value)
-    return list(fields.items())
-
-
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
@@ -285,7 +259,8 @@ def describe_json(text: str, total_chars: int | None = None, preview: bool = Fal
                             items=phrase("of_items", lang, n=len(value)) if whole else ""))
     else:
         return phrase("json_single", lang, kind=kind(value, lang=lang), value=repr(str(value)[:80]))
-    records = best_records(value)
+    # the main collection: most records; on a tie the deepest (the most specific)
+    records = max(find_records(value), key=lambda r: (len(r.items), r.where.count(".")), default=None)
     if records is None:
         return phrase("sep", lang).join([*parts, phrase("no_records", lang)])
     return phrase("sep", lang).join(parts + _record_parts(records, whole, lang))
@@ -307,10 +282,13 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
         if cut_items:
             visible += phrase("nth_cut", lang, nth=_ordinal(complete + 1), n=complete + 1)
         parts.append(phrase("holds_partial", lang, where=where, visible=visible))
-    fields = record_fields(records)
-    only_cut = {name for name, values in fields
+    fields: dict[str, list[Any]] = {}       # in order of first appearance
+    for item in records.items:
+        for key, value in item.items():
+            fields.setdefault(key, []).append(value)
+    only_cut = {name for name in fields
                 if all(isinstance(item, CutDict) for item in records.items if name in item)}
-    parts.append(phrase("fields", lang, fields=", ".join(_field(n, v, lang) for n, v in fields)))
+    parts.append(phrase("fields", lang, fields=", ".join(_field(n, v, lang) for n, v in fields.items())))
     if only_cut and complete:
         parts.append(phrase("only_in_cut", lang, names=", ".join(sorted(only_cut))))
     if not complete and cut_items:
