@@ -195,7 +195,7 @@ def _facts(path: str, body: str, cut: tuple, lang: str) -> str:
         return describe_code(body, path, partial, lang)
     if kind == "json":
         head = body[:clipped.start()] if clipped else body
-        return describe_json(head, cut[2], preview=bool(partial), lang=lang)
+        return describe_json(head, cut[2], lang=lang)
     lines = body.splitlines()
     first = repr(one_line(lines[0] if lines else "", 160))
     if partial:      # the size of the part seen is not the file's: ``how`` gives both

@@ -101,13 +101,10 @@ def _write_target(call: ast.Call) -> ast.AST | None:
         return call.func.value
     if name in ("open", "io.open", "codecs.open") and call.args:
         mode = call.args[1] if len(call.args) > 1 else mode
-        return call.args[0] if _is_write_mode(mode) else None
+        writes = isinstance(mode, ast.Constant) and isinstance(mode.value, str) \
+            and _WRITE_MODES.search(mode.value)
+        return call.args[0] if writes else None
     return None
-
-
-def _is_write_mode(mode: ast.AST | None) -> bool:
-    return isinstance(mode, ast.Constant) and isinstance(mode.value, str) \
-        and bool(_WRITE_MODES.search(mode.value))
 
 
 def _exceptions(handler: ast.ExceptHandler) -> list[str]:
@@ -228,7 +225,9 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     if effects.entry_point:
         parts.append(labelled("entry", lang, effects.entry_point))
     if effects.writes:
-        parts.append(labelled("writes", lang, seen + _grouped(_given(effects.writes, lang), 6)))
+        given = [(phrase("given_path", lang) if item == GIVEN_PATH else item, where)
+                 for item, where in effects.writes]
+        parts.append(labelled("writes", lang, seen + _grouped(given, 6)))
     if effects.model_call or effects.texts:
         said = [phrase("system_from", lang, names=_listed(effects.system, 3)) if effects.system
                 else "",
@@ -243,12 +242,6 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     if errors:
         parts.append(labelled("errors", lang, seen + " / ".join(errors)))
     return parts
-
-
-def _given(writes: list[tuple[str, str]], lang: str) -> list[tuple[str, str]]:
-    """The writes, "a path it is given" in ``lang``."""
-    given = phrase("given_path", lang)
-    return [(given if item == GIVEN_PATH else item, where) for item, where in writes]
 
 
 _DEF = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)", re.M)

@@ -232,17 +232,10 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def _where(where: str, lang: str) -> str:
-    fixed = {"the top level": "top_level", "the top-level array": "top_level_array"}
-    return phrase(fixed[where], lang) if where in fixed else where
+_WHERE = {"the top level": "top_level", "the top-level array": "top_level_array"}   # phrases
 
 
-def _keys(value: dict, lang: str) -> list[str]:
-    return [f"{k}{phrase('cut_off', lang) if is_cut(v) else ''}" for k, v in value.items()]
-
-
-def describe_json(text: str, total_chars: int | None = None, preview: bool = False,
-                  lang: str = "en") -> str:
+def describe_json(text: str, total_chars: int | None = None, lang: str = "en") -> str:
     """What the structure of ``text`` shows, and what it cannot show when it was cut off."""
     value, whole = parse_prefix(text)
     if value is None and not whole:
@@ -250,27 +243,26 @@ def describe_json(text: str, total_chars: int | None = None, preview: bool = Fal
     seen = phrase("json_seen", lang, n=len(text),
                   total=phrase("of_total", lang, n=total_chars) if total_chars else "")
     seen = "" if whole else phrase("partial_paren", lang, how=seen)
-    parts = []
     if isinstance(value, dict):
-        parts.append(phrase("json_object", lang, seen=seen, keys=", ".join(_keys(value, lang))
-                            or phrase("none", lang), keys_seen="" if whole else phrase("keys_seen", lang)))
+        keys = ", ".join(k + (phrase("cut_off", lang) if is_cut(v) else "") for k, v in value.items())
+        head = phrase("json_object", lang, seen=seen, keys=keys or phrase("none", lang),
+                      keys_seen="" if whole else phrase("keys_seen", lang))
     elif isinstance(value, list):
-        parts.append(phrase("json_array", lang, seen=seen,
-                            items=phrase("of_items", lang, n=len(value)) if whole else ""))
+        head = phrase("json_array", lang, seen=seen,
+                      items=phrase("of_items", lang, n=len(value)) if whole else "")
     else:
         return phrase("json_single", lang, kind=kind(value, lang=lang), value=repr(str(value)[:80]))
     # the main collection: most records; on a tie the deepest (the most specific)
     records = max(find_records(value), key=lambda r: (len(r.items), r.where.count(".")), default=None)
-    if records is None:
-        return phrase("sep", lang).join([*parts, phrase("no_records", lang)])
-    return phrase("sep", lang).join(parts + _record_parts(records, whole, lang))
+    parts = _record_parts(records, whole, lang) if records else [phrase("no_records", lang)]
+    return phrase("sep", lang).join([head, *parts])
 
 
 def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     complete = len(records.complete)
     cut_items = len(records.items) - complete
     s = "" if complete == 1 else "s"
-    where = _where(records.where, lang)
+    where = phrase(_WHERE[records.where], lang) if records.where in _WHERE else records.where
     parts = []
     if whole or not (records.cut or cut_items):
         count = phrase("records_n", lang, n=complete, s=s)

@@ -260,18 +260,16 @@ class Pattern:
     members: list[int]          # which titles follow it
 
 
-def split(title: str) -> tuple[list[str], tuple[str, ...]]:
+def split(title: str) -> tuple[list[str], list[str]]:
+    """The title's texts, and its separators as written: ``": "``, ``" — "``, ``"——"``."""
     pieces = _SEPARATOR.split(title.strip())
-    texts = [p.strip() for p in pieces[0::2]]
-    separators = tuple(p.strip() for p in pieces[1::2])
-    return texts, separators
+    return [p.strip() for p in pieces[0::2]], [
+        (" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
+        for p in pieces[1::2]]
 
 
-def _spaced(title: str) -> list[str]:
-    """The separators as the title writes them: ``": "``, ``" — "``, ``"——"``."""
-    pieces = _SEPARATOR.split(title.strip())[1::2]
-    return [(" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
-            for p in pieces]
+def _shape(title: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in split(title)[1])
 
 
 def _code_template(text: str) -> str | None:
@@ -303,7 +301,6 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
                    lang: str) -> Pattern:
     split_titles = [split(titles[i]) for i in members]
     separators = split_titles[0][1]
-    spelled_separators = _spaced(titles[members[0]])
     columns = list(zip(*[texts for texts, _ in split_titles], strict=True))
     wanted = [numbers[i] for i in members]
     fixed = [_fixed_column(column, wanted, lang) for column in columns]
@@ -314,8 +311,9 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
         template.append(label)
         words.append(said)
         if index < len(separators):
-            template.append(spelled_separators[index])
-            name = _SEPARATOR_NAMES.get(separators[index], (f"“{separators[index]}”",) * 2)
+            template.append(separators[index])
+            bare = separators[index].strip()
+            name = _SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)
             words.append(name[0] if lang == "en" else name[1])
     text = "".join(template).strip()
     if lang == "en":
@@ -330,9 +328,8 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
     """The pattern most titles follow, and the indexes of the titles that do not."""
     if not titles:
         return None, []
-    shapes = Counter(split(t)[1] for t in titles)
-    shape, count = shapes.most_common(1)[0]
-    members = [i for i, t in enumerate(titles) if split(t)[1] == shape]
+    shape, count = Counter(map(_shape, titles)).most_common(1)[0]
+    members = [i for i, t in enumerate(titles) if _shape(t) == shape]
     others = [i for i in range(len(titles)) if i not in members]
     if (count < 2 and len(titles) > 1) or not shape:
         return None, list(range(len(titles)))     # nothing shared, or nothing but free text

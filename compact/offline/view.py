@@ -114,13 +114,6 @@ def _add_notes(view: View, text: str) -> None:
                 facts.append(fact)
 
 
-def _assistant_blocks(message: dict) -> list:
-    content = message.get("content")
-    if isinstance(content, list):
-        return content
-    return [{"type": "text", "text": content if isinstance(content, str) else ""}]
-
-
 def as_plain(messages: list) -> list:
     """``messages`` themselves when every message and block is a plain dict (a request parsed
     from JSON, a kept history); otherwise a plain copy (SDK blocks, ``response.content``)."""
@@ -138,7 +131,7 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
-            for block in _assistant_blocks(message):
+            for block in blocks_of(message) or [{"type": "text", "text": plain_text(message)}]:
                 if block_type(block) == "text":
                     _add_notes(view, str(block.get("text", "")))
                 elif block_type(block) == "tool_use":
