@@ -76,7 +76,7 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "given_path": ("a path it is given", "传入的路径"),
     "system_from": ("system from {names}", "system 来自 {names}"),
     "messages_from": ("messages from {names}", "messages 来自 {names}"),
-    "content_texts": ("texts it puts in a content: {texts}", "放进 content 的文本：{texts}"),
+    "content_texts": ("texts it puts in a content: {names}", "放进 content 的文本：{names}"),
     "catches": ("catches {items}", "捕获 {items}"),
     "raises": ("raises {items}", "抛出 {items}"),
     # JSON notes

@@ -169,17 +169,18 @@ def _model_requests(tree: ast.Module, strings: dict[str, str], effects: Effects)
             if isinstance(keywords["messages"], ast.Name):
                 effects.messages += _rebuilt_by(tree, keywords["messages"].id)
         elif isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value == "content":
-                    text = _text(value, strings)
-                    if text and re.search(r"\w", text.replace("{…}", "")):
-                        effects.texts.append(_first_line(text))
+            _content_texts(zip(node.keys, node.values, strict=True), strings, effects)
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            index = node.targets[0].slice
-            text = _text(node.value, strings)
-            if isinstance(index, ast.Constant) and index.value == "content" and text \
-                    and re.search(r"\w", text.replace("{…}", "")):
-                effects.texts.append(_first_line(text))
+            _content_texts([(node.targets[0].slice, node.value)], strings, effects)
+
+
+def _content_texts(pairs, strings: dict[str, str], effects: Effects) -> None:
+    """The texts put in a "content": ``{"content": text}``, ``message["content"] = text``."""
+    for key, value in pairs:
+        text = _text(value, strings) if isinstance(key, ast.Constant) and key.value == "content" \
+            else None
+        if text and re.search(r"\w", text.replace("{…}", "")):
+            effects.texts.append(_first_line(text))
 
 
 def _entry_point(tree: ast.Module) -> str | None:
@@ -229,16 +230,12 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
                  for item, where in effects.writes]
         parts.append(labelled("writes", lang, seen + _grouped(given, 6)))
     if effects.model_call or effects.texts:
-        said = [phrase("system_from", lang, names=_listed(effects.system, 3)) if effects.system
-                else "",
-                phrase("messages_from", lang, names=_listed(effects.messages, 6))
-                if effects.messages else "",
-                phrase("content_texts", lang, texts=_listed([f"“{t}”" for t in effects.texts], 4))
-                if effects.texts else ""]
-        parts.append(labelled("model_request", lang, seen + " / ".join(s for s in said if s)))
-    errors = ([phrase("catches", lang, items=_grouped(effects.catches, 5))] if effects.catches
-              else []) + \
-        ([phrase("raises", lang, items=_grouped(effects.raises, 4))] if effects.raises else [])
+        said = [phrase(key, lang, names=_listed(items, n)) for key, items, n in (
+            ("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
+            ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
+        parts.append(labelled("model_request", lang, seen + " / ".join(said)))
+    errors = [phrase(key, lang, items=_grouped(items, n)) for key, items, n in (
+        ("catches", effects.catches, 5), ("raises", effects.raises, 4)) if items]
     if errors:
         parts.append(labelled("errors", lang, seen + " / ".join(errors)))
     return parts
