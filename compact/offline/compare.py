@@ -187,8 +187,7 @@ def compare(view: View) -> Step:
     """The programs are the code files the request names (``wants_comparison``: two or more)."""
     lang = language(view.request)
     programs = code_paths(view.request)
-    step = fetch(view, programs, lang)
-    if step:
+    if step := fetch(view, programs, lang):
         return step
     docs: dict[str, str | None] = {}
     for pattern in doc_patterns(programs) if view.can("glob") else []:   # else: docstrings
@@ -197,8 +196,7 @@ def compare(view: View) -> Step:
             return Step(next_step(lang, "next_list_docs"), [("glob", {"pattern": pattern})])
         for program in programs:
             docs.setdefault(program, pick_doc(files, program, lang))
-    step = fetch(view, [d for d in docs.values() if d], lang)
-    if step:
+    if step := fetch(view, [d for d in docs.values() if d], lang):
         return step
     return answer(view, programs, docs, lang)
 

@@ -118,24 +118,19 @@ def wants_one_title(request: str) -> bool:
 def file_title(view: View) -> Step:
     """The H1 title of the one file the request names (read it first if it is unknown)."""
     path = paths(view.request, ("md",))[0]
-    step = fetch(view, [path], view.lang)
-    if step:
+    if step := fetch(view, [path], view.lang):
         return step
-    raw = view.read_result(path)
-    noted = view.note(path)
+    raw, noted, lang = view.read_result(path), view.note(path), view.lang
     title = read_markdown(raw).title if raw is not None else title_from_note(noted[-1]) if noted else None
-    if not title:
-        return Step(offline_label(view.lang) + phrase("no_title", view.lang, path=path,
-                                                      facts=facts(view, path)))
-    return Step(offline_label(view.lang) + phrase("title_of", view.lang, path=path,
-                                                  title=title_token(title)))
+    return Step(offline_label(lang) + (phrase("title_of", lang, path=path, title=title_token(title))
+                                       if title else phrase("no_title", lang, path=path,
+                                                            facts=facts(view, path))))
 
 
 def json_structure(view: View) -> Step:
     lang = language(view.request)
     path = paths(view.request, ("json",))[0]
-    step = fetch(view, [path], lang)
-    if step:
+    if step := fetch(view, [path], lang):
         return step
     parts = [p.strip() for p in split_parts(facts(view, path) or "") if p.strip()]
     head = phrase("structure_of", lang, path=path)
@@ -365,8 +360,7 @@ def titles(view: View) -> Step:
     if not targets:
         return Step(offline_label(lang) + phrase("no_readme", lang, readme=readme, pattern=pattern,
                                                  files=", ".join(files) or phrase("nothing", lang)))
-    step = fetch(view, targets, lang)
-    if step:
+    if step := fetch(view, targets, lang):
         return step
     return titles_answer(view, targets, prefix, lang)
 

@@ -52,14 +52,6 @@ def _json_input(text: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _system_text(system: Any) -> str:
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return " ".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    return ""
-
-
 def summary_conversation(payload: dict) -> list[Entry] | None:
     """The conversation to summarise if ``payload`` asks for a summary, else None."""
     messages = payload.get("messages") or []
@@ -69,7 +61,7 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
     if is_tool_result_message(last):
         return None                      # an agent's turn: results to act on
     text = plain_text(to_plain(last))
-    asks = _ASKS.search(_system_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
+    asks = _ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
         or _ASKS.search(text[-1_000:])
     if not asks:
         return None
