@@ -196,20 +196,14 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
 
 
 def kind(value: Any, inner: bool = True, lang: str = "en") -> str:
-    if isinstance(value, bool):
-        return phrase("boolean", lang)
-    if isinstance(value, (int, float)):
-        return phrase("number", lang)
-    if isinstance(value, str):
-        return phrase("string", lang)
+    """A JSON value's kind in words; an array's with the kinds of its items."""
     if value is None:
         return "null"
     if isinstance(value, list):
         kinds = sorted({kind(v, False, lang) for v in value}) if inner else []
         return phrase("array_of", lang, kinds="/".join(kinds)) if kinds else phrase("array", lang)
-    if isinstance(value, dict):
-        return phrase("object", lang)
-    return type(value).__name__
+    return phrase("boolean" if isinstance(value, bool) else "number" if isinstance(value, (int, float))
+                  else "string" if isinstance(value, str) else "object", lang)
 
 
 def _field(name: str, values: list[Any], lang: str = "en") -> str:

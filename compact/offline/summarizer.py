@@ -182,16 +182,12 @@ def _repr_block(text: str) -> dict | None:
 
 
 def _block(block: Any) -> dict | None:
-    if isinstance(block, dict):
-        return block
-    if isinstance(block, str):
-        parsed = _repr_block(block)
-        if parsed is not None:
-            if is_cut(block):
-                parsed["_cut"] = True
-            return parsed
-        return {"type": "text", "text": block, "_cut": is_cut(block)}
-    return None
+    if not isinstance(block, str):
+        return block if isinstance(block, dict) else None
+    parsed = _repr_block(block) or {"type": "text", "text": block}
+    if is_cut(block):
+        parsed["_cut"] = True
+    return parsed
 
 
 def entries_of_messages(messages: list) -> list[Entry]:

@@ -38,13 +38,8 @@ def note_key(call: Call) -> str | None:
     """What a note about this call is kept under: a path, ``glob <pattern>``, ``bash <command>``."""
     if call.name == "read_file":
         return call.input.get("path")
-    if call.name == "glob":
-        return f"glob {call.input.get('pattern')}"
-    if call.name in ("write_file", "edit_file"):
-        return f"{call.name} {call.input.get('path')}"
-    if call.name == "bash":
-        return f"bash {call.input.get('command')}"
-    return None
+    argument = {"glob": "pattern", "write_file": "path", "edit_file": "path", "bash": "command"}
+    return f"{call.name} {call.input.get(argument[call.name])}" if call.name in argument else None
 
 
 def read_summary_message(text: str) -> CompactedText | None:
