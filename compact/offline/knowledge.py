@@ -254,21 +254,14 @@ def code_paths(request: str) -> list[str]:
 
 def folders(request: str) -> list[str]:
     """Folder-like names with a number (``s08_context_compact``), not file names."""
-    names = []
-    for match in _FOLDER.finditer(request):
-        name = match.group(1)
-        if _HEADING_LEVELS.match(name) or "." in name:
-            continue
-        names.append(name)
-    return list(dict.fromkeys(names))
+    names = (match.group(1) for match in _FOLDER.finditer(request))
+    return list(dict.fromkeys(n for n in names if not _HEADING_LEVELS.match(n)))
 
 
 def chapter_number(name: str) -> tuple[str, int] | None:
     """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
     match = _CHAPTER.match(name)
-    if not match:
-        return None
-    return match.group(1), int(match.group(2))
+    return (match.group(1), int(match.group(2))) if match else None
 
 
 def chapter_range(request: str) -> tuple[str, set[int]] | None:

@@ -145,12 +145,10 @@ _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef，。、！？；：
 NAME_WORDS = 4          # a name has at most this many words...
 NAME_CJK_CHARS = 5      # ...or a column of CJK text this long (the median, punctuation not counted)
 
-# kind → (template label, words) in English and in Chinese
-_KINDS = {
-    "question": (("<question>", "a question"), ("<问题>", "问句")),
-    "name": (("<Name>", "a short name"), ("<名称>", "简短名称")),
-    "phrase": (("<phrase>", "a phrase"), ("<短语>", "短语")),
-}
+# kind → template label and words in English, then in Chinese
+_KINDS = {"question": ("<question>", "a question", "<问题>", "问句"),
+          "name": ("<Name>", "a short name", "<名称>", "简短名称"),
+          "phrase": ("<phrase>", "a phrase", "<短语>", "短语")}
 _SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 
@@ -200,7 +198,7 @@ def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
 
 
 def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str) -> str:
-    en, zh = _KINDS[kind][0][1], _KINDS[kind][1][1]
+    en, zh = _KINDS[kind][1], _KINDS[kind][3]
     in_script = script(texts)
     if kind == "name" and in_script == "English":
         en, zh = "a short name in title case", "首字母大写的简短名称"
@@ -220,7 +218,7 @@ def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, st
     labels = []
     seen: Counter = Counter()
     for column, (kind, every) in zip(columns, kinds, strict=True):
-        label = _KINDS[kind][0 if lang == "en" else 1][0]
+        label = _KINDS[kind][0 if lang == "en" else 2]
         if same[kind] > 1:
             scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
             own = script(column)
@@ -273,9 +271,8 @@ def _code_template(text: str) -> str | None:
     if not match:
         return None
     digits = "N" * len(match.group(4))
-    if match.group(3):
-        return f"第{digits}{(match.group(5) or '').strip()}"
-    return f"{match.group(1)}{match.group(2)}{digits}"
+    return f"第{digits}{(match.group(5) or '').strip()}" if match.group(3) \
+        else f"{match.group(1)}{match.group(2)}{digits}"
 
 
 def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str

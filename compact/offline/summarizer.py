@@ -164,8 +164,7 @@ def _messages_from(tail: str) -> list[Any]:
 
 def _repr_block(text: str) -> dict | None:
     """An SDK block serialised with ``default=str``: ``ToolUseBlock(id='…', input={…}, …)``."""
-    match = re.match(r"(\w+)\(", text)
-    if not match:
+    if not re.match(r"\w+\(", text):
         return None
     try:
         call = ast.parse(text, mode="eval").body
