@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from itertools import takewhile
 
 import snowballstemmer
 
@@ -157,18 +158,10 @@ SHOWN_ITEMS = 10            # items of a list in the structure line (the note ha
 def doc_patterns(programs: list[str]) -> list[str]:
     """One glob that lists the Markdown beside every program, when their folders allow it."""
     dirs = list(dict.fromkeys(posixpath.dirname(p) for p in programs if posixpath.dirname(p)))
-    if not dirs:
-        return []
-    if len(dirs) == 1:
-        return [f"{dirs[0]}/*.md"]
     parts = [d.split("/") for d in dirs]
-    if len({len(p) for p in parts}) != 1:
+    if len({len(p) for p in parts}) != 1:            # none, or folders of different depths
         return [f"{d}/*.md" for d in dirs]
-    common = []
-    for column in zip(*parts, strict=True):
-        if len(set(column)) != 1:
-            break
-        common.append(column[0])
+    common = [c[0] for c in takewhile(lambda c: len(set(c)) == 1, zip(*parts, strict=True))]
     return ["/".join(common + ["*"] * (len(parts[0]) - len(common)) + ["*.md"])]
 
 
@@ -176,11 +169,8 @@ def pick_doc(files: list[str], program: str, lang: str) -> str | None:
     """The README beside ``program``, in the request's language when there is one."""
     here = [f for f in files if posixpath.dirname(f) == posixpath.dirname(program)]
     names = {posixpath.basename(f): f for f in here}
-    for name in _README_ORDER[lang]:
-        if name in names:
-            return names[name]
-    readmes = sorted(f for f in here if posixpath.basename(f).lower().startswith("readme"))
-    return readmes[0] if readmes else None
+    readmes = [f for f in here if posixpath.basename(f).lower().startswith("readme")]
+    return next((names[n] for n in _README_ORDER[lang] if n in names), None) or min(readmes, default=None)
 
 
 def compare(view: View) -> Step:
