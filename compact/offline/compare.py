@@ -116,11 +116,6 @@ def facets_for(words: list[Word], notes: dict[str, str]) -> list[str]:
     return asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]
 
 
-def _partial(note: str) -> bool:
-    return any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
-                                         "至少", "中间部分未看到", "只看到了预览"))
-
-
 def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
     """What one program's note (and README) says for ``facet``."""
     part = _labelled_part(note, facet)
@@ -136,7 +131,8 @@ def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
         if named:
             said.append(phrase("readme_names", lang, names=", ".join(named)))
     sep = phrase("sep", lang)
-    if _partial(note):
+    if any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
+                                     "至少", "中间部分未看到", "只看到了预览")):    # partly seen
         return sep.join([phrase("no_write_seen" if facet == "writes" else "none_seen", lang),
                          *said])
     if not note:
@@ -191,18 +187,13 @@ def compare(view: View) -> Step:
     return answer(view, programs, docs, lang)
 
 
-def _body(part: str) -> str:
-    """What follows a part's label (its first colon, either width)."""
-    return re.split(r"[:：]", part, maxsplit=1)[1] if re.search(r"[:：]", part) else part
-
-
 def names_in(fact: str) -> list[str]:
     """Identifiers a note lists as defined or explained (classes, functions, constants)."""
     names: list[str] = []
     for part in split_parts(fact):
         if not any(label in part for label in _LABELS):
             continue
-        body = _body(part)
+        body = re.split(r"[:：]", part, maxsplit=1)[-1]      # what follows its label
         if after_label(part, "code_names") is not None:
             names += [n.strip() for n in body.split(", ") if n.strip() not in ("", "…")]
             continue

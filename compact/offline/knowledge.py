@@ -308,7 +308,7 @@ def facts(view: View, path: str) -> str | None:
     noted = view.note(path)
     if noted:
         return noted[-1]
-    raw = view.read_result(path)
+    raw = view.latest("read_file", "path", path)
     return describe(path, raw, view.lang) if raw is not None else None
 
 

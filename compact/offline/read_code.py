@@ -367,11 +367,6 @@ def _is_path_expression(node: ast.AST) -> bool:
         isinstance(node, ast.Call) and _unparse(node.func) in _PATH_CALLS)
 
 
-def _short(node: ast.AST) -> str:
-    text = _unparse(node)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
 def _module_paths(tree: ast.Module) -> dict[str, str]:
     """Module-level names bound to a path expression, and the path each builds."""
     env: dict[str, str] = {}
@@ -436,9 +431,10 @@ def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
             [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
         if not targets or isinstance(node.value, _BULKY):
             continue
+        text = _unparse(node.value)
         for target in targets:
             if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
-                found.append((target.id, _short(node.value)))
+                found.append((target.id, text if len(text) <= 40 else text[:39] + "…"))
     return found
 
 

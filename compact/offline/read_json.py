@@ -114,8 +114,11 @@ class _Prefix:
                     return dict(into) if isinstance(into, dict) else list(into)
                 if char != ",":
                     raise _Stop
-        except _Cut as cut:
-            _put(into, cut.value)
+        except _Cut as cut:        # the inner value the text ended in goes where the parser was
+            if isinstance(into, list):
+                into.append(cut.value)
+            elif into:
+                into[list(into)[-1]] = cut.value
             raise _Cut(into) from None
         except _Stop:
             raise _Cut(into) from None
@@ -125,15 +128,6 @@ class _Cut(Exception):
     def __init__(self, value: Any) -> None:
         super().__init__()
         self.value = value
-
-
-def _put(into: CutDict | CutList, value: Any) -> None:
-    """Put the cut inner value where the parser was when the text ended."""
-    if isinstance(into, dict):
-        if into:
-            into[list(into)[-1]] = value
-    else:
-        into.append(value)
 
 
 def parse_prefix(text: str) -> tuple[Any, bool]:

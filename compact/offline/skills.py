@@ -120,7 +120,7 @@ def file_title(view: View) -> Step:
     path = paths(view.request, ("md",))[0]
     if step := fetch(view, [path], view.lang):
         return step
-    raw, noted, lang = view.read_result(path), view.note(path), view.lang
+    raw, noted, lang = view.latest("read_file", "path", path), view.note(path), view.lang
     title = read_markdown(raw).title if raw is not None else title_from_note(noted[-1]) if noted else None
     return Step(offline_label(lang) + (phrase("title_of", lang, path=path, title=title_token(title))
                                        if title else phrase("no_title", lang, path=path,
@@ -182,10 +182,6 @@ def script(texts: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
-def _lowercase(texts: tuple[str, ...] | list[str]) -> bool:
-    return all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts)
-
-
 def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
     """The kind of a column, and whether every text is of that kind."""
     lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
@@ -202,7 +198,7 @@ def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str
     in_script = script(texts)
     if kind == "name" and in_script == "English":
         en, zh = "a short name in title case", "首字母大写的简短名称"
-    if kind == "phrase" and _lowercase(texts):
+    if kind == "phrase" and all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts):
         en, zh = "a lowercase phrase", "小写开头的短语"
     if not every:
         en, zh = f"mostly {en}", f"大多是{zh}"

@@ -93,10 +93,6 @@ class View:
                 return call.result
         return None
 
-    def read_result(self, path: str) -> str | None:
-        """The newest whole (or persisted-preview) result of read_file(path), if visible."""
-        return self.latest("read_file", "path", path)
-
     def was_read(self, path: str) -> bool:
         return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
 
