@@ -274,8 +274,7 @@ def chapter_range(request: str) -> tuple[str, set[int]] | None:
     if not groups:
         return None
     prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
-    low, high = min(numbers), max(numbers)
-    return prefix, set(range(low, high + 1)) if len(numbers) >= 2 else set(numbers)
+    return prefix, set(range(min(numbers), max(numbers) + 1))
 
 
 def readme_name(request: str) -> str:

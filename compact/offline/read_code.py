@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from .markers import CLIPPED
 from .phrases import labelled, listed, phrase
@@ -310,14 +311,7 @@ def language_of(path: str) -> str:
 
 
 def first_paragraph(doc: str) -> str:
-    lines = []
-    for line in doc.strip().splitlines():
-        if not line.strip():
-            if lines:
-                break
-            continue
-        lines.append(line.strip())
-    return " ".join(lines)
+    return " ".join(line.strip() for line in takewhile(str.strip, doc.strip().splitlines()))
 
 
 def is_path_like(text: str, component: bool = False) -> bool:

@@ -325,11 +325,8 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
 
 
 def _folder_number(path: str, prefix: str) -> int | None:
-    folder = path.split("/")[0]
-    parsed = chapter_number(folder)
-    if parsed is None or (prefix and parsed[0] != prefix):
-        return None
-    return parsed[1]
+    parsed = chapter_number(path.split("/")[0])
+    return parsed[1] if parsed and (not prefix or parsed[0] == prefix) else None
 
 
 def titles(view: View) -> Step:
