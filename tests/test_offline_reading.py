@@ -42,7 +42,7 @@ def test_any_prefix_of_any_json_parses_without_error(value, cut, indent):
     assert whole and parsed == value
     prefix = text[: cut % (len(text) + 1)]
     parse_prefix(prefix)                       # never raises, whatever the cut
-    describe_json(prefix, len(text), preview=True)
+    describe_json(prefix, len(text))
 
 
 @settings(max_examples=200, deadline=None)
@@ -60,7 +60,7 @@ def test_a_preview_of_an_array_of_records_names_the_fields_and_the_count_seen():
     records = [{"version": f"s0{i}", "locale": "en", "title": f"T{i}", "content": "x" * 5_000}
                for i in range(1, 9)]
     text = json.dumps(records, indent=2)
-    said = describe_json(text[:2_000], len(text), preview=True)
+    said = describe_json(text[:2_000], len(text))
     assert "JSON array" in said and "0 complete records visible, the 1st cut off" in said
     assert "version (string), locale (string), title (string), content (string, cut off)" in said
     assert "the total number of records is not visible" in said
@@ -80,7 +80,7 @@ def test_a_nested_object_and_a_map_of_records_keyed_by_id():
 def test_what_json_cannot_show_is_said():
     assert "no list or map of records" in describe_json('{"config": {"a": 1}}')
     assert describe_json("not json at all").startswith("not JSON")
-    assert "no list or map of records" in describe_json('{"settings": {"theme": "da', 200, preview=True)
+    assert "no list or map of records" in describe_json('{"settings": {"theme": "da', 200)
 
 
 def test_markdown_titles_in_every_spelling():
@@ -214,7 +214,7 @@ def test_tools_are_read_from_the_request_schemas():
 def test_deep_huge_and_broken_text_never_breaks_the_reader():
     deep = "[" * 5_000 + "]" * 5_000
     assert describe_json(deep).startswith("JSON array")
-    assert describe_json(deep[:3_000], 10_000, preview=True).startswith("JSON array")
+    assert describe_json(deep[:3_000], 10_000).startswith("JSON array")
     flat = json.dumps([{"k": i, "v": "x" * 50} for i in range(20_000)])
     assert "holds 20000 records" in describe_json(flat)
     assert "not JSON" in describe_json("\udcff\x00 binary \ufffd")

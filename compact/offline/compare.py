@@ -9,11 +9,12 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from itertools import takewhile
 
 import snowballstemmer
 
 from .knowledge import Step, code_paths, facts, fetch, folders, listing, next_step
-from .phrases import after_label, forms, language, offline_label, phrase, split_parts
+from .phrases import after_label, forms, language, listed, offline_label, phrase, split_parts
 from .view import View
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -90,27 +91,17 @@ def carries(name: str, word: Word) -> bool:
     return any(stems_match(word.stem, part) for part in identifier_stems(name))
 
 
-@dataclass(frozen=True)
-class Facet:
-    label: str                  # the phrase key of the note part it reads
-    words: tuple[str, ...]      # question words that ask for it
-    # its heading and what a program without such a part does: phrases facet_<label>(_none)
+# The parts of a note a question can ask for: its label (a phrase key, with the headings
+# facet_<label> and facet_<label>_none) → the stems of the question words that ask for it.
+FACETS = {label: [stem(w) for w in words.split()] for label, words in (
+    ("writes", "store storage save persist disk file write keep memory remember database data "
+               "archive record folder directory path transcript"),
+    ("model_request", "context prompt message window history token system model send conversation"),
+    ("errors", "error exception fail failure retry crash fault wrong broken recover raise catch"))}
 
 
-FACETS = (
-    Facet("writes", ("store", "storage", "save", "persist", "disk", "file", "write", "keep",
-                         "memory", "remember", "database", "data", "archive", "record", "folder",
-                         "directory", "path", "transcript")),
-    Facet("model_request", ("context", "prompt", "message", "window", "history", "token", "system",
-                        "model", "send", "conversation")),
-    Facet("errors", ("error", "exception", "fail", "failure", "retry", "crash", "fault",
-                         "wrong", "broken", "recover", "raise", "catch")),
-)
-_STEMS = {facet.label: [stem(w) for w in facet.words] for facet in FACETS}
-
-
-def asks_for(facet: Facet, words: list[Word]) -> bool:
-    return any(stems_match(word.stem, s) for word in words for s in _STEMS[facet.label])
+def asks_for(facet: str, word: Word) -> bool:
+    return any(stems_match(word.stem, s) for s in FACETS[facet])
 
 
 def _labelled_part(fact: str, key: str) -> str:
@@ -118,26 +109,20 @@ def _labelled_part(fact: str, key: str) -> str:
     return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
 
 
-def facets_for(words: list[Word], notes: dict[str, str]) -> list[Facet]:
+def facets_for(words: list[Word], notes: dict[str, str]) -> list[str]:
     """The parts the question asks for, in the order it first asks; else every part some note has."""
-    asked = sorted((f for f in FACETS if asks_for(f, words)),
-                   key=lambda f: min(i for i, w in enumerate(words)
-                                     if any(stems_match(w.stem, s) for s in _STEMS[f.label])))
-    return asked or [f for f in FACETS if any(_labelled_part(n, f.label) for n in notes.values())]
+    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
+                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
+    return asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]
 
 
-def _partial(note: str) -> bool:
-    return any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
-                                         "至少", "中间部分未看到", "只看到了预览"))
-
-
-def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
+def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
     """What one program's note (and README) says for ``facet``."""
-    part = _labelled_part(note, facet.label)
+    part = _labelled_part(note, facet)
     if part:
         return part
     said = []
-    if facet.label == "writes":
+    if facet == "writes":
         paths = _labelled_part(note, "paths_named")
         named = [n.strip() for n in _labelled_part(readme, "code_names").split(", ")
                  if "/" in n or "." in n.strip(" .")]
@@ -146,18 +131,19 @@ def facet_line(facet: Facet, note: str, readme: str, lang: str) -> str:
         if named:
             said.append(phrase("readme_names", lang, names=", ".join(named)))
     sep = phrase("sep", lang)
-    if _partial(note):
-        return sep.join([phrase("no_write_seen" if facet.label == "writes" else "none_seen", lang),
+    if any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
+                                     "至少", "中间部分未看到", "只看到了预览")):    # partly seen
+        return sep.join([phrase("no_write_seen" if facet == "writes" else "none_seen", lang),
                          *said])
     if not note:
         return phrase("nothing_noted", lang)
-    return sep.join([phrase(f"facet_{facet.label}_none", lang), *said])
+    return sep.join([phrase(f"facet_{facet}_none", lang), *said])
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{2,}")
 _LABELS = ("class", "top-level function", "个类", "个顶层函数", *forms("constants"),
            *forms("code_names"))
-_EFFECTS = tuple(form for f in FACETS for form in forms(f.label))   # shown in the answer's own parts
+_EFFECTS = tuple(form for f in FACETS for form in forms(f))   # shown in the answer's own parts
 _README_ORDER = {"en": ("README.en.md", "README.md", "README_en.md"),
                  "zh": ("README.zh.md", "README.zh-CN.md", "README.zh-cn.md", "README.md",
                         "README_zh.md")}
@@ -168,18 +154,10 @@ SHOWN_ITEMS = 10            # items of a list in the structure line (the note ha
 def doc_patterns(programs: list[str]) -> list[str]:
     """One glob that lists the Markdown beside every program, when their folders allow it."""
     dirs = list(dict.fromkeys(posixpath.dirname(p) for p in programs if posixpath.dirname(p)))
-    if not dirs:
-        return []
-    if len(dirs) == 1:
-        return [f"{dirs[0]}/*.md"]
     parts = [d.split("/") for d in dirs]
-    if len({len(p) for p in parts}) != 1:
+    if len({len(p) for p in parts}) != 1:            # none, or folders of different depths
         return [f"{d}/*.md" for d in dirs]
-    common = []
-    for column in zip(*parts, strict=True):
-        if len(set(column)) != 1:
-            break
-        common.append(column[0])
+    common = [c[0] for c in takewhile(lambda c: len(set(c)) == 1, zip(*parts, strict=True))]
     return ["/".join(common + ["*"] * (len(parts[0]) - len(common)) + ["*.md"])]
 
 
@@ -187,19 +165,15 @@ def pick_doc(files: list[str], program: str, lang: str) -> str | None:
     """The README beside ``program``, in the request's language when there is one."""
     here = [f for f in files if posixpath.dirname(f) == posixpath.dirname(program)]
     names = {posixpath.basename(f): f for f in here}
-    for name in _README_ORDER[lang]:
-        if name in names:
-            return names[name]
-    readmes = sorted(f for f in here if posixpath.basename(f).lower().startswith("readme"))
-    return readmes[0] if readmes else None
+    readmes = [f for f in here if posixpath.basename(f).lower().startswith("readme")]
+    return next((names[n] for n in _README_ORDER[lang] if n in names), None) or min(readmes, default=None)
 
 
 def compare(view: View) -> Step:
     """The programs are the code files the request names (``wants_comparison``: two or more)."""
     lang = language(view.request)
     programs = code_paths(view.request)
-    step = fetch(view, programs, lang)
-    if step:
+    if step := fetch(view, programs, lang):
         return step
     docs: dict[str, str | None] = {}
     for pattern in doc_patterns(programs) if view.can("glob") else []:   # else: docstrings
@@ -208,20 +182,9 @@ def compare(view: View) -> Step:
             return Step(next_step(lang, "next_list_docs"), [("glob", {"pattern": pattern})])
         for program in programs:
             docs.setdefault(program, pick_doc(files, program, lang))
-    step = fetch(view, [d for d in docs.values() if d], lang)
-    if step:
+    if step := fetch(view, [d for d in docs.values() if d], lang):
         return step
     return answer(view, programs, docs, lang)
-
-
-def _part(fact: str, key: str) -> str:
-    """The part of a note under ``key``'s label, in either language."""
-    return next((p for p in split_parts(fact) if any(f in p for f in forms(key))), "")
-
-
-def _body(part: str) -> str:
-    """What follows a part's label (its first colon, either width)."""
-    return re.split(r"[:：]", part, maxsplit=1)[1] if re.search(r"[:：]", part) else part
 
 
 def names_in(fact: str) -> list[str]:
@@ -230,7 +193,7 @@ def names_in(fact: str) -> list[str]:
     for part in split_parts(fact):
         if not any(label in part for label in _LABELS):
             continue
-        body = _body(part)
+        body = re.split(r"[:：]", part, maxsplit=1)[-1]      # what follows its label
         if after_label(part, "code_names") is not None:
             names += [n.strip() for n in body.split(", ") if n.strip() not in ("", "…")]
             continue
@@ -241,9 +204,8 @@ def names_in(fact: str) -> list[str]:
 
 
 def paths_in(fact: str) -> list[str]:
-    part = _part(fact, "paths_named")
-    return [p.strip() for p in _body(part).split(", ") if p.strip() not in ("", "…")] \
-        if part else []
+    return [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")
+            if p.strip() not in ("", "…")]
 
 
 _LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
@@ -315,15 +277,14 @@ def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> li
         for word in words:
             hits = [n for n in own if carries(n, word)]
             if hits:
-                found.append(f"{word.text} — {', '.join(hits[:SHOWN_NAMES])}"
-                             + (", …" if len(hits) > SHOWN_NAMES else ""))
+                found.append(f"{word.text} — {listed(hits, SHOWN_NAMES)}")
                 unmatched = [u for u in unmatched if u != word.text]
         lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
-    listed = phrase("list_sep", lang)
-    head = phrase("names_head", lang, words=listed.join(w.text for w in words))
-    tail = [phrase("names_unmatched", lang, words=listed.join(unmatched))] if unmatched else []
+    sep = phrase("list_sep", lang)
+    head = phrase("names_head", lang, words=sep.join(w.text for w in words))
+    tail = [phrase("names_unmatched", lang, words=sep.join(unmatched))] if unmatched else []
     return [head, *lines, *tail]
 
 
@@ -339,7 +300,7 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     words = question_words(question)
     lines.append("\n" + phrase("the_question", lang, question=question))
     for facet in facets_for(words, notes):
-        lines.append(phrase(f"facet_{facet.label}", lang))
+        lines.append(phrase(f"facet_{facet}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
     names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
              for p in programs}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .markers import CLIPPED, is_placeholder, read_persisted
-from .phrases import forms, labelled, phrase
+from .phrases import forms, labelled, listed, phrase
 from .read_code import describe_code
 from .read_json import describe_json
 from .view import Call, View, note_key
@@ -155,10 +155,22 @@ def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
         shown = [phrase("section", lang, name=s[:60], quoted=title_token(s[:60])) for s in sections[:10]]
         parts.append(labelled("sections", lang, phrase("section_sep", lang).join(shown) + more))
     if facts.code_names:
-        names = facts.code_names[:16]
-        parts.append(labelled("code_names", lang, ", ".join(names)
-                              + (", …" if len(facts.code_names) > 16 else "")))
+        parts.append(labelled("code_names", lang, listed(facts.code_names, 16)))
     return phrase("sep", lang).join(parts)
+
+
+def _seen(text: str) -> tuple:
+    """(the persisted block, the text seen, the clip marker) of a tool result."""
+    persisted = read_persisted(text)
+    body = persisted.preview if persisted else text
+    return persisted, body, CLIPPED.search(body)   # the marker pipeline.summary.clip leaves
+
+
+def _excerpt(body: str, clipped: re.Match | None, lang: str) -> str:
+    if not clipped:
+        return ""
+    seen = len(body) - len(clipped.group(0))
+    return phrase("excerpt", lang, seen=seen, total=seen + int(clipped.group(1)))
 
 
 @lru_cache(maxsize=256)      # a text is at most a tool's 50,000 chars: ≤ ~13 MB held
@@ -167,42 +179,27 @@ def describe(path: str, text: str, lang: str = "en") -> str:
     remembered, as a long session shows the model the same results again and again."""
     if text.startswith("Error"):
         return phrase("error_fact", lang, text=one_line(text, 200))
-    persisted = read_persisted(text)
-    body = persisted.preview if persisted else text
-    clipped = CLIPPED.search(body)   # the marker pipeline.summary.clip leaves in a result
-    omitted = int(clipped.group(1)) if clipped else 0
-    partial = ""
-    if persisted:
-        total = phrase("of_total", lang, n=persisted.total_chars) if persisted.total_chars else ""
-        partial = phrase("preview_seen", lang, n=len(body), total=total)
-    elif clipped:
-        seen = len(body) - len(clipped.group(0))
-        partial = phrase("excerpt", lang, seen=seen, total=seen + omitted)
-    fact = _facts(path, body, (partial, clipped, persisted.total_chars if persisted else None), lang)
-    if persisted:
-        size = phrase("size_chars", lang, n=persisted.total_chars) if persisted.total_chars else ""
-        fact += phrase("sep", lang) + phrase("persisted_fact", lang, size=size, path=persisted.path)
-    return fact
-
-
-def _facts(path: str, body: str, cut: tuple, lang: str) -> str:
-    """The facts of one text by its kind; ``cut``: (how it was partial, the clip marker, the
-    persisted output's size)."""
-    partial, clipped, _ = cut
+    persisted, body, clipped = _seen(text)
+    total = persisted.total_chars if persisted else None
+    partial = phrase("preview_seen", lang, n=len(body), total=phrase("of_total", lang, n=total)
+                     if total else "") if persisted else _excerpt(body, clipped, lang)
     how = phrase("partial_paren", lang, how=partial) if partial else ""
     kind = _kind(path, body)
     if kind == "markdown":
-        return describe_markdown(body, cut=bool(partial), lang=lang) + how
-    if kind == "code":
-        return describe_code(body, path, partial, lang)
-    if kind == "json":
-        head = body[:clipped.start()] if clipped else body
-        return describe_json(head, cut[2], preview=bool(partial), lang=lang)
-    lines = body.splitlines()
-    first = repr(one_line(lines[0] if lines else "", 160))
-    if partial:      # the size of the part seen is not the file's: ``how`` gives both
-        return phrase("text_fact_seen", lang, line=first) + how
-    return phrase("text_fact", lang, n=len(body), line=first)
+        fact = describe_markdown(body, cut=bool(partial), lang=lang) + how
+    elif kind == "code":
+        fact = describe_code(body, path, partial, lang)
+    elif kind == "json":
+        fact = describe_json(body[:clipped.start()] if clipped else body, total, lang=lang)
+    else:
+        lines = body.splitlines()
+        first = repr(one_line(lines[0] if lines else "", 160))
+        fact = (phrase("text_fact_seen", lang, line=first) + how if partial    # the part's size
+                else phrase("text_fact", lang, n=len(body), line=first))   # is not the file's
+    if persisted:
+        size = phrase("size_chars", lang, n=total) if total else ""
+        fact += phrase("sep", lang) + phrase("persisted_fact", lang, size=size, path=persisted.path)
+    return fact
 
 
 def note_line(key: str, fact: str, lang: str = "en") -> str:
@@ -211,9 +208,8 @@ def note_line(key: str, fact: str, lang: str = "en") -> str:
 
 def describe_output(text: str, lang: str = "en") -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
-    persisted = read_persisted(text)
-    body = persisted.preview if persisted else text
-    clipped = CLIPPED.search(body)       # the summariser was sent its head and tail only
+    persisted, body, clipped = _seen(text)      # clipped: the summariser saw head and tail only
+    excerpt = _excerpt(body, clipped, lang)
     if clipped:
         body = body[:clipped.start()] + "\n" + body[clipped.end():]
     lines = [line for line in body.splitlines() if line.strip()]
@@ -221,9 +217,7 @@ def describe_output(text: str, lang: str = "en") -> str:
     fact = phrase("output_lines_seen" if persisted or clipped else "output_lines", lang, n=len(lines),
                   first=repr(one_line(lines[0] if lines else "", 120)))
     if clipped:
-        seen = len(body) - 1
-        fact += phrase("partial_paren", lang, how=phrase("excerpt", lang, seen=seen,
-                                                         total=seen + int(clipped.group(1))))
+        fact += phrase("partial_paren", lang, how=excerpt)
     if salient:
         fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
     if persisted:
@@ -260,21 +254,14 @@ def code_paths(request: str) -> list[str]:
 
 def folders(request: str) -> list[str]:
     """Folder-like names with a number (``s08_context_compact``), not file names."""
-    names = []
-    for match in _FOLDER.finditer(request):
-        name = match.group(1)
-        if _HEADING_LEVELS.match(name) or "." in name:
-            continue
-        names.append(name)
-    return list(dict.fromkeys(names))
+    names = (match.group(1) for match in _FOLDER.finditer(request))
+    return list(dict.fromkeys(n for n in names if not _HEADING_LEVELS.match(n)))
 
 
 def chapter_number(name: str) -> tuple[str, int] | None:
     """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
     match = _CHAPTER.match(name)
-    if not match:
-        return None
-    return match.group(1), int(match.group(2))
+    return (match.group(1), int(match.group(2))) if match else None
 
 
 def chapter_range(request: str) -> tuple[str, set[int]] | None:
@@ -287,8 +274,7 @@ def chapter_range(request: str) -> tuple[str, set[int]] | None:
     if not groups:
         return None
     prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
-    low, high = min(numbers), max(numbers)
-    return prefix, set(range(low, high + 1)) if len(numbers) >= 2 else set(numbers)
+    return prefix, set(range(min(numbers), max(numbers) + 1))
 
 
 def readme_name(request: str) -> str:
@@ -321,7 +307,7 @@ def facts(view: View, path: str) -> str | None:
     noted = view.note(path)
     if noted:
         return noted[-1]
-    raw = view.read_result(path)
+    raw = view.latest("read_file", "path", path)
     return describe(path, raw, view.lang) if raw is not None else None
 
 

@@ -76,7 +76,7 @@ PHRASES: dict[str, tuple[str, str]] = {      # name → (English, Chinese)
     "given_path": ("a path it is given", "传入的路径"),
     "system_from": ("system from {names}", "system 来自 {names}"),
     "messages_from": ("messages from {names}", "messages 来自 {names}"),
-    "content_texts": ("texts it puts in a content: {texts}", "放进 content 的文本：{texts}"),
+    "content_texts": ("texts it puts in a content: {names}", "放进 content 的文本：{names}"),
     "catches": ("catches {items}", "捕获 {items}"),
     "raises": ("raises {items}", "抛出 {items}"),
     # JSON notes
@@ -250,6 +250,11 @@ def after_label(part: str, key: str) -> str | None:
     """What follows ``key``'s label (either language) at the start of ``part``, else None."""
     found = next((f for f in forms(key) if part.startswith(f)), None)
     return part[len(found):].strip() if found is not None else None
+
+
+def listed(items: list[str], limit: int) -> str:
+    """The first ``limit`` items, joined; ", …" when there are more."""
+    return ", ".join(items[:limit]) + (", …" if len(items) > limit else "")
 
 
 def split_parts(fact: str) -> list[str]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from .markers import CLIPPED
-from .phrases import labelled, phrase
+from .phrases import labelled, listed, phrase
 
 GIVEN_PATH = "a path it is given"
 _WRITE_MODES = re.compile(r"[wax+]")
@@ -101,13 +102,10 @@ def _write_target(call: ast.Call) -> ast.AST | None:
         return call.func.value
     if name in ("open", "io.open", "codecs.open") and call.args:
         mode = call.args[1] if len(call.args) > 1 else mode
-        return call.args[0] if _is_write_mode(mode) else None
+        writes = isinstance(mode, ast.Constant) and isinstance(mode.value, str) \
+            and _WRITE_MODES.search(mode.value)
+        return call.args[0] if writes else None
     return None
-
-
-def _is_write_mode(mode: ast.AST | None) -> bool:
-    return isinstance(mode, ast.Constant) and isinstance(mode.value, str) \
-        and bool(_WRITE_MODES.search(mode.value))
 
 
 def _exceptions(handler: ast.ExceptHandler) -> list[str]:
@@ -172,17 +170,18 @@ def _model_requests(tree: ast.Module, strings: dict[str, str], effects: Effects)
             if isinstance(keywords["messages"], ast.Name):
                 effects.messages += _rebuilt_by(tree, keywords["messages"].id)
         elif isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value == "content":
-                    text = _text(value, strings)
-                    if text and re.search(r"\w", text.replace("{…}", "")):
-                        effects.texts.append(_first_line(text))
+            _content_texts(zip(node.keys, node.values, strict=True), strings, effects)
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            index = node.targets[0].slice
-            text = _text(node.value, strings)
-            if isinstance(index, ast.Constant) and index.value == "content" and text \
-                    and re.search(r"\w", text.replace("{…}", "")):
-                effects.texts.append(_first_line(text))
+            _content_texts([(node.targets[0].slice, node.value)], strings, effects)
+
+
+def _content_texts(pairs, strings: dict[str, str], effects: Effects) -> None:
+    """The texts put in a "content": ``{"content": text}``, ``message["content"] = text``."""
+    for key, value in pairs:
+        text = _text(value, strings) if isinstance(key, ast.Constant) and key.value == "content" \
+            else None
+        if text and re.search(r"\w", text.replace("{…}", "")):
+            effects.texts.append(_first_line(text))
 
 
 def _entry_point(tree: ast.Module) -> str | None:
@@ -215,14 +214,11 @@ def _grouped(pairs: list[tuple[str, str]], limit: int) -> str:
         places.setdefault(item, [])
         if function not in places[item]:
             places[item].append(function)
-    shown = [f"{item} ({', '.join(fs[:4])}{', …' if len(fs) > 4 else ''})"
-             for item, fs in list(places.items())[:limit]]
-    return ", ".join(shown) + (", …" if len(places) > limit else "")
+    return listed([f"{item} ({listed(fs, 4)})" for item, fs in places.items()], limit)
 
 
 def _listed(items: list[str], limit: int) -> str:
-    unique = list(dict.fromkeys(items))
-    return ", ".join(unique[:limit]) + (", …" if len(unique) > limit else "")
+    return listed(list(dict.fromkeys(items)), limit)
 
 
 def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str]:
@@ -231,27 +227,19 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     if effects.entry_point:
         parts.append(labelled("entry", lang, effects.entry_point))
     if effects.writes:
-        parts.append(labelled("writes", lang, seen + _grouped(_given(effects.writes, lang), 6)))
+        given = [(phrase("given_path", lang) if item == GIVEN_PATH else item, where)
+                 for item, where in effects.writes]
+        parts.append(labelled("writes", lang, seen + _grouped(given, 6)))
     if effects.model_call or effects.texts:
-        said = [phrase("system_from", lang, names=_listed(effects.system, 3)) if effects.system
-                else "",
-                phrase("messages_from", lang, names=_listed(effects.messages, 6))
-                if effects.messages else "",
-                phrase("content_texts", lang, texts=_listed([f"“{t}”" for t in effects.texts], 4))
-                if effects.texts else ""]
-        parts.append(labelled("model_request", lang, seen + " / ".join(s for s in said if s)))
-    errors = ([phrase("catches", lang, items=_grouped(effects.catches, 5))] if effects.catches
-              else []) + \
-        ([phrase("raises", lang, items=_grouped(effects.raises, 4))] if effects.raises else [])
+        said = [phrase(key, lang, names=_listed(items, n)) for key, items, n in (
+            ("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
+            ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
+        parts.append(labelled("model_request", lang, seen + " / ".join(said)))
+    errors = [phrase(key, lang, items=_grouped(items, n)) for key, items, n in (
+        ("catches", effects.catches, 5), ("raises", effects.raises, 4)) if items]
     if errors:
         parts.append(labelled("errors", lang, seen + " / ".join(errors)))
     return parts
-
-
-def _given(writes: list[tuple[str, str]], lang: str) -> list[tuple[str, str]]:
-    """The writes, "a path it is given" in ``lang``."""
-    given = phrase("given_path", lang)
-    return [(given if item == GIVEN_PATH else item, where) for item, where in writes]
 
 
 _DEF = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)", re.M)
@@ -323,14 +311,7 @@ def language_of(path: str) -> str:
 
 
 def first_paragraph(doc: str) -> str:
-    lines = []
-    for line in doc.strip().splitlines():
-        if not line.strip():
-            if lines:
-                break
-            continue
-        lines.append(line.strip())
-    return " ".join(lines)
+    return " ".join(line.strip() for line in takewhile(str.strip, doc.strip().splitlines()))
 
 
 def is_path_like(text: str, component: bool = False) -> bool:
@@ -378,11 +359,6 @@ def _path_value(node: ast.AST, env: dict[str, str]) -> str | None:
 def _is_path_expression(node: ast.AST) -> bool:
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or (
         isinstance(node, ast.Call) and _unparse(node.func) in _PATH_CALLS)
-
-
-def _short(node: ast.AST) -> str:
-    text = _unparse(node)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _module_paths(tree: ast.Module) -> dict[str, str]:
@@ -449,9 +425,10 @@ def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
             [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
         if not targets or isinstance(node.value, _BULKY):
             continue
+        text = _unparse(node.value)
         for target in targets:
             if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
-                found.append((target.id, _short(node.value)))
+                found.append((target.id, text if len(text) <= 40 else text[:39] + "…"))
     return found
 
 
@@ -496,10 +473,6 @@ def read_code(text: str, path: str = "") -> CodeFacts:
     return _read_lines(text, language)
 
 
-def _names(names: list[str], limit: int) -> str:
-    return ", ".join(names[:limit]) + (", …" if len(names) > limit else "")
-
-
 def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:
     """One line of facts. ``partial`` says how the text was cut (then counts are minimums, and
     the line count is of the part seen, the clip's marker line not counted)."""
@@ -513,20 +486,19 @@ def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en"
                  else phrase("no_docstring", lang) + (phrase("in_text_seen", lang) if least else ""))
     parts += effect_parts(facts.effects, phrase("in_part_seen", lang) if least else "", lang)
     if facts.classes:
-        shown = [phrase("methods", lang, name=name, names=_names(methods, 24)) if methods else name
+        shown = [phrase("methods", lang, name=name, names=listed(methods, 24)) if methods else name
                  for name, methods in facts.classes[:6]]
         parts.append(phrase("classes", lang, least=least, n=len(facts.classes),
                             s="es" if len(facts.classes) != 1 else "", names="; ".join(shown)))
     if facts.functions:
         parts.append(phrase("functions", lang, least=least, n=len(facts.functions),
                             s="s" if len(facts.functions) != 1 else "",
-                            names=_names(facts.functions, 24)))
+                            names=listed(facts.functions, 24)))
     if not facts.classes and not facts.functions:
         parts.append(phrase("no_definitions_seen" if least else "no_definitions", lang))
     if facts.constants:
-        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants[:12]]
-        parts.append(labelled("constants", lang, ", ".join(shown)
-                              + (", …" if len(facts.constants) > 12 else "")))
+        shown = [phrase("constant", lang, name=n, value=v) for n, v in facts.constants]
+        parts.append(labelled("constants", lang, listed(shown, 12)))
     if facts.paths:
-        parts.append(labelled("paths_named", lang, _names(facts.paths, 14)))
+        parts.append(labelled("paths_named", lang, listed(facts.paths, 14)))
     return phrase("sep", lang).join(parts)

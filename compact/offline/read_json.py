@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .phrases import phrase
+from .phrases import listed, phrase
 
 
 class CutList(list):
@@ -114,8 +114,11 @@ class _Prefix:
                     return dict(into) if isinstance(into, dict) else list(into)
                 if char != ",":
                     raise _Stop
-        except _Cut as cut:
-            _put(into, cut.value)
+        except _Cut as cut:        # the inner value the text ended in goes where the parser was
+            if isinstance(into, list):
+                into.append(cut.value)
+            elif into:
+                into[list(into)[-1]] = cut.value
             raise _Cut(into) from None
         except _Stop:
             raise _Cut(into) from None
@@ -125,15 +128,6 @@ class _Cut(Exception):
     def __init__(self, value: Any) -> None:
         super().__init__()
         self.value = value
-
-
-def _put(into: CutDict | CutList, value: Any) -> None:
-    """Put the cut inner value where the parser was when the text ended."""
-    if isinstance(into, dict):
-        if into:
-            into[list(into)[-1]] = value
-    else:
-        into.append(value)
 
 
 def parse_prefix(text: str) -> tuple[Any, bool]:
@@ -179,7 +173,7 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
         children = [(str(i), v) for i, v in enumerate(value[:3])]
     elif isinstance(value, dict):
         objects = {k: v for k, v in value.items() if isinstance(v, dict)}
-        shared = _shared_keys(list(objects.values()))
+        shared = set.intersection(*map(set, objects.values())) if objects else set()
         first_of_many = (isinstance(value, CutDict) and len(objects) == len(value) >= 1
                          and len(objects[list(objects)[0]]) >= 2)   # a map cut after one record
         if (len(objects) >= 2 and len(objects) * 2 >= len(value) and shared) or first_of_many:
@@ -195,38 +189,15 @@ def find_records(value: Any, path: tuple[str, ...] = (), depth: int = 0) -> list
     return found
 
 
-def _shared_keys(objects: list[dict]) -> set[str]:
-    if len(objects) < 2:
-        return set()
-    common = set(objects[0])
-    for item in objects[1:]:
-        common &= set(item)
-    return common
-
-
-def best_records(value: Any) -> Records | None:
-    """The main collection: most records; on a tie the deepest (the most specific)."""
-    candidates = find_records(value)
-    if not candidates:
-        return None
-    return max(candidates, key=lambda r: (len(r.items), r.where.count(".")))
-
-
 def kind(value: Any, inner: bool = True, lang: str = "en") -> str:
-    if isinstance(value, bool):
-        return phrase("boolean", lang)
-    if isinstance(value, (int, float)):
-        return phrase("number", lang)
-    if isinstance(value, str):
-        return phrase("string", lang)
+    """A JSON value's kind in words; an array's with the kinds of its items."""
     if value is None:
         return "null"
     if isinstance(value, list):
         kinds = sorted({kind(v, False, lang) for v in value}) if inner else []
         return phrase("array_of", lang, kinds="/".join(kinds)) if kinds else phrase("array", lang)
-    if isinstance(value, dict):
-        return phrase("object", lang)
-    return type(value).__name__
+    return phrase("boolean" if isinstance(value, bool) else "number" if isinstance(value, (int, float))
+                  else "string" if isinstance(value, str) else "object", lang)
 
 
 def _field(name: str, values: list[Any], lang: str = "en") -> str:
@@ -239,36 +210,20 @@ def _field(name: str, values: list[Any], lang: str = "en") -> str:
     objects = [v for v in values if isinstance(v, dict) and v]
     if objects:
         inner = list(dict.fromkeys(k for o in objects for k in o))
-        label += f": {', '.join(inner[:8])}{', …' if len(inner) > 8 else ''}"
+        label += f": {listed(inner, 8)}"
     if kinds and values and all(is_cut(v) for v in values):
         label += phrase("cut_off_field", lang)
     return phrase("field", lang, name=name, label=label)
-
-
-def record_fields(records: Records) -> list[tuple[str, list[Any]]]:
-    """(field, its values) in order of first appearance over the records seen."""
-    fields: dict[str, list[Any]] = {}
-    for item in records.items:
-        for key, value in item.items():
-            fields.setdefault(key, []).append(value)
-    return list(fields.items())
 
 
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def _where(where: str, lang: str) -> str:
-    fixed = {"the top level": "top_level", "the top-level array": "top_level_array"}
-    return phrase(fixed[where], lang) if where in fixed else where
+_WHERE = {"the top level": "top_level", "the top-level array": "top_level_array"}   # phrases
 
 
-def _keys(value: dict, lang: str) -> list[str]:
-    return [f"{k}{phrase('cut_off', lang) if is_cut(v) else ''}" for k, v in value.items()]
-
-
-def describe_json(text: str, total_chars: int | None = None, preview: bool = False,
-                  lang: str = "en") -> str:
+def describe_json(text: str, total_chars: int | None = None, lang: str = "en") -> str:
     """What the structure of ``text`` shows, and what it cannot show when it was cut off."""
     value, whole = parse_prefix(text)
     if value is None and not whole:
@@ -276,43 +231,44 @@ def describe_json(text: str, total_chars: int | None = None, preview: bool = Fal
     seen = phrase("json_seen", lang, n=len(text),
                   total=phrase("of_total", lang, n=total_chars) if total_chars else "")
     seen = "" if whole else phrase("partial_paren", lang, how=seen)
-    parts = []
     if isinstance(value, dict):
-        parts.append(phrase("json_object", lang, seen=seen, keys=", ".join(_keys(value, lang))
-                            or phrase("none", lang), keys_seen="" if whole else phrase("keys_seen", lang)))
+        keys = ", ".join(k + (phrase("cut_off", lang) if is_cut(v) else "") for k, v in value.items())
+        head = phrase("json_object", lang, seen=seen, keys=keys or phrase("none", lang),
+                      keys_seen="" if whole else phrase("keys_seen", lang))
     elif isinstance(value, list):
-        parts.append(phrase("json_array", lang, seen=seen,
-                            items=phrase("of_items", lang, n=len(value)) if whole else ""))
+        head = phrase("json_array", lang, seen=seen,
+                      items=phrase("of_items", lang, n=len(value)) if whole else "")
     else:
         return phrase("json_single", lang, kind=kind(value, lang=lang), value=repr(str(value)[:80]))
-    records = best_records(value)
-    if records is None:
-        return phrase("sep", lang).join([*parts, phrase("no_records", lang)])
-    return phrase("sep", lang).join(parts + _record_parts(records, whole, lang))
+    # the main collection: most records; on a tie the deepest (the most specific)
+    records = max(find_records(value), key=lambda r: (len(r.items), r.where.count(".")), default=None)
+    parts = _record_parts(records, whole, lang) if records else [phrase("no_records", lang)]
+    return phrase("sep", lang).join([head, *parts])
 
 
 def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     complete = len(records.complete)
     cut_items = len(records.items) - complete
     s = "" if complete == 1 else "s"
-    where = _where(records.where, lang)
+    where = phrase(_WHERE[records.where], lang) if records.where in _WHERE else records.where
     parts = []
     if whole or not (records.cut or cut_items):
         count = phrase("records_n", lang, n=complete, s=s)
         if records.keyed:
-            shown = ", ".join(records.keys[:6]) + (", …" if len(records.keys) > 6 else "")
-            count += phrase("keyed", lang, keys=shown)
+            count += phrase("keyed", lang, keys=listed(records.keys, 6))
         parts.append(phrase("holds", lang, where=where, count=count))
     else:
         visible = phrase("complete_visible", lang, n=complete, s=s)
         if cut_items:
             visible += phrase("nth_cut", lang, nth=_ordinal(complete + 1), n=complete + 1)
         parts.append(phrase("holds_partial", lang, where=where, visible=visible))
-    fields = record_fields(records)
-    only_cut = {name for name, values in fields
+    fields: dict[str, list[Any]] = {}       # in order of first appearance
+    for item in records.items:
+        for key, value in item.items():
+            fields.setdefault(key, []).append(value)
+    only_cut = {name for name in fields
                 if all(isinstance(item, CutDict) for item in records.items if name in item)}
-    listed = ", ".join(_field(name, values, lang) for name, values in fields)
-    parts.append(phrase("fields", lang, fields=listed))
+    parts.append(phrase("fields", lang, fields=", ".join(_field(n, v, lang) for n, v in fields.items())))
     if only_cut and complete:
         parts.append(phrase("only_in_cut", lang, names=", ".join(sorted(only_cut))))
     if not complete and cut_items:

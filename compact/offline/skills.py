@@ -118,24 +118,19 @@ def wants_one_title(request: str) -> bool:
 def file_title(view: View) -> Step:
     """The H1 title of the one file the request names (read it first if it is unknown)."""
     path = paths(view.request, ("md",))[0]
-    step = fetch(view, [path], view.lang)
-    if step:
+    if step := fetch(view, [path], view.lang):
         return step
-    raw = view.read_result(path)
-    noted = view.note(path)
+    raw, noted, lang = view.latest("read_file", "path", path), view.note(path), view.lang
     title = read_markdown(raw).title if raw is not None else title_from_note(noted[-1]) if noted else None
-    if not title:
-        return Step(offline_label(view.lang) + phrase("no_title", view.lang, path=path,
-                                                      facts=facts(view, path)))
-    return Step(offline_label(view.lang) + phrase("title_of", view.lang, path=path,
-                                                  title=title_token(title)))
+    return Step(offline_label(lang) + (phrase("title_of", lang, path=path, title=title_token(title))
+                                       if title else phrase("no_title", lang, path=path,
+                                                            facts=facts(view, path))))
 
 
 def json_structure(view: View) -> Step:
     lang = language(view.request)
     path = paths(view.request, ("json",))[0]
-    step = fetch(view, [path], lang)
-    if step:
+    if step := fetch(view, [path], lang):
         return step
     parts = [p.strip() for p in split_parts(facts(view, path) or "") if p.strip()]
     head = phrase("structure_of", lang, path=path)
@@ -150,12 +145,10 @@ _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef，。、！？；：
 NAME_WORDS = 4          # a name has at most this many words...
 NAME_CJK_CHARS = 5      # ...or a column of CJK text this long (the median, punctuation not counted)
 
-# kind → (template label, words) in English and in Chinese
-_KINDS = {
-    "question": (("<question>", "a question"), ("<问题>", "问句")),
-    "name": (("<Name>", "a short name"), ("<名称>", "简短名称")),
-    "phrase": (("<phrase>", "a phrase"), ("<短语>", "短语")),
-}
+# kind → template label and words in English, then in Chinese
+_KINDS = {"question": ("<question>", "a question", "<问题>", "问句"),
+          "name": ("<Name>", "a short name", "<名称>", "简短名称"),
+          "phrase": ("<phrase>", "a phrase", "<短语>", "短语")}
 _SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 
@@ -189,10 +182,6 @@ def script(texts: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
-def _lowercase(texts: tuple[str, ...] | list[str]) -> bool:
-    return all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts)
-
-
 def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
     """The kind of a column, and whether every text is of that kind."""
     lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
@@ -205,11 +194,11 @@ def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
 
 
 def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str) -> str:
-    en, zh = _KINDS[kind][0][1], _KINDS[kind][1][1]
+    en, zh = _KINDS[kind][1], _KINDS[kind][3]
     in_script = script(texts)
     if kind == "name" and in_script == "English":
         en, zh = "a short name in title case", "首字母大写的简短名称"
-    if kind == "phrase" and _lowercase(texts):
+    if kind == "phrase" and all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts):
         en, zh = "a lowercase phrase", "小写开头的短语"
     if not every:
         en, zh = f"mostly {en}", f"大多是{zh}"
@@ -225,7 +214,7 @@ def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, st
     labels = []
     seen: Counter = Counter()
     for column, (kind, every) in zip(columns, kinds, strict=True):
-        label = _KINDS[kind][0 if lang == "en" else 1][0]
+        label = _KINDS[kind][0 if lang == "en" else 2]
         if same[kind] > 1:
             scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
             own = script(column)
@@ -260,18 +249,16 @@ class Pattern:
     members: list[int]          # which titles follow it
 
 
-def split(title: str) -> tuple[list[str], tuple[str, ...]]:
+def split(title: str) -> tuple[list[str], list[str]]:
+    """The title's texts, and its separators as written: ``": "``, ``" — "``, ``"——"``."""
     pieces = _SEPARATOR.split(title.strip())
-    texts = [p.strip() for p in pieces[0::2]]
-    separators = tuple(p.strip() for p in pieces[1::2])
-    return texts, separators
+    return [p.strip() for p in pieces[0::2]], [
+        (" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
+        for p in pieces[1::2]]
 
 
-def _spaced(title: str) -> list[str]:
-    """The separators as the title writes them: ``": "``, ``" — "``, ``"——"``."""
-    pieces = _SEPARATOR.split(title.strip())[1::2]
-    return [(" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
-            for p in pieces]
+def _shape(title: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in split(title)[1])
 
 
 def _code_template(text: str) -> str | None:
@@ -280,9 +267,8 @@ def _code_template(text: str) -> str | None:
     if not match:
         return None
     digits = "N" * len(match.group(4))
-    if match.group(3):
-        return f"第{digits}{(match.group(5) or '').strip()}"
-    return f"{match.group(1)}{match.group(2)}{digits}"
+    return f"第{digits}{(match.group(5) or '').strip()}" if match.group(3) \
+        else f"{match.group(1)}{match.group(2)}{digits}"
 
 
 def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
@@ -303,7 +289,6 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
                    lang: str) -> Pattern:
     split_titles = [split(titles[i]) for i in members]
     separators = split_titles[0][1]
-    spelled_separators = _spaced(titles[members[0]])
     columns = list(zip(*[texts for texts, _ in split_titles], strict=True))
     wanted = [numbers[i] for i in members]
     fixed = [_fixed_column(column, wanted, lang) for column in columns]
@@ -314,8 +299,9 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
         template.append(label)
         words.append(said)
         if index < len(separators):
-            template.append(spelled_separators[index])
-            name = _SEPARATOR_NAMES.get(separators[index], (f"“{separators[index]}”",) * 2)
+            template.append(separators[index])
+            bare = separators[index].strip()
+            name = _SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)
             words.append(name[0] if lang == "en" else name[1])
     text = "".join(template).strip()
     if lang == "en":
@@ -330,9 +316,8 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
     """The pattern most titles follow, and the indexes of the titles that do not."""
     if not titles:
         return None, []
-    shapes = Counter(split(t)[1] for t in titles)
-    shape, count = shapes.most_common(1)[0]
-    members = [i for i, t in enumerate(titles) if split(t)[1] == shape]
+    shape, count = Counter(map(_shape, titles)).most_common(1)[0]
+    members = [i for i, t in enumerate(titles) if _shape(t) == shape]
     others = [i for i in range(len(titles)) if i not in members]
     if (count < 2 and len(titles) > 1) or not shape:
         return None, list(range(len(titles)))     # nothing shared, or nothing but free text
@@ -340,11 +325,8 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
 
 
 def _folder_number(path: str, prefix: str) -> int | None:
-    folder = path.split("/")[0]
-    parsed = chapter_number(folder)
-    if parsed is None or (prefix and parsed[0] != prefix):
-        return None
-    return parsed[1]
+    parsed = chapter_number(path.split("/")[0])
+    return parsed[1] if parsed and (not prefix or parsed[0] == prefix) else None
 
 
 def titles(view: View) -> Step:
@@ -368,8 +350,7 @@ def titles(view: View) -> Step:
     if not targets:
         return Step(offline_label(lang) + phrase("no_readme", lang, readme=readme, pattern=pattern,
                                                  files=", ".join(files) or phrase("nothing", lang)))
-    step = fetch(view, targets, lang)
-    if step:
+    if step := fetch(view, targets, lang):
         return step
     return titles_answer(view, targets, prefix, lang)
 

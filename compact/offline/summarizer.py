@@ -52,14 +52,6 @@ def _json_input(text: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _system_text(system: Any) -> str:
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return " ".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    return ""
-
-
 def summary_conversation(payload: dict) -> list[Entry] | None:
     """The conversation to summarise if ``payload`` asks for a summary, else None."""
     messages = payload.get("messages") or []
@@ -69,7 +61,7 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
     if is_tool_result_message(last):
         return None                      # an agent's turn: results to act on
     text = plain_text(to_plain(last))
-    asks = _ASKS.search(_system_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
+    asks = _ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
         or _ASKS.search(text[-1_000:])
     if not asks:
         return None
@@ -172,8 +164,7 @@ def _messages_from(tail: str) -> list[Any]:
 
 def _repr_block(text: str) -> dict | None:
     """An SDK block serialised with ``default=str``: ``ToolUseBlock(id='…', input={…}, …)``."""
-    match = re.match(r"(\w+)\(", text)
-    if not match:
+    if not re.match(r"\w+\(", text):
         return None
     try:
         call = ast.parse(text, mode="eval").body
@@ -190,16 +181,12 @@ def _repr_block(text: str) -> dict | None:
 
 
 def _block(block: Any) -> dict | None:
-    if isinstance(block, dict):
-        return block
-    if isinstance(block, str):
-        parsed = _repr_block(block)
-        if parsed is not None:
-            if is_cut(block):
-                parsed["_cut"] = True
-            return parsed
-        return {"type": "text", "text": block, "_cut": is_cut(block)}
-    return None
+    if not isinstance(block, str):
+        return block if isinstance(block, dict) else None
+    parsed = _repr_block(block) or {"type": "text", "text": block}
+    if is_cut(block):
+        parsed["_cut"] = True
+    return parsed
 
 
 def entries_of_messages(messages: list) -> list[Entry]:

@@ -38,13 +38,8 @@ def note_key(call: Call) -> str | None:
     """What a note about this call is kept under: a path, ``glob <pattern>``, ``bash <command>``."""
     if call.name == "read_file":
         return call.input.get("path")
-    if call.name == "glob":
-        return f"glob {call.input.get('pattern')}"
-    if call.name in ("write_file", "edit_file"):
-        return f"{call.name} {call.input.get('path')}"
-    if call.name == "bash":
-        return f"bash {call.input.get('command')}"
-    return None
+    argument = {"glob": "pattern", "write_file": "path", "edit_file": "path", "bash": "command"}
+    return f"{call.name} {call.input.get(argument[call.name])}" if call.name in argument else None
 
 
 def read_summary_message(text: str) -> CompactedText | None:
@@ -98,10 +93,6 @@ class View:
                 return call.result
         return None
 
-    def read_result(self, path: str) -> str | None:
-        """The newest whole (or persisted-preview) result of read_file(path), if visible."""
-        return self.latest("read_file", "path", path)
-
     def was_read(self, path: str) -> bool:
         return any(c.name == "read_file" and c.input.get("path") == path for c in self.calls)
 
@@ -112,13 +103,6 @@ def _add_notes(view: View, text: str) -> None:
             facts = book.setdefault(key, [])
             if fact not in facts:
                 facts.append(fact)
-
-
-def _assistant_blocks(message: dict) -> list:
-    content = message.get("content")
-    if isinstance(content, list):
-        return content
-    return [{"type": "text", "text": content if isinstance(content, str) else ""}]
 
 
 def as_plain(messages: list) -> list:
@@ -138,7 +122,7 @@ def read_view(messages: list, tools: frozenset[str] | None = None,
         if not isinstance(message, dict):
             continue
         if message.get("role") == "assistant":
-            for block in _assistant_blocks(message):
+            for block in blocks_of(message) or [{"type": "text", "text": plain_text(message)}]:
                 if block_type(block) == "text":
                     _add_notes(view, str(block.get("text", "")))
                 elif block_type(block) == "tool_use":
