@@ -291,14 +291,14 @@ def planned_call(name: str, tool_input: object, roles_by_name: dict[str, str] | 
     role = (roles_by_name or {}).get(name) or role_of(name)
     raw = tool_input if isinstance(tool_input, dict) else {}
     if role == "text_editor":
-        role = EDITOR_COMMANDS.get(raw.get("command"))
+        role = EDITOR_COMMANDS.get(str(raw.get("command")))
         raw = {k: v for k, v in raw.items() if k != "command"}
     lowered = {str(k).lower(): v for k, v in raw.items()}
     planned = {}
     for argument, names in ARGUMENTS.items():
         value = next((lowered[a] for a in names if a in lowered), None)
-        if value is not None:
-            planned[argument] = value
+        if value is not None:           # text arguments as text, whatever JSON a client sent
+            planned[argument] = value if argument == "limit" or isinstance(value, str) else str(value)
     if role and NEEDS[role] and NEEDS[role][0] not in planned and len(raw) == 1:
         planned[NEEDS[role][0]] = next(iter(raw.values()))
     if isinstance(planned.get("path"), str):
