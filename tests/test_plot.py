@@ -145,6 +145,10 @@ def test_the_baseline_shows_the_window_that_refused_it(runs):
     assert refused.get_offsets().tolist() == [[len(baseline.trace.turns) + 1, sent]]
     tokens = [line for line in ax.get_lines() if line.get_gid() == "tokens_sent"][0]
     assert list(tokens.get_ydata()) == [t.input_tokens for t in baseline.trace.turns]
+    assert ax.get_title(loc="left") == "What the model measures: tokens, against its window"
+    no_window = plot_tokens(runs[3])         # compacted: no refusal, so no window line to title
+    assert not [line for line in no_window.get_lines() if line.get_gid() == "window"]
+    assert no_window.get_title(loc="left") == "What the model measures: tokens per request"
 
 
 def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limit(runs):

@@ -15,6 +15,7 @@ TEXTS = {
     "… {count} more lines of the answer (notebook 04 reads it whole)":
         "……回答还有 {count} 行（notebook 04 会完整地细读它）",
     "experiment 3, compaction off": "实验三，关闭压缩",
+    "turn {turn}: {error}": "第 {turn} 轮：{error}",
     "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
     "the answer from a 500-char preview": "根据 500 字符预览给出的回答",
     "turn 1 sent {chars:,} chars of messages; the model counted {tokens:,} tokens":

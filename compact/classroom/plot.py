@@ -90,6 +90,8 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.tokens_per_request": {"en": "tokens per request", "zh": "每次请求的 token 数"},
     "plot.tokens_title": {"en": "What the model measures: tokens, against its window",
                           "zh": "模型量的是 token：每次请求与上下文窗口的对比"},
+    "plot.tokens_title_no_window": {"en": "What the model measures: tokens per request",
+                                    "zh": "模型量的是 token：每次请求的 token 数"},
     "plot.batch_arrived": {"en": "newest batch as it arrived", "zh": "最新一批结果（刚返回时）"},
     "plot.batch_sent": {"en": "as sent (persisted → path + preview)",
                         "zh": "实际发送的（转存 → 路径 + 预览）"},
@@ -369,7 +371,7 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
                        label=say("plot.window", window=window), gid="window")
         ax.set_ylabel(say("plot.tokens_per_request"))
         _turn_axis(ax, last_turn)
-        finish(ax, title or say("plot.tokens_title"))
+        finish(ax, title or say("plot.tokens_title" if window else "plot.tokens_title_no_window"))
     return ax
 
 

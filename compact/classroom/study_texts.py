@@ -44,7 +44,7 @@ register({
     "study.column.cache-aware cost": {"en": "cache-aware cost", "zh": "计入缓存的成本"},
     "study.column.saved (cache-aware)": {"en": "saved (cache-aware)", "zh": "节省（计入缓存）"},
     "study.column.floor": {"en": "floor", "zh": "下限"},
-    "study.column.÷ floor": {"en": "÷ floor", "zh": "÷ 下限"},
+    "study.column.÷ floor": {"en": "÷ floor", "zh": "相对下限的倍数"},
     "study.column.read from cache": {"en": "read from cache", "zh": "缓存读取占比"},
     "study.column.peak chars": {"en": "peak chars", "zh": "峰值字符数"},
     "study.column.summary calls": {"en": "summary calls", "zh": "摘要调用"},
