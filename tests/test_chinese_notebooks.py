@@ -54,6 +54,11 @@ def test_the_lessons_prompts_appear_verbatim(number, experiment):
 def test_the_prose_is_chinese(path):
     han = len(re.findall(r"[\u4e00-\u9fff]", markdown(nbformat.read(path, as_version=4))))
     assert han > 500, f"{path.name}: only {han} Chinese characters of prose"
+    # a line break between two Chinese characters shows as a space in JupyterLab: join the lines
+    joined = r"[\u4e00-\u9fff，。：；！？、）」』”]\n[\u4e00-\u9fff（「『“]"
+    broken = [hit for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
+              for hit in re.findall(joined, cell.source)]
+    assert not broken, f"{path.name}: a line break inside a Chinese sentence: {broken[:3]}"
 
 
 LABELS = ("set_title", "suptitle", "set_xlabel", "set_ylabel", "text", "annotate")
