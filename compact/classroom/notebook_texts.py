@@ -11,9 +11,6 @@ from ..texts import register, say
 TEXTS = {
     # -- 00–03 ------------------------------------------------------------------------------
     "the offline model's answer": "离线模型的回答",
-    "the session's first lines": "会话的前几行",
-    "… {count} more lines of the answer (notebook 04 reads it whole)":
-        "……回答还有 {count} 行（notebook 04 会完整地细读它）",
     "experiment 3, compaction off": "实验三，关闭压缩",
     "turn {turn}: {error}": "第 {turn} 轮：{error}",
     "what the model now sees instead of build.log": "模型现在看到的内容（代替 build.log）",
@@ -199,6 +196,7 @@ TEXTS = {
         "compaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
     "\nsent back: {messages} messages; the model is shown {shown}: the summary, nothing before it":
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
+    "the REPL's answer (notebook 04 reads it whole)": "REPL 的回答（notebook 04 会完整地细读它）",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 
