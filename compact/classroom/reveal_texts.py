@@ -244,10 +244,12 @@ register({
               "读取；课程的管线发送的 token 更少，但其中只有 {pipeline_share:.0%} 从缓存读取"},
     "why.07.lost": {
         "en": "snip_compact drops the middle of the history and micro_compact's placeholders keep "
-              "nothing, so facts leave before a summary could keep them, the user's turn-2 "
-              "constraint among them",
-        "zh": "snip_compact 丢掉历史的中间部分，micro_compact 的占位符什么也不保留，所以探针事实在"
-              "摘要来得及保留之前就离开了上下文，其中包括用户在第 2 轮提出的约束"},
+              "nothing, so 4 facts leave before the first summary (turn 25) could keep them, the "
+              "user's turn-2 constraint among them; the fifth, turn 80's decision, falls after the "
+              "cut of a summary cut off at max_tokens",
+        "zh": "snip_compact 丢掉历史的中间部分，micro_compact 的占位符什么也不保留，所以有 4 条探针事实"
+              "在第一次摘要（第 25 轮）来得及保留之前就离开了上下文，其中包括用户在第 2 轮提出的约束；"
+              "第 5 条，即第 80 轮的决定，落在一份在 max_tokens 处被截断的摘要的截断点之后"},
 
     # 08 · from the lesson to the API
     "why.08.fewest_sent": {
