@@ -199,6 +199,7 @@ TEXTS = {
         "compaction 块的前 12 行（每行截到 150 个字符）：\n{lines}",
     "\nsent back: {messages} messages; the model is shown {shown}: the summary, nothing before it":
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
+    "the summary on config.toml: {note}": "摘要里关于 config.toml 的内容：{note}",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 
