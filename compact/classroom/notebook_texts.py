@@ -81,7 +81,8 @@ TEXTS = {
     "the last role=user message, a tool result: {line}": "最后一条 role=user 消息，一条工具结果：{line}",
     "the Authoritative request: {request}": "权威请求：{request}",
     "the Reference state says: {notes}": "参考状态里写着：{notes}",
-    "turns sent from the [Compacted] message: {turns}": "从 [Compacted] 消息出发发送的轮次：{turns}",
+    "turns sent from the [Compacted] message: {first} to {last}":
+        "从 [Compacted] 消息出发发送的轮次：第 {first} 到 {last} 轮",
     "{chars:,} chars of log; on disk: {{\"lesson's order\": {ordered}, 'swapped': {swapped}}}":
         "{chars:,} 字符的日志；是否在磁盘上：按课程的顺序 {ordered}，颠倒顺序 {swapped}",
     "swapped, the log in the context: {log}": "颠倒顺序后，上下文中的日志：{log}",
@@ -95,9 +96,8 @@ TEXTS = {
     "len(str(messages)) {lesson:>7,}   wire JSON {wire:>7,}   ({label})":
         "len(str(messages)) {lesson:>7,}   发送的 JSON {wire:>7,}   （{label}）",
     "the lesson's summary input, {chars:,} chars: {refusal}": "课程的摘要输入，{chars:,} 字符：{refusal}",
-    "compact_history fired at turns {turns} | summaries: {sizes}":
-        "compact_history 在第 {turns} 轮触发 | 摘要：{sizes}",
-    "{chars:,} chars": "{chars:,} 字符",
+    "compact_history fired at turns {first} and {second} | summaries: {one:,} and {two:,} chars":
+        "compact_history 在第 {first}、{second} 轮触发 | 摘要：{one:,} 与 {two:,} 个字符",
     "the second one's history starts with: {line}": "第二次压缩时，历史的开头是：{line}",
     "turn 1: {chars:,} chars sent, ÷ 4 ≈ {estimate:,} tokens; the model counted {tokens:,} "
     "({alone:,} for the messages, {overhead:,} for the system prompt and tools)":
@@ -197,6 +197,7 @@ TEXTS = {
     "\nsent back: {messages} messages; the model is shown {shown}: the summary, nothing before it":
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
     "the REPL's answer (notebook 04 reads it whole)": "REPL 的回答（notebook 04 会完整地细读它）",
+    "the summary on config.toml: {note}": "摘要里关于 config.toml 的内容：{note}",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 

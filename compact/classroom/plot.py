@@ -59,7 +59,7 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.kind.placeholders": {"en": "placeholders", "zh": "占位符"},
     "plot.kind.placeholders_counted": {"en": "placeholders (their number above the bar)",
                                        "zh": "占位符（柱子上方的数字是条数）"},
-    "plot.kind.summaries": {"en": "summaries", "zh": "摘要"},
+    "plot.kind.summaries": {"en": "compacted summary", "zh": "压缩摘要"},   # as notebook 00's stage picture
     "plot.kind.markers": {"en": "markers", "zh": "省略标记"},
     "plot.turn": {"en": "turn (model call)", "zh": "轮次（模型调用）"},
     "plot.chars": {"en": "chars", "zh": "字符数"},

@@ -169,16 +169,15 @@ register({
               "按课程的顺序，第一步会先把它保存下来。（本包的 micro_compact 无论顺序如何都不会动这批"
               "结果：模型还没读到它们，见 notebook 03 的“最新一批结果，模型还没看到”）"},
     "why.04.port": {
-        "en": "the summary was written from 1,500 chars of this {lines}-line file, its first and "
-              "last 750, and never saw line {line}: the cap lost the port here (the lesson's "
-              "summarize_history would be sent the whole file, and keep only what it chose). The "
-              "transcript keeps it for people and tools, and nothing in the context even says "
-              "where. What must outlive compaction is written on purpose to memory: chapter s09",
-        "zh": "摘要只依据这个 {lines} 行文件的 1,500 个字符（开头和结尾各 750 个）写成，"
-              "根本没有看到第 {line} 行："
-              "这里是上限让端口丢了（课程的 summarize_history "
-              "会收到整个文件，再只留下它选中的内容）。transcript 为人和工具保存着这一行，但上下文里"
-              "连它在哪里都没有提到。需要跨压缩保留的信息，要有意写进记忆：见 s09 一章"},
+        "en": "the summariser was sent the whole of this {lines}-line file, line {line} included, and "
+              "kept what it chose: of a text file, the offline summariser notes its size and first "
+              "line (a model might keep the port, or not). The transcript keeps it for people and "
+              "tools, and nothing in the context even says where. What must outlive compaction is "
+              "written on purpose to memory: chapter s09",
+        "zh": "摘要器收到了这个 {lines} 行文件的全部内容，第 {line} 行也在其中，但只留下了它选中的内容："
+              "对一个文本文件，离线摘要器只记下它的大小和第一行（换成模型，可能留下端口，也可能不留）。"
+              "transcript 为人和工具保存着这一行，但上下文里连它在哪里都没有提到。需要跨压缩保留的信息，"
+              "要有意写进记忆：见 s09 一章"},
     "why.04.turns": {
         "en": "stage 4 fires on a turn whose context is still over {limit:,} chars after stages "
               "1–3; {outcome}",
