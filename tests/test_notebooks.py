@@ -167,3 +167,19 @@ def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
         names = [s.strip() for s in sections.split(";")]
         for path in wanted:
             assert headings(path) & set(names), f"{part}: {path.name} has no section {names}"
+
+
+def test_exercise_1_of_00_runs_the_copied_repl_cell_on_experiment_1(tmp_path, monkeypatch):
+    """00's exercise 1 says: copy the REPL cell, change prompt(3) to prompt(1). That session has
+    no transcript line to start the answer after; the copy must still run and show the answer."""
+    nb = nbformat.read(NOTEBOOK_DIR / "00_context_window.ipynb", as_version=4)
+    imports = next(c.source for c in nb.cells if "RUNS = Runs(" in c.source).replace("%matplotlib inline", "")
+    cell = next(c.source for c in nb.cells if "answer_starts" in c.source)
+    assert "prompt(1)" in "\n".join(c.source for c in nb.cells if "Copy the REPL cell" in c.source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    names: dict = {}
+    exec(imports + "\n" + cell.replace("prompt(3)", "prompt(1)"), names)
+    answer = "\n".join(names["session_lines"][names["answer_starts"]:])
+    assert names["repl"].returncode == 0 and "(offline model) The 5 H1 titles" in answer, answer
+    assert not any("[transcript saved:" in line for line in names["session_lines"])
