@@ -87,6 +87,8 @@ def _walk(node, reading: _Reading) -> None:
     elif kind == "function":
         _function(node, reading)
     elif kind in ("commandsubstitution", "processsubstitution"):
+        if "\n" in _text(node, reading) or _text(node, reading)[-1:] not in (")", "`"):
+            raise ValueError("bashlex reads $(...), `...` or <(...) only up to a newline inside it")
         _walk(node.command, reading)
     elif kind == "parameter" and not _PARAMETER.fullmatch(getattr(node, "value", None) or ""):
         reading.doubts.append(f"the expansion {_text(node, reading)} is more than a name")

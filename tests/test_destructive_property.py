@@ -93,6 +93,7 @@ def changed(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
 # Found by a 3,000-example run: bashlex's own word text gets this mixed quoting wrong.
 @example(script="bash -c 'bash -c '\"'\"'rm -f b.txt'\"'\"''")
 @example(script="eval 'sh -c '\"'\"'find . -name a.txt -exec rm {} +'\"'\"''")
+@example(script="echo $(ls\nrm a.txt)")            # bashlex stops a substitution at a newline
 def test_every_script_that_writes_in_the_sandbox_was_asked(script):
     with judged_folder() as root:
         before, asked = snapshot(root), []
