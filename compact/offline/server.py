@@ -128,8 +128,7 @@ class Handler(BaseHTTPRequestHandler):
             answer = Answer(204, {})     # a preflight from an allowed origin
         else:
             with self.lock:     # the model answers 500 for its own failures
-                answer = self.model.answer(self.command, self.path.split("?")[0], body,
-                                                    self.headers)
+                answer = self.model.answer(self.command, self.path.split("?")[0], body, self.headers)
         try:
             self._send(answer)
             self._linger()
