@@ -25,19 +25,24 @@ TITLE = 'The title of README.md is "Agent Loop".'
 @dataclass
 class Served:
     model: OfflineModel
-    url: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def client(self) -> anthropic.Anthropic:
         return anthropic.Anthropic(api_key="dummy", base_url=self.url, max_retries=0)
 
 
 @contextmanager
-def serving(**options) -> Iterator[Served]:
-    model = OfflineModel(window_tokens=SERVE_WINDOW_TOKENS)
+def serving(model: OfflineModel | None = None, **options) -> Iterator[Served]:
+    """``model`` (the served size unless given) on a free loopback port; ``options``: make_server's."""
+    model = model or OfflineModel(window_tokens=SERVE_WINDOW_TOKENS)
     server = make_server(model, port=0, **options)
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     try:
-        yield Served(model, f"http://127.0.0.1:{server.server_port}")
+        yield Served(model, server.server_port)
     finally:
         server.shutdown()
         server.server_close()

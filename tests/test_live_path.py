@@ -10,29 +10,25 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import anthropic
 import pytest
 from browser.jupyterlab import free_port
 from courses import COURSES, build, prompts
+from served import serving
 
 from compact import banner, make_client
 from compact.classroom.experiments import run_experiment
 from compact.client import default_model, is_offline
 from compact.offline import OfflineModel
-from compact.offline.server import make_server
 
 
 @pytest.fixture
 def served():
-    server = make_server(OfflineModel(), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    """The URL of the in-process model's size, served (runs over it match those in-process)."""
+    with serving(OfflineModel()) as served:
+        yield served.url
 
 
 def test_make_client_is_offline_without_a_key(monkeypatch):

@@ -6,28 +6,20 @@ import json
 import socket
 import threading
 import time
+from contextlib import ExitStack
 
 import pytest
-
-from compact.offline import OfflineModel
-from compact.offline.server import make_server
+from served import serving
 
 TIMEOUT = 0.5          # the server's read timeout in these tests
 
 
 @pytest.fixture
 def serve():
-    servers = []
-
-    def start(timeout: float = TIMEOUT, **options) -> int:
-        server = make_server(OfflineModel(), port=0, timeout=timeout, **options)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return server.server_port
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    """``serve(timeout, **make_server's options)``: the port of a server stopped after the test."""
+    with ExitStack() as servers:
+        yield lambda timeout=TIMEOUT, **options: servers.enter_context(
+            serving(timeout=timeout, **options)).port
 
 
 @pytest.fixture
@@ -136,38 +128,34 @@ def test_many_bad_requests_in_parallel_leave_it_serving(serve):
 HELLO = request(messages=[{"role": "user", "content": "hello"}])
 
 
-def test_a_client_sending_a_byte_at_a_time_is_cut_off_at_the_deadline(serve):
-    """Each byte arrives well within the read timeout; the whole request does not."""
-    port = serve(timeout=0.5, deadline=1.0)
-    data = post(HELLO)
+def trickled(port: int, data: bytes, slow_from: int) -> tuple[float, bytes]:
+    """Seconds taken and the answer, when ``data`` after its first ``slow_from`` bytes comes a byte
+    each 0.1 s (well within the read timeout; the whole request is not)."""
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        head = data.index(b"\r\n\r\n") + 4
-        sock.sendall(data[:head])
+        sock.sendall(data[:slow_from])
         try:
-            for byte in data[head:]:
+            for byte in data[slow_from:]:
                 sock.sendall(bytes([byte]))
                 time.sleep(0.1)
         except OSError:
             pass                              # the server stopped reading: expected
+        sock.settimeout(5)
         answer = b"".join(iter(lambda: sock.recv(65536), b""))
-    assert time.monotonic() - started < 4             # not len(body) × 0.1 s = 8 s
+    return time.monotonic() - started, answer
+
+
+def test_a_client_sending_a_byte_at_a_time_is_cut_off_at_the_deadline(serve):
+    data = post(HELLO)
+    seconds, answer = trickled(serve(timeout=0.5, deadline=1.0), data, data.index(b"\r\n\r\n") + 4)
+    assert seconds < 4                                    # not len(body) × 0.1 s = 8 s
     assert b" 400 " in answer.split(b"\r\n")[0] and b"within the 1 s" in answer
 
 
 def test_trickled_headers_are_cut_off_at_the_deadline(serve):
-    port = serve(timeout=0.5, deadline=1.0)
-    started = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        try:
-            for byte in b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-slow: " + b"a" * 60:
-                sock.sendall(bytes([byte]))
-                time.sleep(0.1)
-        except OSError:
-            pass
-        sock.settimeout(5)
-        rest = b"".join(iter(lambda: sock.recv(65536), b""))
-    assert time.monotonic() - started < 9 and b" 200 " not in rest
+    head = b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-slow: " + b"a" * 60
+    seconds, answer = trickled(serve(timeout=0.5, deadline=1.0), head, 0)
+    assert seconds < 9 and b" 200 " not in answer
 
 
 @pytest.mark.parametrize("host,status", [("127.0.0.1:8765", 200), ("localhost", 200), ("[::1]:1", 200),
