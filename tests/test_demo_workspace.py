@@ -38,18 +38,15 @@ def workspace(tmp_path_factory):
     return make_workspace(tmp_path_factory.mktemp("demo") / "ws")
 
 
-def test_two_calls_give_identical_trees(workspace, tmp_path):
-    assert tree(make_workspace(tmp_path / "again")) == tree(workspace)
-
-
-def test_tree_contents(workspace):
-    files = set(tree(workspace))
-    assert set(static_files()) | {DOCS_JSON_PATH} == files
-    assert {"README.md", *(f"{lesson}/README.md" for lesson in LESSONS)} <= files
+def test_tree_contents_the_same_at_each_call(workspace, tmp_path):
+    files = tree(workspace)
+    assert tree(make_workspace(tmp_path / "again")) == files
+    assert set(static_files()) | {DOCS_JSON_PATH} == set(files)
+    assert {"README.md", *(f"{lesson}/README.md" for lesson in LESSONS)} <= set(files)
     assert not any("__pycache__" in name or name.endswith(".pyc") for name in files)
 
 
-def test_docs_json(workspace):
+def test_docs_json_and_its_first_record_in_the_first_2000_chars(workspace):
     text = (workspace / DOCS_JSON_PATH).read_text(encoding="utf-8")
     assert 260_000 <= len(text) <= 300_000
     data = json.loads(text)
@@ -62,13 +59,9 @@ def test_docs_json(workspace):
         assert [type(record[k]) for k in ("order", "word_count", "headings")] == [int, int, list]
     assert len(docs[0]["body"]) < 600
     assert max(len(record["body"]) for record in docs) > 10_000
-
-
-def test_first_record_fits_in_first_2000_chars(workspace):
-    text = (workspace / DOCS_JSON_PATH).read_text(encoding="utf-8")
     head = text[:2000]
     assert [name for name in FIELDS if f'"{name}":' not in head] == []
-    assert json.dumps(json.loads(text)["docs"][0]["body"], ensure_ascii=False) in head
+    assert json.dumps(docs[0]["body"], ensure_ascii=False) in head
     assert text.index("\n    },\n") < 2000        # the whole first record, closing brace included
 
 
@@ -94,14 +87,7 @@ def test_code_files(workspace, relative, low, high):
     assert source.startswith('"""' + first_line + "\n")
 
 
-def test_non_empty_destination_is_refused(tmp_path):
-    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(FileExistsError, match="not empty"):
-        make_workspace(tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
-
-
-def test_empty_destination_and_file_destination(tmp_path):
+def test_an_empty_destination_is_used_and_a_file_or_a_full_folder_refused(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert make_workspace(empty) == empty and (empty / DOCS_JSON_PATH).is_file()
@@ -109,6 +95,11 @@ def test_empty_destination_and_file_destination(tmp_path):
     a_file.write_text("x", encoding="utf-8")
     with pytest.raises(FileExistsError):
         make_workspace(a_file)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(FileExistsError, match="not empty"):
+        make_workspace(tmp_path / "full")
+    assert [p.name for p in (tmp_path / "full").iterdir()] == ["keep.txt"]
 
 
 LESSON_NUMBERS = {"TOOL_RESULT_BUDGET": 200_000, "PERSIST_THRESHOLD": 30_000, "PREVIEW_CHARS": 2_000,
@@ -182,8 +173,8 @@ def test_its_walkthrough_runs_without_a_model(s08, capsys):
     assert ".task_outputs/tool-results/toolu_0030.txt" in printed
 
 
-def test_s09_is_a_memory_chapter():
-    tree = ast.parse((make_workspace.__globals__["FILES_DIR"] / "s09_memory/code.py").read_text())
+def test_s09_is_a_memory_chapter(workspace):
+    tree = ast.parse((workspace / "s09_memory/code.py").read_text(encoding="utf-8"))
     functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert {"remember", "recall", "consolidate", "build_system_prompt", "reflect"} <= functions
     doc = ast.get_docstring(tree)
