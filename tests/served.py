@@ -60,6 +60,14 @@ def answered(payload: dict, headers: dict | None = None) -> dict:
     return reply
 
 
+def calls_of(reply: dict) -> list[tuple[str, dict]]:
+    return [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"]
+
+
+def text_of(reply: dict) -> str:
+    return "".join(b.get("text", "") for b in reply["content"] if b["type"] == "text")
+
+
 def workspace(folder: Path) -> Path:
     (folder / "README.md").write_text(README, encoding="utf-8")
     (folder / "guide.md").write_text(GUIDE, encoding="utf-8")

@@ -8,7 +8,7 @@ import pytest
 from anthropic.types import message_create_params
 from anthropic.types.beta import message_count_tokens_params
 from anthropic.types.beta import message_create_params as beta_params
-from served import respond
+from served import calls_of, respond
 
 from compact.offline import MAX_OUTPUT_TOKENS
 from compact.offline.api import COUNT_FIELDS, HONOURED, NO_EFFECT, UNSUPPORTED
@@ -73,24 +73,20 @@ def test_max_tokens_up_to_the_largest_current_model_is_accepted_and_the_reply_st
     assert status == 200 and reply["stop_reason"] == "tool_use" and reply["usage"]["output_tokens"] < 200
 
 
-def calls(reply: dict) -> list[tuple[str, dict]]:
-    return [(b["name"], b["input"]) for b in reply["content"] if b["type"] == "tool_use"]
-
-
 def test_tool_choice_none_calls_no_tool_and_says_what_it_would_call():
     _, reply = send({"tools": TOOLS, "tool_choice": {"type": "none"}})
-    assert calls(reply) == [] and reply["stop_reason"] == "end_turn"
+    assert calls_of(reply) == [] and reply["stop_reason"] == "end_turn"
     assert 'next I would call read_file({"path": "README.md"})' in reply["content"][0]["text"]
 
 
 def test_tool_choice_any_and_tool_force_a_call_with_no_text_before_it():
     _, auto = send({"tools": TOOLS})
     _, forced = send({"tools": TOOLS, "tool_choice": {"type": "any"}})
-    assert calls(forced) == calls(auto) and [b["type"] for b in forced["content"]] == ["tool_use"] * 2
+    assert calls_of(forced) == calls_of(auto) and [b["type"] for b in forced["content"]] == ["tool_use"] * 2
     _, one = send({"tools": TOOLS, "tool_choice": {"type": "tool", "name": "glob"}})
-    assert [name for name, _ in calls(one)] == ["glob"]         # a tool the plan did not pick
+    assert [name for name, _ in calls_of(one)] == ["glob"]         # a tool the plan did not pick
     _, single = send({"tools": TOOLS, "tool_choice": {"type": "auto", "disable_parallel_tool_use": True}})
-    assert calls(single) == calls(auto)[:1]
+    assert calls_of(single) == calls_of(auto)[:1]
 
 
 def test_a_forced_output_tool_gets_the_answer_it_would_have_written():
@@ -100,7 +96,7 @@ def test_a_forced_output_tool_gets_the_answer_it_would_have_written():
         "properties": {"text": {"type": "string"}, "confidence": {"type": "number"}}}}
     _, reply = send({"messages": [{"role": "user", "content": "hello"}], "tools": [answer_tool],
                      "tool_choice": {"type": "tool", "name": "Answer"}})
-    [(name, tool_input)] = calls(reply)
+    [(name, tool_input)] = calls_of(reply)
     assert name == "Answer" and tool_input["confidence"] == 0
     assert tool_input["text"].startswith("(offline model) I am the offline teaching model")
 
@@ -129,10 +125,10 @@ def test_the_anthropic_defined_tools_are_used_by_their_fixed_schemas():
                {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
                {"type": "memory_20250818", "name": "memory"}]
     _, reply = send({"tools": defined})
-    assert calls(reply) == [("str_replace_based_edit_tool", {"command": "view", "path": "README.md"}),
+    assert calls_of(reply) == [("str_replace_based_edit_tool", {"command": "view", "path": "README.md"}),
                             ("str_replace_based_edit_tool", {"command": "view", "path": "guide.md"})]
     _, ran = send({"tools": defined, "messages": [{"role": "user", "content": "Run `ls -l` please"}]})
-    assert calls(ran) == [("bash", {"command": "ls -l"})]
+    assert calls_of(ran) == [("bash", {"command": "ls -l"})]
     pairs = zip(reply["content"][1:], ["# A\n", "# B\n"], strict=True)
     history = [*ASK, {"role": "assistant", "content": reply["content"]},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["id"], "content": t}
