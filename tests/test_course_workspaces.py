@@ -37,14 +37,8 @@ class Run:
         self.trace = agent_loop(self.messages, self.prompt, client=client,
                                 compactor=self.compactor, workspace=Workspace(self.root),
                                 log=self.log.append)
-
-    @property
-    def fired(self) -> list[str]:
-        return [stage for t in self.trace.turns for stage in t.stages]
-
-    @property
-    def answer(self) -> str:
-        return self.trace.answer
+        self.answer = self.trace.answer
+        self.fired = [stage for t in self.trace.turns for stage in t.stages]
 
     def reads(self) -> list[str]:
         """The paths the model read, each checked to be a file of the workspace."""
@@ -90,6 +84,12 @@ def test_experiment_1_titles_and_their_pattern(run, course, lang):
     assert label + expected in result.answer
 
 
+FACTS = {"en": ("{where} holds the records: {seen} complete record",
+                "the total number of records is not visible", "persisted at {saved_at}"),
+         "zh": ("{where} 包含这些记录：可见 {seen} 条完整记录", "所见文本中看不到记录总数",
+                "已保存到 {saved_at}")}
+
+
 def _complete_records_in(preview: str, start: str) -> int:
     """Records that end inside the preview, found with json's own decoder."""
     decoder = json.JSONDecoder()
@@ -123,15 +123,10 @@ def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
         assert named in result.answer, f"field {field!r} not named"
     seen = _complete_records_in(block.preview, start)
     saved_at = saved.relative_to(result.root).as_posix()
-    if lang == "en":
-        assert f"{where} holds the records: {seen} complete record" in result.answer
-        assert "the total number of records is not visible" in result.answer
-        assert f"persisted at {saved_at}" in result.answer
-    else:                                       # asked in Chinese: the same facts in Chinese
+    if lang == "zh":                            # asked in Chinese: the same facts in Chinese
         where = {"the top-level array": "顶层数组"}.get(where, where)
-        assert f"{where} 包含这些记录：可见 {seen} 条完整记录" in result.answer
-        assert "所见文本中看不到记录总数" in result.answer
-        assert f"已保存到 {saved_at}" in result.answer
+    for fact in FACTS[lang]:
+        assert fact.format(where=where, seen=seen, saved_at=saved_at) in result.answer
 
 
 def _definitions(path: Path) -> tuple[list[str], list[str]]:
@@ -179,13 +174,14 @@ def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
                 for name in re.findall(r"[A-Za-z_]\w{2,}", re.split(r"[:：]", part, maxsplit=1)[-1]):
                     if name not in ("methods", "class", "classes"):
                         assert re.search(rf"\b(def|class) {name}\b", text), name
-        if "(an excerpt" in structure:              # honest about what it did not see
-            assert "the middle not seen" in structure
-            assert "no function or class definitions in the part seen" in structure \
-                or "at least" in structure
-        if "（节选" in structure:
-            assert "中间部分未看到" in structure
-            assert "所见部分中没有函数或类的定义" in structure or "至少" in structure
+        for excerpt, unseen, nothing, some in EXCERPT:      # honest about what it did not see
+            if excerpt in structure:
+                assert unseen in structure and (nothing in structure or some in structure)
+
+
+EXCERPT = [("(an excerpt", "the middle not seen", "no function or class definitions in the part seen",
+            "at least"),
+           ("（节选", "中间部分未看到", "所见部分中没有函数或类的定义", "至少")]
 
 
 def _section(answer: str, heading: str) -> list[str]:
