@@ -8,8 +8,9 @@ from histories import assistant, session, tool_turn, user
 from compact import Compactor, HistoryError, StorageError
 
 
-def bad_result(content):
-    turn = tool_turn(["x"], "b")
+def with_result(content, prefix: str = "b") -> list:
+    """A request, then a tool turn whose result holds ``content``."""
+    turn = tool_turn(["x"], prefix)
     turn[1]["content"][0]["content"] = content
     return [user(), *turn]
 
@@ -22,10 +23,10 @@ def bad_result(content):
     ([{"role": "tool", "content": "x"}], "role 'tool'"),
     ([{"role": "user", "content": 42}], "content of type int"),
     ([user(), {"role": "assistant", "content": [{"text": "no type"}]}], "has no 'type'"),
-    (bad_result(b"raw bytes"), "content of type bytes"),
-    (bad_result(None), "content of type NoneType"),
-    (bad_result([{"type": "image", "source": {}}]), "an image block needs a .source."),
-    (bad_result([{"type": "audio", "data": "x"}]), "content block 0 is a .audio."),
+    (with_result(b"raw bytes"), "content of type bytes"),
+    (with_result(None), "content of type NoneType"),
+    (with_result([{"type": "image", "source": {}}]), "an image block needs a .source."),
+    (with_result([{"type": "audio", "data": "x"}]), "content block 0 is a .audio."),
     ([user(), *tool_turn(["x"], "o")[1:]], "no matching tool_use"),
     ([user(), tool_turn(["x"], "o")[0], user("forgot the result")], "not answered"),
 ])
@@ -42,15 +43,9 @@ def test_malformed_history_is_refused_unchanged(compactor, history, words, metho
 
 
 def test_a_list_of_text_blocks_is_valid_tool_result_content(compactor):
-    history = [user(), *[m for k in range(5) for m in _text_block_turn(k)], assistant()]
-    out = compactor.micro_compact(history)
+    turns = [with_result([{"type": "text", "text": "y" * 500}], f"k{k}_")[1:] for k in range(5)]
+    out = compactor.micro_compact([user(), *[m for turn in turns for m in turn], assistant()])
     assert out[2]["content"][0]["content"].startswith("[Earlier tool result compacted")
-
-
-def _text_block_turn(k):
-    turn = tool_turn(["x"], f"k{k}_")
-    turn[1]["content"][0]["content"] = [{"type": "text", "text": "y" * 500}]
-    return turn
 
 
 def test_unwritable_workdir_is_a_storage_error_and_loses_nothing(tmp_path):

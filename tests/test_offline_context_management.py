@@ -78,10 +78,7 @@ def test_below_the_trigger_or_clear_at_least_nothing_is_cleared(client):
 
 def test_a_cleared_result_is_read_again_by_the_model(client):
     """The model decides from what it is sent: a cleared result is unknown again."""
-    history = read_history(["# Title A\n" + BIG])[:-1] + [
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t0",
-                                      "content": "# Title A\n" + BIG}]}]
-    history[0]["content"] = "What is the title of a.md?"
+    history = read_history(["# Title A\n" + BIG], "What is the title of a.md?")
     kept = create(client, history, tools=TOOLS, context_management=clearing(trigger=uses(1)))
     cleared = create(client, history, tools=TOOLS,
                      context_management=clearing(trigger=uses(1), keep=uses(0)))

@@ -18,10 +18,8 @@ from compact.pipeline.validation import validate_history
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha\n")
-    return root
+    (tmp_path / "a.txt").write_text("alpha\n")
+    return tmp_path
 
 
 def run(ws, script: Script, history: list | None = None, request: str = "do it", **kw):
