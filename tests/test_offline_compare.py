@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
-from compact import Compactor, agent_loop, summarizer_for
+from conftest import run_agent
+
+from compact import summarizer_for
 from compact.offline import OfflineModel
 from compact.offline.compare import carries, question_of, question_words
 from compact.offline.read_code import describe_code
@@ -59,9 +61,8 @@ def _run(tmp_path, files: dict[str, str], request: str):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
     client = OfflineModel().client()
-    return agent_loop([{"role": "user", "content": request}], request, client=client,
-                      workspace=tmp_path, compactor=Compactor(tmp_path, summarize=summarizer_for(client)),
-                      log=lambda line: None)
+    return run_agent([{"role": "user", "content": request}], client, tmp_path,
+                     summarize=summarizer_for(client))
 
 
 def test_a_question_that_asks_nothing_in_particular_gets_every_part_the_notes_have(tmp_path):

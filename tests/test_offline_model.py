@@ -4,10 +4,11 @@ import json
 
 import anthropic
 import pytest
+from conftest import run_agent
 from histories import tool_turn, user
 from served import calls_of
 
-from compact import PLACEHOLDER, Compactor, agent_loop, summarizer_for
+from compact import PLACEHOLDER, summarizer_for
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.tools import TOOLS
 
@@ -58,9 +59,8 @@ def test_a_glob_that_matched_nothing_lists_no_files(tmp_path):
     for name in ("src/a.py", "src/b.py"):
         (tmp_path / name).write_text(f'"""Module {name}."""\n\ndef run():\n    return 1\n')
     client = OfflineModel().client()
-    trace = agent_loop([user("Compare src/a.py and src/b.py")], "Compare src/a.py and src/b.py",
-                       client=client, workspace=tmp_path, log=lambda line: None,
-                       compactor=Compactor(tmp_path, summarize=summarizer_for(client)))
+    trace = run_agent([user("Compare src/a.py and src/b.py")], client, tmp_path,
+                      summarize=summarizer_for(client))
     assert [c for t in trace.turns for c in t.tool_calls if c[0] == "glob"], "it looks for READMEs"
     notes = [t.text for t in trace.turns if "Note [glob" in t.text]
     assert notes and all("files: (no matches)" in n and "(no," not in n for n in notes)
