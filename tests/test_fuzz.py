@@ -1,6 +1,7 @@
-"""Fuzz: generated histories, malformed ones included, through every Compactor entry point:
-only the documented ``CompactError`` subclasses come out, and the caller's list is never
-modified, whether the call fails or succeeds."""
+"""Bad input through every Compactor entry point: a malformed history is refused with a
+HistoryError naming the problem, an unwritable folder with a StorageError; and, fuzzed with
+generated histories (malformed ones included), only the documented ``CompactError`` subclasses
+come out. The caller's list is never modified, whether the call fails or succeeds."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import copy
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, histories
+from histories import SMALL, assistant, histories, session, tool_turn, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scratch import scratch
 
-from compact import CompactError, Compactor, Limits
+from compact import CompactError, Compactor, HistoryError, Limits, StorageError
 from compact.extensions import ArchivingCompactor
 
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
@@ -86,28 +87,83 @@ def _raises(messages: list) -> str:
 
 
 SUMMARIZERS = st.sampled_from([fake_summary, lambda m: "", _raises, lambda m: None])
-CALLS = st.sampled_from(["prepare", "tool_result_budget", "snip_compact", "micro_compact",
-                         "compact_history", "reactive_compact"])
+METHODS = ["prepare", "tool_result_budget", "snip_compact", "micro_compact", "compact_history",
+           "reactive_compact"]
+
+
+def call(compactor: Compactor, method: str, history: object):
+    args = (history, "task") if method in ("prepare", "compact_history", "reactive_compact") else (history,)
+    return getattr(compactor, method)(*args)
 
 
 def check(history: object, limits: Limits, summarize, method: str, archive: bool) -> None:
     before = copy.deepcopy(history)
     with scratch() as workdir:
         compactor = (ArchivingCompactor if archive else Compactor)(workdir, limits, summarize=summarize)
-        args = (history, "task") if method in ("prepare", "compact_history", "reactive_compact") \
-            else (history,)
         try:
-            getattr(compactor, method)(*args)
+            call(compactor, method, history)
         except CompactError:
             pass                                # documented; anything else fails the test
     # never modified, failed or not (repr, not ==: a generated NaN is never equal to itself)
     assert repr(history) == repr(before)
 
 
+def with_result(content, prefix: str = "b") -> list:
+    """A request, then a tool turn whose result holds ``content``."""
+    turn = tool_turn(["x"], prefix)
+    turn[1]["content"][0]["content"] = content
+    return [user(), *turn]
+
+
+@pytest.mark.parametrize(("history", "words"), [
+    ("not a list", "must be a list"),
+    ({"role": "user", "content": "hi"}, "must be a list"),
+    ([user(), "hello"], "message 1 is a str"),
+    ([{"role": "system", "content": "x"}], "role 'system'"),
+    ([{"role": "tool", "content": "x"}], "role 'tool'"),
+    ([{"role": "user", "content": 42}], "content of type int"),
+    ([user(), {"role": "assistant", "content": [{"text": "no type"}]}], "has no 'type'"),
+    (with_result(b"raw bytes"), "content of type bytes"),
+    (with_result(None), "content of type NoneType"),
+    (with_result([{"type": "image", "source": {}}]), "an image block needs a .source."),
+    (with_result([{"type": "audio", "data": "x"}]), "content block 0 is a .audio."),
+    ([user(), *tool_turn(["x"], "o")[1:]], "no matching tool_use"),
+    ([user(), tool_turn(["x"], "o")[0], user("forgot the result")], "not answered"),
+])
+@pytest.mark.parametrize("method", METHODS)
+def test_malformed_history_is_refused_unchanged(compactor, history, words, method):
+    before = copy.deepcopy(history)
+    with pytest.raises(HistoryError, match=words):
+        call(compactor, method, history)
+    assert history == before
+
+
+def test_a_list_of_text_blocks_is_valid_tool_result_content(compactor):
+    turns = [with_result([{"type": "text", "text": "y" * 500}], f"k{k}_")[1:] for k in range(5)]
+    out = compactor.micro_compact([user(), *[m for turn in turns for m in turn], assistant()])
+    assert out[2]["content"][0]["content"].startswith("[Earlier tool result compacted")
+
+
+def test_unwritable_workdir_is_a_storage_error_and_loses_nothing(tmp_path):
+    # A regular file where the folder should be: unwritable even for root.
+    (tmp_path / ".transcripts").write_text("not a folder")
+    (tmp_path / ".task_outputs").write_text("not a folder")
+    compactor = Compactor(tmp_path, summarize=lambda m: "s")
+    history = session([["z" * 250_000]])
+    before = copy.deepcopy(history)
+    with pytest.raises(StorageError, match="cannot create the tool-results folder"):
+        compactor.tool_result_budget(history)
+    with pytest.raises(StorageError, match="cannot create the transcript folder"):
+        compactor.compact_history(history, "task")
+    assert history == before
+    assert (tmp_path / ".transcripts").read_text() == "not a folder"
+
+
 OPTIONS = dict(deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.filter_too_much])
-CASES = given(HISTORIES, st.sampled_from([SMALL, Limits()]), SUMMARIZERS, CALLS, st.booleans())
+CASES = given(HISTORIES, st.sampled_from([SMALL, Limits()]), SUMMARIZERS, st.sampled_from(METHODS),
+              st.booleans())
 
 
 @settings(max_examples=300, **OPTIONS)
