@@ -10,7 +10,7 @@ import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from served import TITLE, serving, title_runner
+from served import TITLE, respond, serving, title_runner
 from served import both_transports as both_transports  # the `client` fixture
 
 from compact.offline import MODEL_NAME, OfflineModel, count_tokens
@@ -287,8 +287,7 @@ def test_a_continue_from_a_reply_the_server_no_longer_holds_is_sent_again_whole(
         rest = list(runner)
     assert first.stop_reason == "tool_use"
     assert rest[-1].content[-1].text.endswith(TITLE)
-    status, body = OfflineModel().respond("POST", "/v1/messages", json.dumps({
-        "model": MODEL_NAME, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
-        "thread": {"type": "continue", "previous_message_id": "msg_gone"}}).encode(),
-        {"anthropic-beta": "message-threads-2026-08-12"})
+    status, body = respond({"max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+                            "thread": {"type": "continue", "previous_message_id": "msg_gone"}},
+                           {"anthropic-beta": "message-threads-2026-08-12"})
     assert status == 404 and body["error"]["details"] == {"error_code": "thread_not_found"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import anthropic
@@ -10,7 +9,7 @@ import pytest
 from histories import user
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from served import answered
+from served import answered, respond
 
 from compact.offline import MAX_OUTPUT_TOKENS, MODEL_NAME, OfflineModel, count_tokens
 from compact.offline.api import (
@@ -113,8 +112,7 @@ def test_a_valid_request_with_a_final_assistant_message_is_answered(client):
 ])
 def test_max_tokens_outside_one_to_the_model_maximum_is_refused(max_tokens, wording):
     """Sent as raw JSON: the SDK itself refuses a non-streaming call this large."""
-    status, body = OfflineModel().respond("POST", "/v1/messages", json.dumps(
-        {"model": MODEL_NAME, "max_tokens": max_tokens, "messages": [user("x")]}).encode())
+    status, body = respond({"max_tokens": max_tokens, "messages": [user("x")]})
     assert status == 400 and body["error"]["message"] == wording
 
 
@@ -279,10 +277,9 @@ def test_a_lone_surrogate_in_the_body_bytes_is_refused(text, refused):
 def test_the_ids_of_a_reply_come_from_its_request_body():
     """The same body gets the same ids (a replay is deterministic); any other body, others."""
     def ids(body: dict) -> list[str]:
-        _, reply = OfflineModel().respond("POST", "/v1/messages", json.dumps(body).encode())
+        reply = answered(body)
         return [reply["id"], *(b["id"] for b in reply["content"] if b["type"] == "tool_use")]
-    body = {"model": MODEL_NAME, "max_tokens": 100, "tools": TOOLS,
-            "messages": [user("Read README.md")]}
+    body = {"max_tokens": 100, "tools": TOOLS, "messages": [user("Read README.md")]}
     first = ids(body)
     assert len(first) == 2 and first == ids(body)
     assert not set(first) & set(ids({**body, "max_tokens": 101}))
