@@ -7,6 +7,7 @@ give facts checked against the files.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -49,13 +50,10 @@ class Run:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    done: dict[tuple, Run] = {}
-
+    """``run(course, lang, n)``: experiment n of the course, run once in this module."""
+    @functools.cache
     def get(course: str, lang: str, n: int) -> Run:
-        if (course, lang, n) not in done:
-            done[course, lang, n] = Run(course, lang, n,
-                                        tmp_path_factory.mktemp(f"{course}-{lang}-{n}") / "ws")
-        return done[course, lang, n]
+        return Run(course, lang, n, tmp_path_factory.mktemp(f"{course}-{lang}-{n}") / "ws")
     return get
 
 
