@@ -20,21 +20,8 @@ from .client import banner, make_client
 from .demo import make_workspace
 from .loop import agent_loop
 from .pipeline import CompactError
-from .texts import LANGUAGES, language, register, say
+from .texts import LANGUAGES, language, say
 from .tools import LONE_SURROGATE, Workspace
-
-register({   # what the REPL says (its banner's other lines: client.banner, shell.describe_sandbox)
-    "repl.workspace": {"en": "workspace: {folder}", "zh": "工作区：{folder}"},
-    "repl.not_utf8": {"en": "[error] that line holds bytes that are not valid UTF-8 text, so it was not "
-                            "sent; type it again (check the terminal's encoding).",
-                      "zh": "[错误] 这一行含有不是有效 UTF-8 文本的字节，所以没有发送；"
-                            "请重新输入（并检查终端的编码）。"},
-    "repl.interrupted": {"en": "\n[interrupted] the turn was stopped (Ctrl-C); the history is kept. "
-                               "Type the next request, or q to quit.",
-                         "zh": "\n[已中断] 这一轮已停止（Ctrl-C）；历史记录保留。"
-                               "输入下一个请求，或输入 q 退出。"},
-    "repl.error": {"en": "[error] {kind}: {error}", "zh": "[错误] {kind}：{error}"},
-})
 
 
 def robust_streams() -> None:

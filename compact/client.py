@@ -25,7 +25,7 @@ from typing import Any
 import anthropic
 
 from .pipeline import ClientSummarizer
-from .texts import register, say
+from .texts import say
 
 # How the embedded offline model is told apart from Claude, for a client that asks (the
 # offline model answers with the same; tests/test_layout.py checks it).
@@ -123,21 +123,6 @@ def default_max_tokens(client: Any = None, model: str | None = None) -> int:
 def summarizer_for(client: Any, model: str | None = None) -> ClientSummarizer:
     """Stage 4's summariser: ``client`` asked for ``model`` (default: what it serves)."""
     return ClientSummarizer(client, model or default_model(client))
-
-
-register({   # the banner: which model a client talks to (the lab's and the REPL's first line)
-    "banner.live": {"en": "[live] model {model} via {url} (ANTHROPIC_API_KEY is set).",
-                    "zh": "[在线] 模型 {model}，经由 {url}（已设置 ANTHROPIC_API_KEY）。"},
-    "banner.offline": {"en": "[offline] model {model}: an embedded teaching model, not Claude; "
-                             "set ANTHROPIC_API_KEY to use real Claude.",
-                       "zh": "[离线] 模型 {model}：内置的教学模型，不是 Claude；"
-                             "设置 ANTHROPIC_API_KEY 即可使用真正的 Claude。"},
-    "banner.served": {"en": "[offline] model {model} served at {url}: the offline teaching model "
-                            "over HTTP, not Claude (ANTHROPIC_API_KEY is set, but this endpoint says "
-                            "it is the offline model).",
-                      "zh": "[离线] 模型 {model}，由 {url} 提供：通过 HTTP 访问的离线教学模型，不是 "
-                            "Claude（已设置 ANTHROPIC_API_KEY，但这个端点表明自己是离线模型）。"},
-})
 
 
 def shown_url(url: str) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .texts import register, say
+from .texts import say
 
 GRACE = 0.2          # seconds to read what a finished shell's background jobs still print
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^ANTHROPIC_"
@@ -140,20 +140,6 @@ def _collect(process: subprocess.Popen, deadline: float, max_bytes: int
 SHELL = "/bin/sh"
 HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/run/user")
 ISOLATED = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
-
-register({   # the banner's line on where bash runs
-    "sandbox.on": {"en": "[sandbox] bash runs in bubblewrap: it writes only inside the workspace, sees "
-                         "no home folder and {reach}; commands that delete or overwrite, or cannot be "
-                         "judged, ask first.",
-                   "zh": "[沙箱] bash 在 bubblewrap 中运行：只能写工作区内的文件，看不到主目录，"
-                         "{reach}；会删除或覆盖文件、或无法判断的命令会先询问。"},
-    "sandbox.network": {"en": "has the network", "zh": "可以联网"},
-    "sandbox.offline": {"en": "no network", "zh": "不能联网"},
-    "sandbox.off": {"en": "[no sandbox] bubblewrap is not available here: bash runs as you, with your "
-                          "files and network; every command that is not read-only asks first.",
-                    "zh": "[无沙箱] 这里没有 bubblewrap：bash 以你的身份运行，能访问你的文件和网络；"
-                          "每条不是只读的命令都会先询问。"},
-})
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,27 +1,22 @@
 """Every text the package shows a learner, in English and Chinese; one language per notebook.
 
 ``language("zh")`` (or the environment's ``COMPACT_LANG`` / locale) picks it once;
-``say(key, **fields)`` gives the text in it. The tables of each part (the checker, the plots,
-the lab, the REPL, the stage events) are merged here, so a test can assert that every key has
-both languages. Imports nothing.
+``say(key, **fields)`` gives the text in it. The texts are the catalogs in ``locale/`` (one per
+language, the same keys). Imports nothing.
 """
 
 from __future__ import annotations
 
+import json
 import locale
 import os
+from pathlib import Path
 
 LANGUAGES = ("en", "zh")
-_TABLES: dict[str, dict[str, str]] = {}
+CATALOGS = {lang: json.loads((Path(__file__).parent / "locale" / f"{lang}.json").read_text(encoding="utf-8"))
+            for lang in LANGUAGES}
+_TABLE = {key: {lang: CATALOGS[lang][key] for lang in LANGUAGES} for key in CATALOGS["en"]}
 _chosen: list[str] = []
-
-
-def register(table: dict[str, dict[str, str]]) -> None:
-    """Add a part's texts: ``{key: {"en": ..., "zh": ...}}`` (str.format fields allowed)."""
-    clash = set(table) & set(_TABLES)
-    if clash:
-        raise ValueError(f"text keys registered twice: {sorted(clash)}")
-    _TABLES.update(table)
 
 
 def _from_environment() -> str:
@@ -41,10 +36,18 @@ def language(code: str | None = None) -> str:
 
 def say(key: str, **fields: object) -> str:
     """The text for ``key`` in the chosen language, its fields filled in."""
-    entry = _TABLES[key]
-    return entry[language()].format(**fields)
+    return _TABLE[key][language()].format(**fields)
+
+
+def translated(text: str, prefix: str = "notebook.", /, **fields: object) -> str:
+    """``text``, English and its own key after ``prefix`` (a notebook's line, a strategy's
+    description, a probe's name), in the chosen language, its fields filled in; any other text as
+    it is (its fields filled in, if any)."""
+    if prefix + text in _TABLE:
+        return say(prefix + text, **fields)
+    return text.format(**fields) if fields else text
 
 
 def texts() -> dict[str, dict[str, str]]:
-    """The whole table (for tests and translators)."""
-    return dict(_TABLES)
+    """The whole table, ``{key: {language: text}}`` (for tests and translators)."""
+    return dict(_TABLE)

@@ -12,7 +12,7 @@ from test_texts_zh import english_in
 
 from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH
-from compact.classroom.notebook_texts import TEXTS, translated
+from compact.texts import translated
 from tools.translation import LANGUAGE_CELL, compare, report
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
@@ -100,11 +100,11 @@ def test_the_code_prints_no_english_of_its_own(path):
     or show(title=...) (the set-up cell aside: it runs before compact is installed)."""
     cells = [c for c in code_cells(nbformat.read(path, 4)) if not c.source.startswith("#@title Set-up")]
     found = [text for cell in cells for text in own_english(cell.source)]
-    assert found == [], f"{path.name}: wrap these in translated(...) and add them to TEXTS: {found}"
+    assert found == [], f"{path.name}: wrap these in translated(...) and add them to compact/locale/: {found}"
 
 
 def test_every_text_the_code_translates_is_shown_in_chinese(monkeypatch):
-    """Each text given to translated(...) or show(title=...) is an entry of notebook_texts.TEXTS,
+    """Each text given to translated(...) or show(title=...) is a ``notebook.`` entry of the catalogs,
     each entry is used, and shown in Chinese with no English; its numbers have separators."""
     given = set()
     for path in NOTEBOOKS:
@@ -114,7 +114,7 @@ def test_every_text_the_code_translates_is_shown_in_chinese(monkeypatch):
                     given.update(literals(call.args[0]))
                 elif name == "show":
                     given.update(t for k in call.keywords if k.arg == "title" for t in literals(k.value))
-    assert given == set(TEXTS)
+    assert given == {key.removeprefix("notebook.") for key in texts.texts() if key.startswith("notebook.")}
     monkeypatch.setattr(texts, "_chosen", ["zh"])
     shown = [translated(text, **dict.fromkeys(re.findall(r"{(\w+)", text), 17642)) for text in given]
     assert [t for t in shown if english_in(t) or not re.search("[\u4e00-\u9fff]", t)] == []

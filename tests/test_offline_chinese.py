@@ -12,7 +12,7 @@ from served import answered
 
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
 from compact.demo import expected_titles
-from compact.offline.phrases import LANGUAGES, PHRASES, forms, phrase
+from compact.offline.phrases import CATALOGS, LANGUAGES, forms, phrase
 from compact.offline.summarizer import Entry, offline_summary
 from compact.offline.view import notes_in, read_view
 from compact.pipeline.formats import COMPACTED, compacted_message, parse_compacted
@@ -152,8 +152,11 @@ def test_a_summary_round_trips_in_either_language(lang):
 
 
 def test_every_phrase_has_both_languages_with_the_same_values():
-    for key, written in PHRASES.items():
-        assert len(written) == len(LANGUAGES) and all(written), key
+    names = [key.removeprefix("offline.") for key in CATALOGS[0] if key.startswith("offline.")]
+    assert len(CATALOGS) == len(LANGUAGES) and len(names) > 100
+    for key in names:
+        written = [catalog[f"offline.{key}"] for catalog in CATALOGS]
+        assert all(written), key
         values = {v: 1 for text in written for v in re.findall(r"\{(\w+)", text)}
         assert all(phrase(key, lang, **values) for lang in LANGUAGES), key
     assert forms("note") == ("Note [{key}]: {fact}", "笔记 [{key}]：{fact}")

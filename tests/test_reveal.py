@@ -1,5 +1,5 @@
 """``reveal``'s explanations: every notebook names one of the string table's keys
-(compact/classroom/reveal_texts.py) and passes exactly the fields its texts use, so a Chinese
+(the ``why.`` keys of compact/locale/) and passes exactly the fields its texts use, so a Chinese
 learner reads the why in Chinese from the same code; a plain ``why`` is still shown as given.
 The notebooks are read with ``ast``: a field given as a key of the table
 (``outcome="why.04.refused" if ... else ...``) brings that key's fields along."""

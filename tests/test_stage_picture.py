@@ -173,11 +173,11 @@ def test_block_kinds_splits_a_message_into_its_blocks():
 
 
 def marked(monkeypatch, prefix):
-    """The string table with every text under ``prefix`` wrapped in « » (what the Chinese
+    """The text catalogs with every text under ``prefix`` wrapped in « » (what the Chinese
     table replaces): a text drawn without the marks did not come from the table."""
     table = {key: {lang: f"«{text}»" for lang, text in entry.items()} if key.startswith(prefix)
              else entry for key, entry in text_table.texts().items()}
-    monkeypatch.setattr(text_table, "_TABLES", table)
+    monkeypatch.setattr(text_table, "_TABLE", table)
 
 
 def test_every_text_of_a_stage_picture_comes_from_its_labels(stages, monkeypatch):

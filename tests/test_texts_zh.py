@@ -1,6 +1,7 @@
-"""The string table (compact/texts.py) in both languages: every key has English and Chinese with the
-same fields, and in Chinese the lab, every plot and stage picture, show() of a run, the checker's
-report and the REPL's banner show no English, and draw with no missing-glyph warning.
+"""The text catalogs (compact/locale/, read by compact/texts.py) in both languages: the same keys,
+every key has English and Chinese with the same fields, and in Chinese the lab, every plot and
+stage picture, show() of a run, the checker's report and the REPL's banner show no English, and
+draw with no missing-glyph warning.
 
 English is a run of two or more plain ASCII words, once identifiers, paths, numbers and units (a
 token with ``_ / . = ( ) [ ] { } :`` or a digit) and the English the messages carry (``KEPT``) are
@@ -31,7 +32,7 @@ from compact.classroom.strategy_tables import api_table, cost_table, probe_table
 from compact.pipeline.formats import AUTHORITATIVE, REFERENCE
 from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import STRATEGIES, compare
-from compact.study.workload import session_turns
+from compact.study.workload import PROBES, session_turns
 from tools.figure_check import figure_problems
 from tools.figures import stage_examples
 
@@ -77,8 +78,15 @@ def fields(text: str) -> list[str]:
     return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
 
 
+def test_the_catalogs_have_the_same_keys():
+    """In the same order too, so a translator reads them side by side."""
+    catalogs = [text_table.CATALOGS[lang] for lang in text_table.LANGUAGES]
+    assert len(catalogs[0]) > 600 and all(list(c) == list(catalogs[0]) for c in catalogs)
+
+
 def test_every_key_has_both_languages_with_the_same_fields_and_the_chinese_is_chinese():
-    table = text_table.texts()
+    """The offline model's phrases (``offline.``) are checked in tests/test_offline_chinese.py."""
+    table = {key: entry for key, entry in text_table.texts().items() if not key.startswith("offline.")}
     assert len(table) > 200
     for key, entry in table.items():
         assert set(entry) == set(text_table.LANGUAGES), key
@@ -89,12 +97,18 @@ def test_every_key_has_both_languages_with_the_same_fields_and_the_chinese_is_ch
             assert chinese_in([entry["zh"]]), key
 
 
-def test_every_checker_case_has_a_chinese_name():
+def test_every_checker_case_strategy_and_probe_has_a_chinese_name_keyed_by_its_english():
     keys = text_table.texts()
     for stage in ("tool_result_budget", "snip_compact", "micro_compact", "compact_history",
                   "reactive_compact"):
         for case in cases(stage):
             assert f"case.{case.name}" in keys, case.name
+    named = [f"study.strategy.{s.description}" for s in [*STRATEGIES, *API_STRATEGIES]]
+    assert set(named + [f"study.probe.{p.name}" for p in PROBES]) <= set(keys)
+    for key, entry in keys.items():
+        for prefix in ("notebook.", "case.", "study.probe.", "study.strategy."):
+            if key.startswith(prefix) and not key.startswith("case.source."):
+                assert entry["en"] == key.removeprefix(prefix), key
 
 
 def figure_texts(fig, data: re.Pattern | None = None) -> list[str]:

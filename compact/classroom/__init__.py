@@ -5,14 +5,11 @@ clients), ``kit`` (a stage's helpers, the demo course), ``study`` (notebooks 07 
 """
 
 from ..pipeline import Compactor, Context, Limits
-from ..texts import language
-
-# lab_texts and reveal_texts register their texts
-from . import agent, as_written, kit, lab_texts, reveal_texts, study  # noqa: F401
+from ..texts import language, translated
+from . import agent, as_written, kit, study
 from .exercises import check
 from .experiments import Runs, prompt, run_experiment
 from .lab import Lab
-from .notebook_texts import translated
 from .plot import plot_run
 from .reveal import reveal
 from .show import show

@@ -22,7 +22,7 @@ from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits, StageEvent
 from ..pipeline.messages import estimate_size
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from ..texts import language, register, say
+from ..texts import language, say
 from ..tools import Workspace
 from ..trace import Trace, Turn
 from .plot import REFUSAL, plot_run
@@ -44,19 +44,6 @@ PROMPTS_ZH = {
     2: "请分析 web/src/data/generated/docs.json 的数据结构，并说明一条课程记录包含哪些主要字段。",
     3: "请比较 s08_context_compact/code.py 和 s09_memory/code.py，说明它们分别怎样管理当前上下文和持久记忆。",
 }
-
-
-# A learner's own stage runs where the package's would (``stages=``): where two runs part ways.
-register({
-    "own.turns": {"en": "turns: {mine} with yours, {theirs} with the package's",
-                  "zh": "轮数：用你的是 {mine} 轮，用包里的是 {theirs} 轮"},
-    "own.turn": {"en": "turn {turn}: yours sent {mine:,} chars, the package's {theirs:,}",
-                 "zh": "第 {turn} 轮：你的发送了 {mine:,} 字符，包里的是 {theirs:,}"},
-    "own.fired": {"en": "stages that fired: yours {mine}, the package's {theirs}",
-                  "zh": "触发的步骤：你的 {mine}，包里的 {theirs}"},
-    "own.answer": {"en": "the answers differ", "zh": "两次的回答不同"},
-    "own.error": {"en": "yours ended with: {error}", "zh": "你的运行结束于：{error}"},
-})
 
 
 def prompt(n: int) -> str:

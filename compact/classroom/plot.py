@@ -2,7 +2,7 @@
 (the refusal, reactive_compact), the newest batch (tool_result_budget), the message count
 (snip_compact), and what fills the context. Sizes are measured once per model call, so they are
 points and steps, never slopes. For a projector: big fonts, the Okabe–Ito palette, one marker per
-stage, every text from the string table (``say("plot.…")``, looked up when drawn), each legend under
+stage, every text from the catalogs (``say("plot.…")``, looked up when drawn), each legend under
 its Axes; figures use the object API (no pyplot state).
 """
 
@@ -27,7 +27,7 @@ from matplotlib.transforms import ScaledTranslation
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, iter_tool_results, joined_text
-from ..texts import register, say
+from ..texts import say
 from ..trace import KINDS, Trace, Turn
 
 # Chinese glyphs from pip alone: the Noto Sans CJK font of ``noto-cjk-sans-otc`` (SIL Open Font
@@ -40,98 +40,6 @@ if not any(f.name == CJK_FAMILY for f in font_manager.fontManager.ttflist):
 matplotlib.rcParams["font.family"] = ["DejaVu Sans", CJK_FAMILY]
 
 
-register({   # every text a plot shows, English and Chinese (looked up when drawn)
-    "plot.stage.tool_result_budget": {"en": "tool_result_budget (persisted to disk)",
-                                      "zh": "tool_result_budget（转存到磁盘）"},
-    "plot.stage.snip_compact": {"en": "snip_compact (middle snipped)",
-                                "zh": "snip_compact（裁掉中间）"},
-    "plot.stage.micro_compact": {"en": "micro_compact (old results → placeholder)",
-                                 "zh": "micro_compact（旧结果 → 占位符）"},
-    "plot.stage.compact_history": {"en": "compact_history (summary)", "zh": "compact_history（摘要）"},
-    "plot.stage.reactive_compact": {"en": "reactive_compact (after refusal)",
-                                    "zh": "reactive_compact（被拒绝之后）"},
-    "plot.stage.compact_tool": {"en": "compact tool (model asked)", "zh": "compact 工具（模型主动调用）"},
-    "plot.kind.user text": {"en": "user text", "zh": "用户文本"},
-    "plot.kind.assistant text": {"en": "assistant text", "zh": "模型回复"},
-    "plot.kind.tool calls": {"en": "tool calls", "zh": "工具调用"},
-    "plot.kind.tool results": {"en": "tool results", "zh": "工具结果"},
-    "plot.kind.persisted previews": {"en": "persisted previews", "zh": "转存后的预览"},
-    "plot.kind.placeholders": {"en": "placeholders", "zh": "占位符"},
-    "plot.kind.placeholders_counted": {"en": "placeholders (their number above the bar)",
-                                       "zh": "占位符（柱子上方的数字是条数）"},
-    "plot.kind.summaries": {"en": "compacted summary", "zh": "压缩摘要"},   # as notebook 00's stage picture
-    "plot.kind.markers": {"en": "markers", "zh": "省略标记"},
-    "plot.turn": {"en": "turn (model call)", "zh": "轮次（模型调用）"},
-    "plot.chars": {"en": "chars", "zh": "字符数"},
-    "plot.messages": {"en": "messages", "zh": "消息数"},
-    "plot.before": {"en": "{what} before the pipeline", "zh": "压缩管线之前的{what}"},
-    "plot.sent": {"en": "{what} sent to the model", "zh": "发给模型的{what}"},
-    "plot.cut": {"en": "cut by the pipeline", "zh": "被压缩管线去掉的部分"},
-    "plot.cut_reactive": {"en": "cut by reactive_compact (after the refusal)",
-                          "zh": "被 reactive_compact 去掉的部分（请求被拒绝之后）"},
-    "plot.context_limit": {"en": "context_limit = {limit:,} chars", "zh": "context_limit = {limit:,} 字符"},
-    "plot.context_limit_off": {"en": "context_limit = {limit:,} chars (far above: not drawn)",
-                               "zh": "context_limit = {limit:,} 字符（远在上方：未画出）"},
-    "plot.refused": {"en": "refused: prompt is too long", "zh": "被拒绝：提示过长"},
-    "plot.refused_window": {"en": "refused: {tokens:,} tokens > the model's window (not the char limit)",
-                            "zh": "被拒绝：{tokens:,} 个 token > 模型的窗口（不是字符阈值）"},
-    "plot.window_chars": {"en": "the model's window = {window:,} tokens (right axis)",
-                          "zh": "模型的上下文窗口 = {window:,} 个 token（右侧坐标轴）"},
-    "plot.context_axis": {"en": "context size (chars of JSON)", "zh": "上下文大小（JSON 字符数）"},
-    "plot.tokens_axis": {"en": "≈ English tokens (chars ÷ 4)",
-                         "zh": "≈ 英文 token 数（字符数 ÷ 4）"},
-    "plot.message_tokens": {"en": "the messages, estimated as chars ÷ 4",
-                            "zh": "消息本身，按字符数 ÷ 4 估算"},
-    "plot.tokens_sent": {"en": "tokens the model counted (+ system prompt and tools)",
-                         "zh": "模型统计的 token 数（含 system 提示词和工具定义）"},
-    "plot.refused_tokens": {"en": "refused: {tokens:,} tokens", "zh": "被拒绝：{tokens:,} 个 token"},
-    "plot.window": {"en": "the model's window = {window:,} tokens",
-                    "zh": "模型的上下文窗口 = {window:,} 个 token"},
-    "plot.tokens_per_request": {"en": "tokens per request", "zh": "每次请求的 token 数"},
-    "plot.tokens_title": {"en": "What the model measures: tokens, against its window",
-                          "zh": "模型量的是 token：每次请求与上下文窗口的对比"},
-    "plot.tokens_title_no_window": {"en": "What the model measures: tokens per request",
-                                    "zh": "模型量的是 token：每次请求的 token 数"},
-    "plot.batch_arrived": {"en": "newest batch as it arrived", "zh": "最新一批结果（刚返回时）"},
-    "plot.batch_sent": {"en": "as sent (persisted → path + preview)",
-                        "zh": "实际发送的（转存 → 路径 + 预览）"},
-    "plot.budget": {"en": "tool_result_budget = {budget:,} chars",
-                    "zh": "tool_result_budget = {budget:,} 字符"},
-    "plot.persist_threshold": {"en": "persist_threshold = {threshold:,} (only longer results go to disk)",
-                               "zh": "persist_threshold = {threshold:,}（只有更长的结果才转存）"},
-    "plot.batch_axis": {"en": "chars in the batch\n(log scale)", "zh": "本批字符数\n（对数刻度）"},
-    "plot.batch_title": {"en": "tool_result_budget's trigger: the newest batch against the budget",
-                         "zh": "tool_result_budget 的触发条件：最新一批结果与预算的对比"},
-    "plot.max_messages": {"en": "max_messages = {limit}", "zh": "max_messages = {limit}"},
-    "plot.messages_axis": {"en": "messages in the list\n(a snip marker is one)",
-                           "zh": "列表中的消息数\n（省略标记算一条）"},
-    "plot.composition_axis": {"en": "chars in the context", "zh": "上下文中的字符数"},
-    "plot.composition_title": {"en": "What the context is made of, per turn",
-                               "zh": "每一轮的上下文由什么组成"},
-    "plot.headline.refused": {"en": "No compaction: refused at turn {turn} — {error}",
-                              "zh": "不做压缩：第 {turn} 轮被拒绝 —— {error}"},
-    "plot.headline.micro_compact": {
-        "en": "micro_compact: {count} old results are placeholders by turn {turn}",
-        "zh": "micro_compact：到第 {turn} 轮，{count} 条旧结果已是占位符"},
-    "plot.headline.tool_result_budget": {
-        "en": "tool_result_budget persisted {files} result(s) at turn {turn} ({before:,} → {after:,} chars)",
-        "zh": "tool_result_budget 在第 {turn} 轮转存了 {files} 条结果（{before:,} → {after:,} 字符）"},
-    "plot.headline.snip_compact": {
-        "en": "snip_compact at turn(s) {turns} (last: {before} → {after} messages)",
-        "zh": "snip_compact 在第 {turns} 轮触发（最后一次：消息 {before} → {after} 条）"},
-    "plot.headline.summary": {
-        "en": "{stage} at turn {turn}: {before:,} → {after:,} chars, transcript saved",
-        "zh": "{stage} 在第 {turn} 轮：{before:,} → {after:,} 字符，transcript 已保存"},
-    "plot.headline.rescued": {
-        "en": "turn {turn}: the request ({tokens:,} tokens, under {limit:,} chars) was refused; "
-              "reactive_compact rescued it",
-        "zh": "第 {turn} 轮：请求（{tokens:,} 个 token，不到 {limit:,} 字符）被拒绝，"
-              "reactive_compact 补救成功"},
-    "plot.headline.not_fired": {"en": "{stage}: did not fire in this run",
-                                "zh": "{stage}：这次运行中没有触发"},
-    "plot.headline.quiet": {"en": "No compaction needed: the context stayed under the limit",
-                            "zh": "无需压缩：上下文一直低于上限"},
-})
 STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{stage}")
     "tool_result_budget": ("#E69F00", "s"), "snip_compact": ("#56B4E9", "D"),
     "micro_compact": ("#009E73", "o"), "compact_history": ("#D55E00", "*"),

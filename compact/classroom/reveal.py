@@ -1,5 +1,5 @@
 """Predict, then see: ``reveal(my_guess, placeholders, expected=2, why="why.03.placeholders")``
-compares the learner's guess with what happened, says why (a key of ``reveal_texts.py``, its fields
+compares the learner's guess with what happened, says why (a ``why.`` key of the catalogs, its fields
 the other keyword arguments; ``<why>.otherwise`` when ``actual`` is not ``expected``,
 ``<why>.solution`` when ``stage=`` is still the worked solution), and, under test, checks the claim.
 """
@@ -9,27 +9,10 @@ from __future__ import annotations
 import html
 import os
 
-from ..texts import register, say, texts
+from ..texts import say, texts
 from .solutions import MODULE as SOLUTIONS
 
 CHECK_CLAIMS = "COMPACT_CHECK_CLAIMS"     # set by the test suite: a wrong claim fails the run
-
-register({
-    "reveal.right": {"en": "✓ You predicted {guess}: it is {actual}.",
-                     "zh": "✓ 你预测的是 {guess}：结果正是 {actual}。"},
-    "reveal.wrong": {"en": "✗ You predicted {guess}: it is {actual}.",
-                     "zh": "✗ 你预测的是 {guess}：实际结果是 {actual}。"},
-    "reveal.none": {"en": "You made no prediction (the variable is still ...): it is {actual}.",
-                    "zh": "你还没有写下预测（变量仍是 ...）：结果是 {actual}。"},
-    "reveal.why": {"en": "Why: {why}", "zh": "原因：{why}"},
-    "reveal.claim": {"en": "the notebook says it is {expected!r}, the run gave {actual!r}",
-                     "zh": "notebook 说结果应为 {expected!r}，运行得到 {actual!r}"},
-    "reveal.unexpected": {"en": "this run did not give what the notebook explains ({expected!r}), so "
-                                "that explanation does not apply here: compare this run with the "
-                                "package's above",
-                          "zh": "这次运行没有得到 notebook 所解释的结果（{expected!r}），所以那条解释"
-                                "在这里不适用：请把这次运行和上面本包的运行对照一下"},
-})
 
 
 def _same(guess: object, actual: object) -> bool:

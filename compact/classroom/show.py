@@ -17,55 +17,12 @@ from ..offline.view import NOTE
 from ..pipeline.compactor import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
-from ..texts import language, register, say, texts
-from .notebook_texts import translated
+from ..texts import language, say, texts, translated
 from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 
-register({
-    "show.more_rows": {"en": "{count} more rows", "zh": "还有 {count} 行"},
-    "show.more_lines": {"en": "{count} more lines", "zh": "还有 {count} 行"},
-    "show.notes": {"en": "the model's notes on the last result it read ({count} line(s), kept in its "
-                         "reply, so they are not lost even if micro_compact runs)",
-                   "zh": "模型对最后读到的结果记下的笔记（{count} 行，写在回复里，"
-                         "这样即使 micro_compact 运行也不会丢）"},
-    "show.all_columns": {"en": "all {count} columns", "zh": "全部 {count} 列"},
-    "show.role": {"en": "role", "zh": "角色"},
-    "show.block": {"en": "block", "zh": "块"},
-    "show.chars": {"en": "chars", "zh": "字符数"},
-    "show.preview": {"en": "preview", "zh": "预览"},
-    "show.turns.turn": {"en": "turn", "zh": "轮次"},
-    "show.turns.messages": {"en": "messages", "zh": "消息数"},
-    "show.turns.before": {"en": "chars before", "zh": "压缩前字符数"},
-    "show.turns.sent": {"en": "chars sent", "zh": "发送字符数"},
-    "show.turns.tokens": {"en": "tokens sent", "zh": "发送 token 数"},
-    "show.turns.stages": {"en": "stages fired", "zh": "触发的步骤"},
-    "show.turns.called": {"en": "then called", "zh": "随后调用"},
-    "show.turns.solution": {"en": "{title} (the worked solution's {stages} ran, not yours: delete its "
-                                  "import line to run your own)",
-                            "zh": "{title}（运行的是参考答案的 {stages}，不是你写的：删掉那行 import，"
-                                  "运行的才是你自己的）"},
-    "show.json_note": {"en": "(a JSON string of {chars:,} chars, decoded here)",
-                       "zh": "（一个 {chars:,} 字符的 JSON 字符串，这里已解码）"},
-    "show.json_decoded": {"en": "a JSON string of {chars:,} chars, decoded",
-                          "zh": "一个 {chars:,} 字符的 JSON 字符串，已解码"},
-    "event.nothing": {"en": "{stage}: nothing to do", "zh": "{stage}：无需处理"},
-    "event.fired": {"en": "{stage}: {detail} — {mb}→{ma} messages, {sb:,}→{sa:,} chars",
-                    "zh": "{stage}：{detail} —— 消息 {mb}→{ma} 条，{sb:,}→{sa:,} 字符"},
-    "event.tool_result_budget": {"en": "persisted {count} result(s) to disk: {files}",
-                     "zh": "把 {count} 条结果完整转存到磁盘：{files}"},
-    "event.snip_compact": {"en": "kept the first {head} and last {tail} messages, snipped {snipped}",
-                   "zh": "保留最初 {head} 条和最近 {tail} 条消息，省略 {snipped} 条"},
-    "event.micro_compact": {"en": "replaced {count} old result(s) with a placeholder",
-                    "zh": "把 {count} 条较早的结果替换为占位符"},
-    "event.compact_history": {"en": "summarised {summarised} messages; transcript saved to {files}",
-                      "zh": "总结了 {summarised} 条消息；transcript 保存到 {files}"},
-    "event.reactive_compact": {"en": "summarised {summarised} messages, kept the last {kept}; transcript "
-                             "saved to {files}",
-                       "zh": "总结了 {summarised} 条消息，保留最近 {kept} 条；transcript 保存到 {files}"},
-})
 
 _PRE = "font-family:monospace;white-space:pre-wrap;margin:0"
 
@@ -262,7 +219,7 @@ def describe_event(event: StageEvent) -> str:
 def show(value: Any, title: str = "", start: int = 0) -> None:
     """Display anything a notebook shows: a history as a table, a long text folded, a stage
     event in words, a compacted message as its two sections, a run as one row per turn. A
-    ``title`` of ``notebook_texts.TEXTS`` is shown in the chosen language."""
+    ``title`` of the catalogs' ``notebook.`` texts is shown in the chosen language."""
     title = translated(title)
     if isinstance(value, StageEvent):
         view: Any = Event(value)

@@ -25,7 +25,7 @@ from ..pipeline.formats import (
 from ..pipeline.messages import iter_tool_results, result_text
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR, read_transcript
 from ..pipeline.tool_result_budget import persisted_text
-from ..texts import register, say
+from ..texts import say
 
 SIGNATURE = "{stage}(messages, ctx) -> list"      # every stage's, the package's and yours
 
@@ -102,20 +102,6 @@ def two_sections(header: str, request: str, summary: str) -> dict:
     """The compacted message written out: the request verbatim, the summary as a JSON string."""
     reference = json.dumps(summary, ensure_ascii=False)
     return user(f"{header}\n\n{AUTHORITATIVE}\n{request}\n\n{REFERENCE}\n{reference}")
-
-
-register({   # what the disk checks report
-    "cases.missing": {"en": "expected the full result saved at {path}; no such file",
-                      "zh": "应把完整结果保存到 {path}；但没有这个文件"},
-    "cases.differs": {"en": "{path} does not hold the result byte for byte",
-                      "zh": "{path} 的内容与结果不是逐字节一致"},
-    "cases.written": {"en": "expected nothing written to disk, found {path}",
-                      "zh": "不应向磁盘写任何东西，却发现了 {path}"},
-    "cases.transcripts": {"en": "expected one transcript in {folder}/, found {count}",
-                          "zh": "{folder}/ 中应有一份 transcript，实际有 {count} 份"},
-    "cases.transcript": {"en": "{name} does not reload to the whole history (one JSON message a line)",
-                         "zh": "{name} 重新读入后不是完整的历史（应每行一条 JSON 消息）"},
-})
 
 
 def files_hold(expected: dict[str, str]) -> Callable[[Path, list], str | None]:

@@ -3,7 +3,7 @@
 Each message is a black-edged box split into its blocks, coloured by kind and as wide as its
 characters (at least ``MIN_SHARE`` of the strip); bands join what was kept, snipped or summarised
 to where it is after; a new placeholder is hatched; an arrow leads from what went to disk to its
-file. Every text is in the string table (``say("picture.…")``), looked up when drawn.
+file. Every text is in the catalogs (``say("picture.…")``), looked up when drawn.
 """
 
 from __future__ import annotations
@@ -20,41 +20,11 @@ from ..pipeline import Compactor, StageEvent
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
-from ..texts import register, say
+from ..texts import say
 from ..trace import composition
 from .plot import KIND_COLOURS, MONOSPACE, RC, legend_below, panel, text_width
 from .show import event_detail
 
-register({   # every text a stage picture shows (looked up when drawn)
-    "picture.title": {"en": "{stage}: {before:,} → {after:,} chars ({count_before} → {count_after} messages)",
-                      "zh": "{stage}：{before:,} → {after:,} 字符（消息 {count_before} → {count_after} 条）"},
-    "picture.not_fired": {"en": "{stage}: nothing to do ({before:,} chars, {count_before} messages)",
-                          "zh": "{stage}：无需处理（{before:,} 字符，{count_before} 条消息）"},
-    "picture.before_one": {"en": "before\n1 message", "zh": "之前\n1 条消息"},
-    "picture.before_many": {"en": "before\n{count} messages", "zh": "之前\n{count} 条消息"},
-    "picture.after_one": {"en": "after\n1 message", "zh": "之后\n1 条消息"},
-    "picture.after_many": {"en": "after\n{count} messages", "zh": "之后\n{count} 条消息"},
-    "picture.kind.user text": {"en": "user text", "zh": "用户文本"},
-    "picture.kind.assistant text": {"en": "assistant text", "zh": "模型回复"},
-    "picture.kind.tool calls": {"en": "tool call", "zh": "工具调用"},
-    "picture.kind.tool results": {"en": "tool result", "zh": "工具结果"},
-    "picture.kind.persisted previews": {"en": "persisted preview", "zh": "转存后的预览"},
-    "picture.kind.placeholders": {"en": "placeholder", "zh": "占位符"},
-    "picture.kind.markers": {"en": "snip marker", "zh": "省略标记"},
-    "picture.kind.summaries": {"en": "compacted summary", "zh": "压缩摘要"},
-    "picture.placeholder": {"en": "became a placeholder", "zh": "变成了占位符"},
-    "picture.kept": {"en": "{count} kept", "zh": "保留 {count} 条"},
-    "picture.snipped": {"en": "{count} snipped → one marker", "zh": "裁掉 {count} 条 → 一个标记"},
-    "picture.pair": {"en": "tool_use → tool_result pairs at the cuts, kept whole",
-                     "zh": "切点两侧的 tool_use → tool_result 配对，完整保留"},
-    "picture.summarised": {"en": "{count} summarised → one message", "zh": "{count} 条 → 总结为一条消息"},
-    "picture.disk": {"en": "to disk:", "zh": "写入磁盘："},
-    "picture.more_files": {"en": "… and {count} more", "zh": "…… 另有 {count} 个"},
-    "picture.scale": {"en": "{chars:,} chars · width ∝ characters (at least {minimum:,}) · numbers: "
-                            "chars of a block",
-                      "zh": "比例尺：{chars:,} 字符 · 方块宽度与字符数成正比（最窄按 {minimum:,} 字符画）"
-                            "· 数字：每个块的字符数"},
-})
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
 GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
 ROWS = {"after": (0.0, 0.55), "before": (1.25, 0.55)}     # row → (bottom, height)

@@ -1,6 +1,6 @@
 """The strategy comparison's pictures: what each strategy paid, turn by turn (lines differ by style
 as well as colour; the cost axis is logarithmic), where the probe facts ended up, and how long
-each summary grew. Texts are in the string table (``study_texts.py``).
+each summary grew. Texts are in the catalogs (``study.`` keys).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from matplotlib.patches import Patch
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
-from ..texts import say
+from ..texts import say, translated
 from .plot import RC, finish, legend_below, panel, thousands
-from .study_texts import probe_name
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
 STYLES = {
@@ -95,7 +94,7 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
                 ax.text(column, row, say(f"study.place.{PLACES[place]}"), ha="center", va="center",
                         fontsize=11, color="white" if PLACES[place] in ("lost", "context") else "black")
         ax.set_xticks(range(len(reports)), [r.strategy for r in reports])
-        ax.set_yticks(range(len(probes)), [probe_name(p) for p in probes])
+        ax.set_yticks(range(len(probes)), [translated(p, "study.probe.") for p in probes])
         ax.tick_params(top=True, labeltop=True, bottom=False, labelbottom=False, length=0)
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
         ax.set_yticks([y - 0.5 for y in range(1, len(probes))], minor=True)

@@ -11,11 +11,10 @@ from ..pipeline import STAGES, Limits
 from ..study.caching import PRICES, Pricing
 from ..study.retention import PLACES
 from ..study.workload import PROBES, Probe, session_turns
-from ..texts import say
+from ..texts import say, translated
 from .show import Table
-from .study_texts import column, description, probe_name
 
-# The columns by their English names (``study_texts.column`` shows each in the notebook's language).
+# The columns by their English names (``study.column.<name>`` in the catalogs).
 COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved (cache-aware)",
                 "floor", "÷ floor", "read from cache", "peak chars", "summary calls", "re-reads", "probes"]
 # What a projector shows first: the two costs, the summary calls and where the probes went.
@@ -26,10 +25,16 @@ API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "summaries", "lar
                "probes"]
 
 
+def description(strategy: Any) -> str:
+    """What ``strategy`` is: one of the package's own in the chosen language, any other in its
+    own words."""
+    return translated(strategy.description, "study.strategy.")
+
+
 def headers(names: list[str]) -> list[str]:
     """The columns, shown; "probes" names the places in the order its cells count them."""
     places = " / ".join(say(f"study.place.{p}") for p in PLACES)
-    return [column(name, places=places) for name in names]
+    return [say(f"study.column.{name}", places=places) for name in names]
 
 
 def _priced(key: str, pricing: Pricing) -> str:
@@ -107,5 +112,5 @@ def probe_table(probes: list[Probe] = PROBES, turns: list[str] | None = None) ->
     """The planted facts: at which user turn each enters the context, and how."""
     requests = turns or session_turns()
     return Table(headers(["turn", "the user's request at that turn", "the fact", "exact text looked for"]),
-                 [(p.turn, requests[p.turn - 1], probe_name(p.name), p.text) for p in probes],
+                 [(p.turn, requests[p.turn - 1], translated(p.name, "study.probe."), p.text) for p in probes],
                  monospace=[1, 3], numeric=[0])

@@ -7,8 +7,7 @@ from ..study.caching import Pricing
 from ..study.strategies import CACHE_FRIENDLY, STRATEGIES, Strategy, compare, run_session
 from ..study.workload import session_turns
 from .strategy_plot import plot_costs, plot_retention, plot_summaries
-from .strategy_tables import api_table, cost_table, probe_table, strategy_table
-from .study_texts import description
+from .strategy_tables import api_table, cost_table, description, probe_table, strategy_table
 
 __all__ = ["API_STRATEGIES", "CACHE_FRIENDLY", "STRATEGIES", "CacheFriendlyCompactor", "Pricing", "Strategy",
            "api_table", "compare", "cost_table", "description", "plot_costs", "plot_retention",
