@@ -25,12 +25,13 @@ def _from_environment() -> str:
 
 
 def language(code: str | None = None) -> str:
-    """Choose the language (``"en"`` or ``"zh"``) for everything shown from now on; without an
-    argument, say which one is in use."""
+    """Choose the language (``"en"`` or ``"zh"``) for everything shown from now on, programs this
+    process starts included (``COMPACT_LANG``); without an argument, say which one is in use."""
     if code is not None:
         if code not in LANGUAGES:
             raise ValueError(f"language {code!r} is not available; choose one of {LANGUAGES}")
         _chosen[:] = [code]
+        os.environ["COMPACT_LANG"] = code
     return _chosen[0] if _chosen else _from_environment()
 
 

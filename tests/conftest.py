@@ -15,6 +15,7 @@ from compact import Compactor, Limits, Workspace, agent_loop
 
 os.environ.pop("ANTHROPIC_API_KEY", None)      # tests are offline unless a test says otherwise
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no outside lookup
+os.environ.pop("COMPACT_LANG", None)          # English unless a test chooses (texts.language)
 # A folder of this test run's own, shared by pytest-xdist's workers (they inherit the variable
 # from the process that made it, which removes it at the end). In it, the study sessions are
 # remembered (compact/study/remembered.py), never in the user's folder, so every number a test
@@ -122,3 +123,14 @@ def executed():
         return Executed(nbformat.reads(data["notebook"], 4), data["rerun_errors"], data["made_runs"])
 
     return notebook
+
+
+@pytest.fixture(autouse=True)
+def _language_of_started_programs_restored():
+    """``language(code)`` also sets COMPACT_LANG for the programs it starts: undone after each test."""
+    before = os.environ.get("COMPACT_LANG")
+    yield
+    if before is None:
+        os.environ.pop("COMPACT_LANG", None)
+    else:
+        os.environ["COMPACT_LANG"] = before

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import string
+import subprocess
 import sys
 import warnings
 
@@ -200,6 +201,14 @@ def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
     assert english_in(out) == [], out
+
+
+def test_a_repl_started_after_language_zh_speaks_chinese(chinese, tmp_path):
+    """A Chinese notebook starts `python -m compact` without --lang: its banner is Chinese too."""
+    done = subprocess.run([sys.executable, "-m", "compact", "--workdir", str(tmp_path)], input="q\n",
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("[离线] 模型 offline-compact-1"), done.stdout
+    assert english_in(done.stdout) == [], done.stdout
 
 
 # The strategies' names are the code's (``by_name["micro only"]``), shown as they are.
