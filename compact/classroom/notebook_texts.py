@@ -198,6 +198,13 @@ TEXTS = {
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
     "the REPL's answer (notebook 04 reads it whole)": "REPL 的回答（notebook 04 会完整地细读它）",
     "the summary on config.toml: {note}": "摘要里关于 config.toml 的内容：{note}",
+    # s40-nbc
+    "{strategy}: {calls} summary calls wrote {summary:,} tokens (+{added:,} at 5×); "
+    "with all output at 5×: {cost:,.0f}":
+        "{strategy}：{calls} 次摘要调用共写出 {summary:,} 个 token（按 5× 计多 {added:,}）；"
+        "全部输出按 5× 计：{cost:,.0f}",
+    "the agent's own calls wrote {low:,} to {high:,} tokens under every strategy":
+        "每种策略下，Agent 自己的调用写出 {low:,} 到 {high:,} 个 token",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 
