@@ -205,6 +205,8 @@ TEXTS = {
         "全部输出按 5× 计：{cost:,.0f}",
     "the agent's own calls wrote {low:,} to {high:,} tokens under every strategy":
         "每种策略下，Agent 自己的调用写出 {low:,} 到 {high:,} 个 token",
+    "the same summary in the bare form: [Compacted], then the summary alone":
+        "同一份摘要的简单写法：[Compacted] 之后只有摘要本身",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 
