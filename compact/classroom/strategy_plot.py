@@ -1,6 +1,6 @@
 """The strategy comparison's pictures: what each strategy paid, turn by turn (lines differ by style
-as well as colour; the cost axes are logarithmic unless asked otherwise), where the probe facts ended up, and how long
-each summary grew. Texts are in the string table (``study_texts.py``).
+as well as colour; the cost axes are logarithmic unless asked otherwise), where the probe facts
+ended up, and how long each summary grew. Texts are in the string table (``study_texts.py``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def _style(name: str, index: int) -> tuple[str, str, str | None]:
     return STYLES.get(name, FALLBACK[index % len(FALLBACK)])
 
 
-def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain", scale: str = "log") -> Axes:
+def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain",
+                    scale: str = "log") -> Axes:
     """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``),
     on a "log" or "linear" axis (``scale``: linear ticks in millions)."""
     if measure not in MEASURES:
