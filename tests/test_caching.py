@@ -84,4 +84,6 @@ def test_the_recording_client_passes_calls_through_and_counts_them():
     reply = client.messages.create(model="offline-compact-1", max_tokens=100, system=SYSTEM,
                                    messages=[user("Read README.md")], tools=TOOLS)
     assert reply.usage.input_tokens == client.ledger.plain() == model.usage[0][1]
+    assert reply.usage.output_tokens == client.ledger.output_tokens("agent") > 0   # what it wrote back
+    assert client.ledger.output_tokens("summary") == 0
     assert default_model(client) == "offline-compact-1"      # still a client: it can be asked

@@ -249,6 +249,8 @@ def test_the_cost_plot_draws_every_strategy_distinguishably_in_both_counts(repor
         for name, report in reports.items():
             assert list(lines[f"strategy:{name}"].get_ydata()) == getattr(report, measure)
         assert ax.get_yscale() == "log"
+    plain, cached = plot_costs(list(reports.values()), cost_scale="linear").axes[:2]
+    assert (plain.get_yscale(), cached.get_yscale(), cached.get_ylim()[0]) == ("log", "linear", 0)
     with pytest.raises(ValueError, match="measure"):
         plot_strategies(list(reports.values()), measure="dollars")
 

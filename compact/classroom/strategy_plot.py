@@ -1,6 +1,6 @@
 """The strategy comparison's pictures: what each strategy paid, turn by turn (lines differ by style
-as well as colour; the cost axis is logarithmic), where the probe facts ended up, and how long
-each summary grew. Texts are in the catalogs (``study.`` keys).
+as well as colour; the cost axes are logarithmic unless asked otherwise), where the probe facts
+ended up, and how long each summary grew. Texts are in the catalogs (``study.`` keys).
 """
 
 from __future__ import annotations
@@ -43,8 +43,10 @@ def _style(name: str, index: int) -> tuple[str, str, str | None]:
     return STYLES.get(name, FALLBACK[index % len(FALLBACK)])
 
 
-def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain") -> Axes:
-    """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``)."""
+def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain",
+                    scale: str = "log") -> Axes:
+    """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``),
+    on a "log" or "linear" axis (``scale``: linear ticks in millions)."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
     with panel(ax, 6) as ax:
@@ -58,20 +60,24 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
                     label=say("study.plot.total", strategy=report.strategy, millions=values[-1] / 1e6)
                     if values else report.strategy,
                     gid=f"strategy:{report.strategy}")
-        ax.set_yscale("log")
+        ax.set_yscale(scale)
+        if scale == "linear":
+            ax.yaxis.set_major_formatter(lambda v, _: f"{v / 1e6:g} M")
+            ax.set_ylim(0, None)
         ax.set_xlabel(say("study.plot.turn"))
         ax.set_ylabel(say(f"study.plot.axis.{measure}"))
         finish(ax, say(f"study.plot.measure.{measure}"), say("study.plot.legend"))
     return ax
 
 
-def plot_costs(reports: list) -> Figure:
-    """Plain and cache-aware cost side by side."""
+def plot_costs(reports: list, cost_scale: str = "log") -> Figure:
+    """Plain and cache-aware cost side by side; ``cost_scale="linear"``: the cache-aware panel on a
+    linear axis of its own (the plain one stays logarithmic)."""
     with matplotlib.rc_context(RC):
         figure = Figure(figsize=(16, 6.5), layout="constrained")
-        plain, cached = figure.subplots(1, 2, sharey=True)
+        plain, cached = figure.subplots(1, 2, sharey=cost_scale == "log")
         plot_strategies(reports, plain, "plain")
-        plot_strategies(reports, cached, "cache-aware")
+        plot_strategies(reports, cached, "cache-aware", cost_scale)
         cached.yaxis.set_tick_params(labelleft=True)
         base = next((r for r in reports if r.strategy == "none"), None)
         if base is not None:

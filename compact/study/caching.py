@@ -43,6 +43,7 @@ class Request:
     read: int           # tokens read from cache
     written: int        # tokens written to cache
     uncached: int       # tokens neither read nor written (summary calls, short prompts)
+    output: int = 0     # tokens the model wrote back (not priced: Pricing is input prices)
 
     def cost(self, pricing: Pricing) -> float:
         return self.read * pricing.read + self.written * pricing.write + self.uncached * pricing.uncached
@@ -84,11 +85,11 @@ class CacheLedger:
             self._memo[id(message)] = (message, copy, blocks)
         return blocks
 
-    def record(self, request: dict, tokens: int) -> Request:
+    def record(self, request: dict, tokens: int, output: int = 0) -> Request:
         """Account one request (the keyword arguments of ``messages.create``) that the model
-        said was ``tokens`` long."""
+        said was ``tokens`` long and answered in ``output`` tokens."""
         if request.get("system") == SUMMARY_SYSTEM:
-            entry = Request("summary", tokens, 0, 0, tokens)
+            entry = Request("summary", tokens, 0, 0, tokens, output)
             self.requests.append(entry)
             return entry
         static = wire_json({"system": request.get("system"), "tools": request.get("tools")})
@@ -113,7 +114,7 @@ class CacheLedger:
         written = max(as_tokens[end] - read, 0) if end > hit else 0
         if end == len(blocks):                # the last breakpoint covers the whole request
             written = tokens - read
-        entry = Request("agent", tokens, read, written, tokens - read - written)
+        entry = Request("agent", tokens, read, written, tokens - read - written, output)
         self.requests.append(entry)
         return entry
 
@@ -142,6 +143,10 @@ class CacheLedger:
             previous = r.tokens
         return total
 
+    def output_tokens(self, kind: str = "summary") -> int:
+        """The tokens the model wrote back on ``kind`` calls ("summary" or "agent")."""
+        return sum(r.output for r in self.requests if r.kind == kind)
+
     def share_read(self) -> float:
         """The fraction of all agent tokens that were read from cache."""
         agent = [r for r in self.requests if r.kind == "agent"]
@@ -157,9 +162,10 @@ class RecordingClient:
 
     def create(self, **request: Any) -> Any:
         response = self.client.messages.create(**request)
-        tokens = getattr(getattr(response, "usage", None), "input_tokens", None)
+        usage = getattr(response, "usage", None)
+        tokens, output = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", 0)
         if isinstance(tokens, int):
-            self.ledger.record(request, tokens)
+            self.ledger.record(request, tokens, output if isinstance(output, int) else 0)
         return response
 
     def __getattr__(self, name: str) -> Any:
