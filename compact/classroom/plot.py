@@ -132,6 +132,14 @@ register({   # every text a plot shows, English and Chinese (looked up when draw
     "plot.headline.quiet": {"en": "No compaction needed: the context stayed under the limit",
                             "zh": "无需压缩：上下文一直低于上限"},
 })
+register({   # readers' points on 01-03: the marker in the count, a placeholder's thin slice
+    "plot.max_messages_unmarked": {"en": "max_messages = {limit} (a snip marker not counted)",
+                                   "zh": "max_messages = {limit}（不计省略标记）"},
+    "plot.messages_axis_marked": {"en": "messages in the list\n(the snip marker included)",
+                                  "zh": "列表中的消息数\n（含省略标记）"},
+    "plot.kind.placeholders_thin": {"en": "placeholders (too thin to see: their number is above the bar)",
+                                    "zh": "占位符（太薄看不清：柱子上方的数字是条数）"},
+})
 STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{stage}")
     "tool_result_budget": ("#E69F00", "s"), "snip_compact": ("#56B4E9", "D"),
     "micro_compact": ("#009E73", "o"), "compact_history": ("#D55E00", "*"),
@@ -411,10 +419,10 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
         xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
         for offset, values, colour, label, gid in (
                 (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
-                (0.2, sent, "#E69F00", say("plot.batch_sent"), "batch_sent")):
+                (0.2, sent, KIND_COLOURS["persisted previews"], say("plot.batch_sent"), "batch_sent")):
             bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
                           edgecolor="black", label=label, gid=gid)
-            look = {"fontsize": 14, "color": "#A65E00"} if gid == "batch_sent" else {"fontsize": 10}
+            look = {"fontsize": 14, "color": "#6B6200"} if gid == "batch_sent" else {"fontsize": 10}
             ax.bar_label(bars, labels=[f"{v:,}" for v in values], padding=2, **look)
         ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
                    label=say("plot.budget", budget=limits.tool_result_budget), gid="budget")
@@ -436,9 +444,9 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         before, sent = [t.messages_before for t in trace.turns], [len(t.sent) for t in trace.turns]
         _before_and_sent(ax, trace, (before, sent), say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
-                   label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
+                   label=say("plot.max_messages_unmarked", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: len(t.sent))
-        ax.set_ylabel(say("plot.messages_axis"))
+        ax.set_ylabel(say("plot.messages_axis_marked"))
         _turn_axis(ax, max(turns, default=0))
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
         pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
@@ -458,7 +466,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
         for kind in KINDS:
             values = [t.composition.get(kind, 0) for t in trace.turns]
             if any(values):
-                label = say("plot.kind.placeholders_counted" if kind == "placeholders" and any(counts)
+                label = say("plot.kind.placeholders_thin" if kind == "placeholders" and any(counts)
                             else f"plot.kind.{kind}")
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind],
                        label=label, edgecolor="white", gid=f"kind:{kind}")

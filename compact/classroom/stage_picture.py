@@ -55,6 +55,13 @@ register({   # every text a stage picture shows (looked up when drawn)
                       "zh": "比例尺：{chars:,} 字符 · 方块宽度与字符数成正比（最窄按 {minimum:,} 字符画）"
                             "· 数字：每个块的字符数"},
 })
+register({   # the scale note says what "at least" means (a reader found it cryptic)
+    "picture.scale_visible": {
+        "en": "{chars:,} chars · width ∝ characters · numbers: chars of a block\n"
+              "a block under {minimum:,} chars is drawn at least {minimum:,} wide, to stay visible",
+        "zh": "比例尺：{chars:,} 字符 · 方框宽度与字符数成正比 · 数字：每个块的字符数\n"
+              "不足 {minimum:,} 字符的方框也按 {minimum:,} 字符的宽度画，以免看不见"},
+})
 MIN_SHARE = 0.008            # the narrowest box, as a share of the longer strip's characters
 GAP_SHARE = 0.4              # the space between two messages, as a share of the narrowest box
 ROWS = {"after": (0.0, 0.55), "before": (1.25, 0.55)}     # row → (bottom, height)
@@ -287,7 +294,7 @@ def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
     chars = max(step * power for step in (1, 2, 5) if step * power <= max(target, 1))
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
-    note = say("picture.scale", chars=int(chars), minimum=int(math.ceil(minimum)))
+    note = say("picture.scale_visible", chars=int(chars), minimum=int(math.ceil(minimum)))
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
 
 
