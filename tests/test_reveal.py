@@ -116,7 +116,7 @@ def test_a_field_that_is_a_key_is_shown_as_its_text(english):
     refused = reveal([], [], why="why.04.turns", limit=80_000, outcome="why.04.refused",
                      error="prompt is too long: 17,000 tokens > 16,000 maximum")
     finished = reveal(..., [5], why="why.04.turns", limit=30_000, outcome="why.04.finished", error=None)
-    same = reveal(True, True, why="why.01.same_run", found="why.none_here")
+    same = reveal(True, True, why="why.01.same_run_plain", found="why.none_here")
     assert refused.lines()[1].endswith("1–3; this run was refused: prompt is too long: 17,000 tokens "
                                        "> 16,000 maximum")
     assert finished.lines()[1].endswith("over 30,000 chars after stages 1–3; this run finished")
@@ -172,8 +172,8 @@ def test_the_explanation_follows_the_result(english, monkeypatch):
     """A learner's stage that went another way gets the explanation of what happened, never the
     one of the package's result; a key without an ``.otherwise`` text says it does not apply."""
     monkeypatch.delenv(CHECK_CLAIMS, raising=False)
-    same = reveal(True, True, expected=True, why="why.03.same_run", found="none here")
-    differs = reveal(True, False, expected=True, why="why.03.same_run", found="turn 5: yours sent 9,000")
+    same = reveal(True, True, expected=True, why="why.03.same_run_plain", found="none here")
+    differs = reveal(True, False, expected=True, why="why.03.same_run_plain", found="turn 5: yours sent 9,000")
     unknown = reveal(..., 3, expected=2, why="why.03.placeholders")
     assert same.outcome == "holds" and "experiment 1 reads one file per turn" in str(same)
     assert differs.outcome == "otherwise" and "experiment 1 reads" not in str(differs)
@@ -191,16 +191,16 @@ def test_the_worked_solution_is_named_when_it_ran(english, monkeypatch):
     def mine(messages, ctx):
         return solutions.micro_compact(messages, ctx)
 
-    ran = reveal(..., True, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
+    ran = reveal(..., True, expected=True, why="why.03.same_run_plain", stage=solutions.micro_compact,
                  found="none here")
-    own = reveal(..., True, expected=True, why="why.03.same_run", stage=mine, found="none here")
-    differs = reveal(..., False, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
+    own = reveal(..., True, expected=True, why="why.03.same_run_plain", stage=mine, found="none here")
+    differs = reveal(..., False, expected=True, why="why.03.same_run_plain", stage=solutions.micro_compact,
                      found="turn 5: yours sent 9,000")
     assert ran.lines()[1].startswith("Why: the worked solution ran, not yours (delete the line marked ←")
     assert "experiment 1 reads one file per turn" in str(ran) and ran.outcome == "holds"
     assert "worked solution" not in str(own) and "experiment 1 reads" in str(own)
     assert differs.outcome == "otherwise" and "worked solution" not in str(differs)
-    for key in ("why.01.same_run", "why.04.same_run"):
+    for key in ("why.01.same_run_plain", "why.04.same_run"):
         assert "the worked solution ran" in str(reveal(True, True, why=key, stage=solutions.micro_compact,
                                                        found="none here"))
     text_table.language("zh")

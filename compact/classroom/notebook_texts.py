@@ -66,8 +66,6 @@ TEXTS = {
     "package: {texts}": "本包：{texts}",
     "notes": "有笔记",
     "no notes": "无笔记",
-    "{name:>8}: {calls:>2} tool calls, {rereads} re-reads, {tokens:,} input tokens":
-        "{name:>8}：{calls:>2} 次工具调用，{rereads} 次重复读取，{tokens:,} 个输入 token",
     "input tokens without notes: {extra:+.1%} (the notes cost tokens too; the re-runs cost tool calls)":
         "不记笔记时的输入 token：{extra:+.1%}（笔记本身也花 token；重新执行要花工具调用）",
     # -- 04–05 ------------------------------------------------------------------------------
@@ -198,6 +196,15 @@ TEXTS = {
         "\n发回 {messages} 条消息；模型看到其中 {shown} 条：摘要，它之前的内容都看不到",
     "the REPL's answer (notebook 04 reads it whole)": "REPL 的回答（notebook 04 会完整地细读它）",
     "the summary on config.toml: {note}": "摘要里关于 config.toml 的内容：{note}",
+    # s40-nba
+    "the API refused: {reply}": "API 拒绝：{reply}",
+    "{name:>8}: {calls:>2} tool calls ({rereads} re-reads), {tokens:,} input tokens":
+        "{name}：{calls:>2} 次工具调用（其中 {rereads} 次重复读取），{tokens:,} 个输入 token",
+    "check: done, the second marker is {marker}: 10 + 2 messages, its file on disk":
+        "检查：完成，第二个标记是 {marker}：10 + 2 条消息，文件就在磁盘上",
+    "check: not yet, the second marker is {marker}": "检查：还没有，第二个标记是 {marker}",
+    "write my_v8_snip first: it still raises NotImplementedError":
+        "先写 my_v8_snip：它还在抛出 NotImplementedError",
 }
 register({f"notebook.{en}": {"en": en, "zh": zh} for en, zh in TEXTS.items()})
 

@@ -48,16 +48,6 @@ register({
               "threshold",
         "zh": "最大的 build.log 最先转存；这批结果随后只剩 {size:,} 个字符，已在预算以内，所以这一步"
               "停了下来，test.log 虽然超过阈值，仍保持完整"},
-    "why.01.single": {
-        "en": "the batch is under 200,000 characters, so the stage has nothing to do: a large "
-              "result that arrives alone is left to the later stages (micro_compact, then "
-              "compact_history)",
-        "zh": "这批结果不到 200,000 个字符，所以这一步无事可做：单独到达的大结果留给后面的步骤处理"
-              "（先是 micro_compact，然后是 compact_history）"},
-    "why.01.same_run": {
-        "en": "the stage you passed in persisted the same file and left the same path and preview "
-              + SAME_RUN_HINT["en"],
-        "zh": "你传进去的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
     "why.01.preview_fields": {
         "en": "the file is {size:,} characters, but its first record ends {ends:,} characters in, "
               "inside the 2,000-character preview (had it not been, the agent would have to read "
@@ -92,12 +82,6 @@ register({
         "zh": "API 返回 400 invalid_request_error：每个 tool_use 都必须在紧接着的下一条消息里由一个 "
               "tool_result 答复，而 t0 的调用（第 2 条消息）后面现在跟着的是省略标记；结尾的第一条"
               "消息是一条结果，它的调用已被切掉"},
-    "why.02.same_run": {
-        "en": "the stage you passed in makes the same cut as the package's on every turn; a stage "
-              "one message off, or one that counts its own marker, would send other messages and "
-              "draw another line below",
-        "zh": "你传进去的这一步每一轮都和本包的切在同一个位置；差一条消息的实现，或者把自己的省略标记"
-              "也算进去的实现，会发送不同的消息，下面的图也会画出另一条线"},
     "why.02.length": {
         "en": "more than max_messages messages become the first 3, one marker and the last "
               "max_messages − 3; otherwise all 60 stay. At 59 one message is cut and the marker "
@@ -111,10 +95,6 @@ register({
               "characters, so only a.cfg and b.cfg become placeholders",
         "zh": "最新的三条（c、d、e）保持完整；较早的三条中，VERSION 不到 120 个字符，所以只有 a.cfg "
               "和 b.cfg 变成占位符"},
-    "why.03.same_run": {
-        "en": "experiment 1 reads one file per turn and persists nothing, so the lesson's rule is "
-              "all it needs " + SAME_RUN_HINT["en"],
-        "zh": "实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
     "why.03.keep_one": {
         "en": "at the last request the newest result, the last README, is one the model has not "
               "read yet and stays whole; the five before it are all over 120 characters, so all "
@@ -127,14 +107,6 @@ register({
               "two READMEs are placeholders",
         "zh": "最新的三个 README 照旧保留；较早的三条中，glob 的文件列表（{listing:,} 个字符）现在低于"
               "下限，保持完整，所以只有前两个 README 是占位符"},
-    "why.03.titles": {
-        "en": "the model wrote a one-line note about each file in its own text as it read it "
-              "(the offline model writes them as lines 'Note [file]: …'; what a real model keeps "
-              "in its text is its own choice), and micro_compact never touches assistant text; an "
-              "agent that keeps no notes must re-read (Going further)",
-        "zh": "模型每读一个文件，就在自己的文字里为它写下一行笔记（离线模型写成“笔记 [文件]：…”这样"
-              "的行；真实模型在文字里记下什么，由它自己决定），而 micro_compact 从不改动 assistant 的文字；"
-              "不做笔记的 Agent 只能重新读取（见“延伸”）"},
 
     # 04 · step 4, compact_history
     "why.04.stages": {
@@ -271,52 +243,18 @@ register({
               "达不到 50,000 个 token（这个顺序文档并没有规定）"},
     # when the run used the worked solution, the marked import line not yet deleted (reveal picks
     # "<key>.solution" when its stage= is the solution): the reveal must not say "your stage"
-    "why.01.same_run.solution": {
-        "en": SOLUTION_RAN["en"] + "it persisted the same file as the package's stage and left the "
-              "same path and preview " + SAME_RUN_HINT["en"],
-        "zh": SOLUTION_RAN["zh"] + "它和本包的这一步转存了同一个文件，留下了同样的路径和预览"
-              + SAME_RUN_HINT["zh"]},
-    "why.02.same_run.solution": {
-        "en": SOLUTION_RAN["en"] + "it makes the package's cut on every turn (the lesson's rule and "
-              "the two fixes); a stage one message off, or one that counts its own marker, would send "
-              "other messages and draw another line below",
-        "zh": SOLUTION_RAN["zh"] + "它每一轮都和本包切在同一个位置（课程的规则加上两处修正）；差一条消息"
-              "的实现，或者把自己的省略标记也算进去的实现，会发送不同的消息，下面的图也会画出另一条线"},
-    "why.03.same_run.solution": {
-        "en": SOLUTION_RAN["en"] + "it follows the lesson's rule, and experiment 1 reads one file per "
-              "turn and persists nothing, so that rule is all it needs " + SAME_RUN_HINT["en"],
-        "zh": SOLUTION_RAN["zh"] + "它按课程的规则写成；实验一每轮读取一个文件，不转存任何内容，"
-              "所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
     "why.04.same_run.solution": {
         "en": SOLUTION_RAN["en"] + "it writes the lesson's two sections byte for byte, so it sends "
               "what the package's sends (a summary not json.dumps'd shows up as other sizes: {found})",
         "zh": SOLUTION_RAN["zh"] + "它逐字节写出课程那两个部分，所以发送的内容与本包的完全相同"
               "（摘要没有经过 json.dumps 时，发送的大小就会不同：{found}）"},
     # when a learner's stage made the run go another way (reveal picks "<key>.otherwise")
-    "why.01.same_run.otherwise": {
-        "en": "the stage you passed in made another run than the package's: {found}. Check which "
-              "results it persisted and what it left in their place",
-        "zh": "你传进去的这一步跑出了和本包不同的运行：{found}。检查它转存了哪些结果、在原处留下了什么"},
     "why.01.preview_fields.otherwise": {
         "en": "the answer does not name all four fields: what your stage left in the context does "
               "not show the first record (it ends {ends:,} characters into the {size:,}-character "
               "file), or the run stopped before the model could answer",
         "zh": "回答没有说出全部四个字段：你的这一步留在上下文里的内容没有展示出第一条记录（它在这个 "
               "{size:,} 字符的文件中第 {ends:,} 个字符处结束），或者运行在模型回答之前就停了"},
-    "why.02.same_run.otherwise": {
-        "en": "the stage you passed in cut somewhere else than the package's on some turn, so other "
-              "messages were sent: see the table and the two lines below",
-        "zh": "你传进去的这一步在某一轮切在了和本包不同的位置，所以发送的消息不同：请看表格和下面的两条线"},
-    "why.03.same_run.otherwise": {
-        "en": "the stage you passed in made another run than the package's: {found}. Check how many "
-              "results it keeps whole, and which end of the list it keeps",
-        "zh": "你传进去的这一步跑出了和本包不同的运行：{found}。检查它保留了几条完整的结果、"
-              "保留的是列表的哪一端"},
-    "why.03.titles.otherwise": {
-        "en": "with your stage the answer misses some titles: a result the model needed was replaced "
-              "before it could note it, or the run stopped first (see its last line above)",
-        "zh": "用你的这一步时，回答漏掉了一些标题：模型需要的某条结果在它记下笔记之前就被替换了，"
-              "或者运行先停了下来（见上面最后一行）"},
     "why.04.same_run.otherwise": {
         "en": "your stage sent other messages than the package's: {found}. The usual cause is a "
               "summary not passed through json.dumps, or sections not written byte for byte",
@@ -328,4 +266,84 @@ register({
               "summarises only what comes before them",
         "zh": "拒绝之后，你的 reactive_compact 发送的消息和本包的不同：检查它在哪里切分（最后 5 条"
               "消息，遇到工具调用配对时往前挪），以及它是否只摘要了这之前的内容"},
+
+    # s40-nba
+    # readers' points on 01-03: the order after a lone large result, one quote style in Chinese
+    # (「←」, as exercises.py writes it), no chain of colons, and 02's same-run answer moved here
+    # from its prediction
+    "why.01.single_same_turn": {
+        "en": "the batch is under 200,000 characters, so the stage has nothing to do. The result "
+              "does not stay whole for long: micro_compact keeps it (it is the newest), but at "
+              "100,000 characters the context is over CONTEXT_LIMIT (50,000), so in the loop "
+              "compact_history replaces the history with a summary on this same turn",
+        "zh": "这批结果不到 200,000 个字符，所以这一步无事可做。但这条结果不会一直完整地留着："
+              "micro_compact 不动它（它是最新的结果），可 100,000 个字符已超过 CONTEXT_LIMIT（50,000），"
+              "所以在循环里，compact_history 就在同一轮把历史替换成一份摘要"},
+    "why.01.same_run_plain": {
+        "en": "the stage you passed in persisted the same file and left the same path and preview "
+              + SAME_RUN_HINT["en"],
+        "zh": "你传进去的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
+    "why.01.same_run_plain.solution": {
+        "en": SOLUTION_RAN["en"] + "it persisted the same file as the package's stage and left the "
+              "same path and preview " + SAME_RUN_HINT["en"],
+        "zh": "运行的是参考答案，不是你写的（删掉行尾标着「←」的那一行导入，运行的就是你自己的了）。"
+              "它和本包的这一步转存了同一个文件，留下了同样的路径和预览" + SAME_RUN_HINT["zh"]},
+    "why.01.same_run_plain.otherwise": {
+        "en": "the stage you passed in made another run than the package's: {found}. Check which "
+              "results it persisted and what it left in their place",
+        "zh": "你传进去的这一步跑出了和本包不同的运行（{found}）。检查它转存了哪些结果、在原处留下了什么"},
+    "why.02.same_run_parts": {
+        "en": "the stage you passed in makes the same cut as the package's on every turn. With step "
+              "A only (the lesson's rule) the runs part at turn 6: its marker counts the earlier "
+              "marker as one message, [snipped 3 messages], where the package's reads [snipped 5 "
+              "messages]; step B makes them the same",
+        "zh": "你传进去的这一步每一轮都和本包切在同一个位置。只做了步骤 A（课程的规则）的话，两次运行"
+              "从第 6 轮起就不同了：它的省略标记把之前的标记当成一条消息，写成 [snipped 3 messages]，"
+              "而本包的是 [snipped 5 messages]；步骤 B 让两者一致"},
+    "why.02.same_run_parts.solution": {
+        "en": SOLUTION_RAN["en"] + "it makes the package's cut on every turn (the lesson's rule and "
+              "the two fixes). A stage with step A only (the lesson's rule) parts from it at turn 6: "
+              "its marker counts the earlier marker as one message, [snipped 3 messages], where the "
+              "package's reads [snipped 5 messages]; step B makes them the same",
+        "zh": "运行的是参考答案，不是你写的（删掉行尾标着「←」的那一行导入，运行的就是你自己的了）。"
+              "它每一轮都和本包切在同一个位置（课程的规则加上两处修正）。只做了步骤 A（课程的规则）的"
+              "实现，从第 6 轮起就不同了：它的省略标记把之前的标记当成一条消息，写成 [snipped 3 "
+              "messages]，而本包的是 [snipped 5 messages]；步骤 B 让两者一致"},
+    "why.02.same_run_parts.otherwise": {
+        "en": "the stage you passed in cut somewhere else than the package's on some turn, so other "
+              "messages were sent (see the table and the two lines below). With step A only (the "
+              "lesson's rule) the runs part at turn 6: its marker counts the earlier marker as one "
+              "message, [snipped 3 messages], where the package's reads [snipped 5 messages]; step B "
+              "makes them the same",
+        "zh": "你传进去的这一步在某一轮切在了和本包不同的位置，所以发送的消息不同（请看表格和下面的两条线）。"
+              "只做了步骤 A（课程的规则）的话，两次运行从第 6 轮起就不同了：它的省略标记把之前的标记当成"
+              "一条消息，写成 [snipped 3 messages]，而本包的是 [snipped 5 messages]；步骤 B 让两者一致"},
+    "why.03.same_run_plain": {
+        "en": "experiment 1 reads one file per turn and persists nothing, so the lesson's rule is "
+              "all it needs " + SAME_RUN_HINT["en"],
+        "zh": "实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了" + SAME_RUN_HINT["zh"]},
+    "why.03.same_run_plain.solution": {
+        "en": SOLUTION_RAN["en"] + "it follows the lesson's rule, and experiment 1 reads one file per "
+              "turn and persists nothing, so that rule is all it needs " + SAME_RUN_HINT["en"],
+        "zh": "运行的是参考答案，不是你写的（删掉行尾标着「←」的那一行导入，运行的就是你自己的了）。"
+              "它按课程的规则写成；实验一每轮读取一个文件，不转存任何内容，所以课程的规则就够用了"
+              + SAME_RUN_HINT["zh"]},
+    "why.03.same_run_plain.otherwise": {
+        "en": "the stage you passed in made another run than the package's: {found}. Check how many "
+              "results it keeps whole, and which end of the list it keeps",
+        "zh": "你传进去的这一步跑出了和本包不同的运行（{found}）。检查它保留了几条完整的结果、"
+              "保留的是列表的哪一端"},
+    "why.03.titles_plain": {
+        "en": "the model wrote a one-line note about each file in its own text as it read it "
+              "(the offline model writes them as lines 'Note [file]: …'; what a real model keeps "
+              "in its text is its own choice), and micro_compact never touches assistant text; an "
+              "agent that keeps no notes must re-read (Going further)",
+        "zh": "模型每读一个文件，就在自己的文字里为它写下一行笔记（离线模型写成「笔记 [文件]：…」这样"
+              "的行；真实模型在文字里记下什么，由它自己决定），而 micro_compact 从不改动 assistant 的文字；"
+              "不做笔记的 Agent 只能重新读取（见「延伸」）"},
+    "why.03.titles_plain.otherwise": {
+        "en": "with your stage the answer misses some titles: a result the model needed was replaced "
+              "before it could note it, or the run stopped first (see its last line above)",
+        "zh": "用你的这一步时，回答漏掉了一些标题：模型需要的某条结果在它记下笔记之前就被替换了，"
+              "或者运行先停了下来（见上面最后一行）"},
 })
