@@ -59,15 +59,6 @@ register({
               "setup.cfg is under the threshold and the batch fitted by then",
         "zh": "转存 build.log 之后，这批结果仍超过 50,000 个字符，所以 test.log 也被转存；setup.cfg "
               "低于阈值，而且到这时这批结果已在预算以内"},
-    "why.01.at_zero": {
-        "en": "the threshold still applies: setup.cfg is far shorter than 30,000 characters, so "
-              "it stays whatever the budget",
-        "zh": "阈值仍然起作用：setup.cfg 远短于 30,000 个字符，所以无论预算是多少，它都留在上下文中"},
-    "why.01.body_at_500": {
-        "en": "the first record ends {ends:,} characters in: a 500-char preview cuts it off, and "
-              "the model says more fields may follow. Try 1_000.",
-        "zh": "第一条记录在第 {ends:,} 个字符处结束：500 字符的预览把它截断了，模型会说后面可能"
-              "还有字段。试试 1_000。"},
 
     # 02 · step 2, snip_compact
     "why.02.snipped_count": {
@@ -346,4 +337,13 @@ register({
               "before it could note it, or the run stopped first (see its last line above)",
         "zh": "用你的这一步时，回答漏掉了一些标题：模型需要的某条结果在它记下笔记之前就被替换了，"
               "或者运行先停了下来（见上面最后一行）"},
+    "why.01.at_zero_plain": {
+        "en": "the threshold still applies: setup.cfg is far shorter than 30,000 characters, so "
+              "it stays whatever the budget",
+        "zh": "阈值仍然起作用。setup.cfg 远短于 30,000 个字符，所以无论预算是多少，它都留在上下文中"},
+    "why.01.body_at_500_plain": {
+        "en": "the first record ends {ends:,} characters in: a 500-char preview cuts it off, and "
+              "the model says more fields may follow. Try 1_000.",
+        "zh": "第一条记录在第 {ends:,} 个字符处结束，500 字符的预览把它截断了，模型会说后面可能"
+              "还有字段。试试 1_000。"},
 })
