@@ -96,7 +96,8 @@ def test_composition_writes_the_number_of_placeholders_above_a_bar(runs):
         1 for m in t.sent if isinstance(m["content"], list) for b in m["content"]
         if str(b.get("content", "")).startswith("[Earlier tool result compacted"))) > 0}
     assert numbers[len(runs[1].trace.turns)] == 3
-    assert "placeholders (their number above the bar)" in ax.get_legend_handles_labels()[1]
+    labels = ax.get_legend_handles_labels()[1]
+    assert "placeholders (too thin to see: their number is above the bar)" in labels
     assert not [t for t in plot_composition(runs[2]).texts if t.get_gid() == "placeholder_count"]
 
 

@@ -319,10 +319,10 @@ def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Ax
         xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
         for offset, values, colour, label, gid in (
                 (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
-                (0.2, sent, "#E69F00", say("plot.batch_sent"), "batch_sent")):
+                (0.2, sent, KIND_COLOURS["persisted previews"], say("plot.batch_sent"), "batch_sent")):
             bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
                           edgecolor="black", label=label, gid=gid)
-            look = {"fontsize": 14, "color": "#A65E00"} if gid == "batch_sent" else {"fontsize": 10}
+            look = {"fontsize": 14, "color": "#6B6200"} if gid == "batch_sent" else {"fontsize": 10}
             ax.bar_label(bars, labels=[f"{v:,}" for v in values], padding=2, **look)
         ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
                    label=say("plot.budget", budget=limits.tool_result_budget), gid="budget")
