@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from ..client import banner, make_client
 from ..pipeline import Limits
 from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
-from ..texts import language, say
+from ..texts import language, register, say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
 from .plot import headline, plot_composition, plot_context
@@ -54,6 +54,10 @@ body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(18
 .compact-lab .lab-error { color: var(--jp-error-color1, #d32f2f); font-weight: bold; }
 .compact-lab .compact-messages td { vertical-align: top; padding: 0 6px; }
 </style>""".replace("CSS_WIDTH", str(CSS_WIDTH))
+register({   # s40-nbb: the top panel's y labels on two lines, beside the lab's short panel, not the legend
+    "lab.context_axis": {"en": "context size\n(chars of JSON)", "zh": "上下文大小\n（JSON 字符数）"},
+    "lab.tokens_axis": {"en": "≈ English tokens\n(chars ÷ 4)", "zh": "≈ 英文 token 数\n（字符数 ÷ 4）"},
+})
 
 
 def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
@@ -62,6 +66,9 @@ def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
     plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)
+    top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panel holds them
+    [tokens] = top.child_axes
+    tokens.set_ylabel(say("lab.tokens_axis"))
     return fig
 
 
