@@ -328,4 +328,11 @@ register({
               "summarises only what comes before them",
         "zh": "拒绝之后，你的 reactive_compact 发送的消息和本包的不同：检查它在哪里切分（最后 5 条"
               "消息，遇到工具调用配对时往前挪），以及它是否只摘要了这之前的内容"},
+    # s40-nbb
+    "why.08.checked_first": {
+        "en": "run (b)'s last request is {tokens:,} tokens as sent, before clearing: a trigger checked "
+              "first sees that many and compacts, so \"both\" would summarise too. Here it is the other "
+              "way round: {order}",
+        "zh": "(b) 的最后一个请求在清除之前有 {tokens:,} 个 token：先检查的触发阈值看到的就是这个数，"
+              "于是会压缩，“两者同时使用”也就会生成摘要。这里的顺序正好相反：{order}"},
 })
