@@ -62,6 +62,9 @@ def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
     plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)
+    top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panel holds them
+    [tokens] = top.child_axes
+    tokens.set_ylabel(say("lab.tokens_axis"))
     return fig
 
 

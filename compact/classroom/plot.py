@@ -51,7 +51,7 @@ RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fonts
 CHARS_PER_TOKEN = 4
 HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cut by the frame
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
-REACTIVE_OFFSET = 0.2  # turns: a reactive cut's bar stands left of its turn's marker
+REACTIVE_OFFSET = 0.12  # turns: a reactive cut's bar stands just left of its turn's marker
 LEGEND_GAP = 6         # points between them and a legend under the Axes
 REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # the API's message
 
