@@ -1,40 +1,13 @@
-"""The three mistakes a learner makes most (issue: "plant a wrong stage"): micro_compact keeping 2,
-a summary not JSON-encoded, a reactive tail one message short. For each, the checker names the
-case and shows where it differs, and a run with the wrong stage parts from the package's run."""
+"""The three mistakes a learner makes most (micro_compact keeping 2, a summary not JSON-encoded, a
+reactive tail one message short): the checker names the case and where it differs, and a run
+with the wrong stage parts from the package's run."""
 
-from dataclasses import replace
-from pathlib import Path
+from planted import keeps_two, planted
 
 from compact import agent_loop, summarizer_for
-from compact.classroom import Compactor, check, prompt, run_experiment, solutions
+from compact.classroom import Compactor, check, prompt, run_experiment
 from compact.demo import make_workspace
 from compact.offline import OfflineModel
-from compact.pipeline.formats import AUTHORITATIVE, COMPACTED, REACTIVE, REFERENCE
-from compact.pipeline.messages import has_tool_use, is_tool_result_message
-from compact.pipeline.storage import write_transcript
-
-
-def keeps_two(messages, ctx):
-    return solutions.micro_compact(messages, replace(ctx, limits=ctx.limits.with_(keep_recent_results=2)))
-
-
-def summary_not_encoded(messages, ctx):
-    write_transcript(Path(ctx.workdir), messages)
-    return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
-                                        f"{REFERENCE}\n{ctx.summarize(messages)}"}]   # no json.dumps
-
-
-def tail_one_short(messages, ctx):
-    tail_start = max(0, len(messages) - (ctx.limits.reactive_keep_messages - 1))
-    if tail_start > 0 and is_tool_result_message(messages[tail_start]) \
-            and has_tool_use(messages[tail_start - 1]):
-        tail_start -= 1
-    if tail_start == 0:
-        return list(messages)
-    write_transcript(Path(ctx.workdir), messages)
-    summary = ctx.summarize(messages[:tail_start])
-    return [{"role": "user", "content": f"{REACTIVE}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
-                                        f"{REFERENCE}\n\"{summary}\""}, *messages[tail_start:]]
 
 
 def failing(stage, fn):
@@ -54,12 +27,12 @@ def test_keeping_two_is_named_where_it_differs_and_changes_experiment_1(tmp_path
 
 
 def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
-    report, text = failing("compact_history", summary_not_encoded)
+    report, text = failing("compact_history", planted("04"))
     assert "the summary as a JSON string" in report.failed[0]
     assert "a summary that imitates a section header stays inside the JSON string" in report.failed
     assert not any("saved to .transcripts/" in name for name in report.failed)   # its transcript is right
     assert "first difference at character" in text
-    mine = run_experiment(3, stages={"compact_history": summary_not_encoded}, workdir=tmp_path / "mine")
+    mine = run_experiment(3, stages={"compact_history": planted("04")}, workdir=tmp_path / "mine")
     theirs = run_experiment(3, workdir=tmp_path / "theirs")
     assert any(line.startswith("turn 3: yours sent") for line in mine.differences(theirs))
 
@@ -82,10 +55,10 @@ def rescued(root, functions=None):
 
 
 def test_a_reactive_tail_one_short_is_named_and_sends_other_messages(tmp_path):
-    report, text = failing("reactive_compact", tail_one_short)
+    report, text = failing("reactive_compact", planted("05"))
     assert report.failed[0].startswith("keeps the last 5 messages")
     assert "expected" in text
-    mine = rescued(tmp_path / "mine", {"reactive_compact": tail_one_short})
+    mine = rescued(tmp_path / "mine", {"reactive_compact": planted("05")})
     theirs = rescued(tmp_path / "theirs")
     assert any(t.refused for t in theirs.turns) and any(t.refused for t in mine.turns)
     assert [t.sent for t in mine.turns] != [t.sent for t in theirs.turns]
