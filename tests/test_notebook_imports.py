@@ -1,6 +1,5 @@
-"""Every notebook imports the package in one line, ``from compact.classroom import …``, and that
-line offers at most 20 names (issue #30); the rest is reached through three namespaces, modules
-that only import and name what they re-export."""
+"""Every notebook imports the package in one line, ``from compact.classroom import …``, of at most 20
+names (issue #30); the rest is reached through three namespaces that only import and re-export."""
 
 import ast
 import re
@@ -8,12 +7,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_notebooks import ALL
 
 import compact.classroom
 from compact.classroom import agent, kit, study
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
-BOTH = sorted(NOTEBOOK_DIR.glob("*.ipynb")) + sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))
 PACKAGE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+compact\b.*$", re.M)
 ONE_LINE = "from compact.classroom import "
 # the exercise's switch: the worked solution, until the learner deletes this line
@@ -29,7 +27,7 @@ def package_imports(path: Path) -> list[str]:
     return [line for line in PACKAGE_IMPORT.findall(source) if not SOLUTION.fullmatch(line)]
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+@ALL
 def test_a_notebook_imports_the_package_in_one_line(path):
     lines = package_imports(path)
     if path.parent.name == "zh":

@@ -1,6 +1,5 @@
-"""Every notebook (English and Chinese) runs offline with the worked solutions in place, each cell
-safe to re-run (conftest's ``executed``); it is committed without outputs, opens with a title, and
-follows the suite's conventions."""
+"""Every notebook (English and Chinese) runs offline, each cell safe to re-run (conftest's
+``executed``), is committed without outputs and follows the suite's conventions."""
 
 import ast
 import re
@@ -31,10 +30,6 @@ def code_cells(nb):
 
 def markdown(nb):
     return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
-
-
-def test_notebooks_are_found():
-    assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
 @ALL
@@ -74,7 +69,6 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
 
 
 def imported_names(nb) -> set[str]:
-    """The names a notebook imports from the package."""
     source = "\n".join(cell.source for cell in code_cells(nb))
     return {name.strip().split(" as ")[-1] for _, names in FROM_COMPACT.findall(source)
             for name in names.strip("() ").split(",") if name.strip()}
@@ -82,7 +76,7 @@ def imported_names(nb) -> set[str]:
 
 @ALL
 def test_no_prediction_is_answered_before_it_is_asked(path):
-    """The code cell right after a markdown cell asking to predict holds no assert: a guess first."""
+    """The code right after a markdown cell asking to predict asserts nothing: a guess first."""
     cells = nbformat.read(path, as_version=4).cells
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown" and PREDICT.search(cell.source):
@@ -104,7 +98,6 @@ def test_the_lessons_part_comes_first_in_at_most_25_cells_and_ends_with_the_reca
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
 def test_write_it_yourself_cells_check_the_stage_then_run_it(number, stage):
-    """The learner's stage is checked, then runs for real: in an experiment, a loop or a Compactor."""
     [path] = [p for p in NOTEBOOKS if p.name.startswith(number)]
     nb = nbformat.read(path, as_version=4)
     sources = [cell.source for cell in code_cells(nb)]
@@ -154,6 +147,7 @@ def headings(path: Path) -> set[str]:
 
 
 def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
+    assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
     lesson = (NOTEBOOK_DIR.parent / "docs" / "lesson.md").read_text(encoding="utf-8")
     block = lesson.split("Where each part of the lesson is taught", 1)[1]
     table = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("|")][2:]
