@@ -1,10 +1,5 @@
-"""A notebook runs in a bare kernel with only its first cell's install.
-
-A fresh virtual environment gets ipykernel and nothing else (no compact, no matplotlib, no
-JupyterLab); the lab notebook, run in a copy of the repository, installs the package from the
-repository it sits in through its first cell and then runs to the end. Slow (it installs from
-the package registry, reusing pip's cache) but part of the default run.
-"""
+"""In a kernel with ipykernel alone, the lab notebook of a copy of the repository installs the
+package from it through its first cell and runs to the end (slow: pip installs, from its cache)."""
 
 import json
 import subprocess

@@ -1,8 +1,6 @@
-"""Every figure the notebooks, the lab and the README show has nothing cut off and no legend
-over its data: ``figure_problems`` draws the figure as it is shown (the lab's at its size and
-2× dpi, the README's at ``make figures``' dpi, a notebook's at matplotlib's 100) and must find
-nothing. Planted figures show that the check finds each kind of problem.
-"""
+"""Every figure the notebooks, the lab and the README show, drawn as shown (the lab's at its size and
+2× dpi, the README's at ``make figures``' dpi, a notebook's at 100), has nothing cut off and no
+legend over its data; planted figures show that ``figure_problems`` finds each kind of problem."""
 
 import pytest
 from matplotlib.figure import Figure
@@ -36,13 +34,9 @@ def stages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", RUNS)
-def test_the_readme_plot_and_every_panel_of_each_run(runs, name):
+def test_the_readme_plot_every_panel_and_the_labs_figure_of_each_run(runs, name):
     assert figure_problems(plot_run(runs[name]), dpi=DPI) == []
     assert figure_problems(plot_run(runs[name], panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
-
-
-@pytest.mark.parametrize("name", RUNS)
-def test_the_labs_figure_of_each_run_at_the_labs_size(runs, name):
     fig = lab.lab_figure(runs[name])
     assert tuple(fig.get_size_inches()) == lab.FIGSIZE
     assert figure_problems(fig, dpi=LAB_DPI) == []

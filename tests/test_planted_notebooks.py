@@ -1,7 +1,6 @@
-"""Each write-it-yourself notebook run with a wrong stage of a known kind in place of the worked
-solution (tests/planted.py), as a learner who got it wrong runs it: every cell still runs, no
-reveal explains a result the run did not give, and the reveal on the learner's own run says how
-it went another way."""
+"""Each write-it-yourself notebook run with a wrong stage (tests/planted.py) for the worked solution:
+every cell still runs, no reveal explains a result the run did not give, and the reveal on the
+learner's own run says it went another way."""
 
 import re
 
@@ -13,7 +12,7 @@ from test_notebooks import NOTEBOOK_DIR
 
 MARKED = re.compile(r"^from compact\.classroom\.solutions import .*← .*$", re.M)
 OUTCOME = re.compile(r"data-outcome='(\w+)'")
-CASES = [f"{n}" for n in sorted(PLANTED)] + ["zh/03"]
+CASES = [*sorted(PLANTED), "zh/03"]
 
 
 @pytest.fixture

@@ -24,11 +24,6 @@ def section(text: str, heading: str) -> str:
     return text.split(heading, 1)[1].split("\n## ", 1)[0]
 
 
-def test_each_readme_links_to_the_other_near_the_top():
-    assert "English · [中文](README.zh.md)" in README.splitlines()[:5]
-    assert "[English](README.md) · 中文" in README_ZH.splitlines()[:5]
-
-
 def test_its_two_commands_are_the_readmes_two_commands():
     english = COMMAND_ROW.findall(section(README, "## Two commands"))
     chinese = COMMAND_ROW.findall(section(README_ZH, "## 两条命令"))
@@ -36,7 +31,9 @@ def test_its_two_commands_are_the_readmes_two_commands():
     assert chinese == english
 
 
-def test_it_has_the_readmes_sections_and_links():
+def test_it_links_the_readme_near_the_top_and_has_its_sections_and_links():
+    assert "English · [中文](README.zh.md)" in README.splitlines()[:5]
+    assert "[English](README.md) · 中文" in README_ZH.splitlines()[:5]
     assert README_ZH.count("\n## ") == README.count("\n## ")
     assert links(README_ZH) - {"README.md"} == links(README) - {"README.zh.md"}
     for target in links(README_ZH):
