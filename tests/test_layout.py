@@ -53,14 +53,6 @@ def imports() -> dict[str, list[tuple[str, int, bool]]]:
     return {name: own_imports(name, path, known) for name, path in known.items()}
 
 
-def test_the_layers_are_folders():
-    names = modules()
-    for stage in STAGES:
-        assert f"compact.pipeline.{stage}" in names, f"stage {stage} needs a file of its name"
-    assert "compact.pipeline.compactor" in names and "compact.pipeline.formats" in names
-    assert {"compact.classroom", "compact.study", "compact.offline"} <= set(names)
-
-
 @pytest.mark.parametrize("layer, allowed", [
     ("compact.pipeline", ()),            # nothing above it (so none of compact.extensions either)
     ("compact.offline", ("compact.pipeline.messages", "compact.pipeline.formats")),
@@ -73,10 +65,12 @@ def test_a_layer_imports_only_itself_and_what_it_is_allowed(layer, allowed):
                     f"{modules()[name].relative_to(PACKAGE.parent)}:{line} imports {target}"
 
 
-def test_the_lessons_pipeline_reads_in_one_sitting():
-    """Everything compactor.py reaches totals at most 1,000 lines (issue #30 aims at 700 for the
-    whole folder: tools/budgets.py reports it); each stage's file at most 100."""
+def test_the_layers_are_folders_and_the_lessons_pipeline_reads_in_one_sitting():
+    """A file per stage, of at most 100 lines; everything compactor.py reaches totals at most 1,000
+    (issue #30 aims at 700 for the whole folder: tools/budgets.py reports it)."""
     known, graph, seen, todo = modules(), imports(), set(), ["compact.pipeline.compactor"]
+    assert {"compact.pipeline.compactor", "compact.pipeline.formats", "compact.classroom", "compact.study",
+            "compact.offline"} <= set(known)
     while todo:
         if (name := todo.pop()) not in seen:
             seen.add(name)
@@ -84,7 +78,7 @@ def test_the_lessons_pipeline_reads_in_one_sitting():
     lines = {m: len(known[m].read_text(encoding="utf-8").splitlines()) for m in seen}
     assert sum(lines.values()) <= 1_000, sorted(lines.items(), key=lambda item: -item[1])
     for stage in STAGES:
-        assert lines[f"compact.pipeline.{stage}"] <= 100, stage
+        assert lines.get(f"compact.pipeline.{stage}", 101) <= 100, f"stage {stage}: a file, <= 100 lines"
 
 
 def test_no_import_circle_and_none_hidden_in_a_function():
