@@ -37,7 +37,6 @@ def test_the_lab_notebook_installs_what_it_needs_in_a_bare_kernel(tmp_path, monk
         "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "bare", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("MPLBACKEND", raising=False)
     for name in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
         monkeypatch.setenv(name, str(tmp_path / name.lower()))

@@ -171,7 +171,6 @@ def test_exercise_1_of_00_runs_the_copied_repl_cell_on_experiment_1(tmp_path, mo
     cell = next(c.source for c in nb.cells if "answer_starts" in c.source)
     assert "prompt(1)" in "\n".join(c.source for c in nb.cells if "Copy the REPL cell" in c.source)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     names: dict = {}
     exec(imports + "\n" + cell.replace("prompt(3)", "prompt(1)"), names)
     answer = "\n".join(names["session_lines"][names["answer_starts"]:])

@@ -18,7 +18,6 @@ CASES = [*sorted(PLANTED), "zh/03"]
 @pytest.fixture
 def kernel_home(tmp_path, monkeypatch):
     """An offline kernel whose Jupyter, IPython and matplotlib state lives in tmp_path."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("COMPACT_CHECK_CLAIMS", raising=False)       # a learner's run, not the suite's
     for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
         (tmp_path / name.lower()).mkdir()

@@ -92,7 +92,6 @@ def test_views_accept_list_contents_and_sdk_shaped_text():
     assert rows([result])[0][3:] == (5, "hello")
 
 
-
 def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_path):
     result = run_experiment(3, workdir=tmp_path)
     notes, rest = leading_notes(result.answer)
