@@ -1,5 +1,5 @@
 """The README and docs/ quote only figures that come from the code or a generated file: every number
-they write is a figure of `docs/generated/` (facts.json is checked in tests/test_figures.py, the
+they write is a figure of `docs/generated/` (facts.json is checked in tests/test_figure_layout.py, the
 strategy table of bench.md here, its timings aside), the test count pytest collects, a count below
 10, or one of the few non-figures below; the READMEs stay short, and README.zh.md is the README in
 Chinese: linked both ways, the same two commands, sections, links and notebooks, the lesson's

@@ -1,9 +1,14 @@
-"""Every figure the notebooks, the lab and the README show, drawn as shown (the lab's at its size and
-2× dpi, the README's at ``make figures``' dpi, a notebook's at 100), has nothing cut off and no
-legend over its data; planted figures show that ``figure_problems`` finds each kind of problem."""
+"""What the docs show is what `make figures` draws and computes now (docs/img/ and
+docs/generated/facts.json; the experiments are deterministic). Every figure the notebooks, the lab
+and the README show, drawn as shown (the lab's at its size and 2× dpi, the README's at ``make
+figures``' dpi, a notebook's at 100), has nothing cut off and no legend over its data; planted
+figures show that ``figure_problems`` finds each kind of problem."""
+
+from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
+from PIL import Image, ImageChops
 
 from compact.classroom import lab
 from compact.classroom.experiments import run_experiment
@@ -16,11 +21,26 @@ from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import compare
 from compact.study.workload import session_turns
 from tools.figure_check import figure_problems
-from tools.figures import DPI, clean_runs, stage_examples
+from tools.figures import DPI, clean_runs, stage_examples, write_figures
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 NOTEBOOK_DPI = 100                       # matplotlib's figure.dpi: what an inline plot uses
 LAB_DPI = lab.CSS_DPI * lab.PIXEL_RATIO
 RUNS = ["experiment1", "experiment2", "experiment3", "baseline"]
+
+
+def test_the_docs_figures_and_facts_are_current(tmp_path):
+    written = write_figures(tmp_path / "img", tmp_path / "facts.json")
+    assert [p.name for p in written] == ["experiment1.png", "experiment2.png", "experiment3.png",
+                                         "baseline.png", *[f"stage-{stage}.png" for stage in STAGES]]
+    for fresh in written:
+        committed = Image.open(DOCS / "img" / fresh.name).convert("RGB")
+        drawn = Image.open(fresh).convert("RGB")
+        assert committed.size == drawn.size and ImageChops.difference(committed, drawn).getbbox() is None, \
+            f"docs/img/{fresh.name} is stale: run `make figures`"
+    fresh = (tmp_path / "facts.json").read_text(encoding="utf-8")
+    assert (DOCS / "generated" / "facts.json").read_text(encoding="utf-8") == fresh, \
+        "docs/generated/facts.json is stale: run `make figures`"
 
 
 @pytest.fixture(scope="module")
