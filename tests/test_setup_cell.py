@@ -36,19 +36,16 @@ def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
     assert done.stdout == "" and list(tmp_path.iterdir()) == []
 
 
-def test_a_notebook_opened_alone_without_an_address_says_what_to_do(tmp_path):
+def test_a_lone_notebook_installs_from_the_address_and_without_one_says_what_to_do(tmp_path):
+    source = cell_source("https://github.com/acme/compact")
+    assert '"COMPACT_REPO_URL", "https://github.com/acme/compact"' in source
+    assert 'f"compact[lab] @ git+{url}"' in source and '["-e", f"{repo}[lab]"]' in source
     done = subprocess.run([sys.executable, "-S", "-c", cell_source(None)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode != 0
     assert ("not in its repository: open it from a clone of the repository, or set COMPACT_REPO_URL"
             in done.stderr)
     assert list(tmp_path.iterdir()) == []
-
-
-def test_the_address_once_set_is_what_a_lone_notebook_installs_from():
-    source = cell_source("https://github.com/acme/compact")
-    assert '"COMPACT_REPO_URL", "https://github.com/acme/compact"' in source
-    assert 'f"compact[lab] @ git+{url}"' in source and '["-e", f"{repo}[lab]"]' in source
 
 
 def notebook(*cells):
