@@ -81,7 +81,6 @@ def test_the_stage_picture_of_each_stage(stages, stage):
 
 
 def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
-    """A notebook's own figure: two plot_context panels in a plain constrained-layout figure."""
     forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
     fig = Figure(figsize=(11, 10), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, sharey=True)

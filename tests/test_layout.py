@@ -118,8 +118,7 @@ def test_the_package_tree_in_the_docs_lists_every_module():
 
 
 def test_the_agent_loop_loads_neither_the_offline_model_nor_the_study():
-    """``import compact.loop`` (and so ``import compact``) leaves the offline model unloaded until
-    ``make_client`` needs it; the study is never loaded by the agent."""
+    """``import compact`` leaves the offline model unloaded until ``make_client`` needs it."""
     for probe, printed in [
         ("import sys, compact.loop; print(sorted({m.split('.')[1] for m in sys.modules if m.startswith("
          "'compact.') and m.split('.')[1] in ('offline', 'study', 'classroom')}))", "[]"),

@@ -104,7 +104,6 @@ def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_pat
 
 
 def test_a_text_table_lines_up_chinese_as_a_terminal_draws_it():
-    """A CJK character takes two columns, so a column of Chinese headers or cells still lines up."""
     table = Table(["策略", "输入 token"], [["none", "87,016"], ["管线 pipeline", "1"]], numeric=[1])
     lines = str(table).splitlines()
     def columns(line: str) -> int:      # as a terminal draws it: wide (W) characters take two
