@@ -1,6 +1,9 @@
-"""Wrong stages a learner writes, one per notebook 01–05, each a known way to get it wrong
-(defined as source text: the planted-stage test puts one in place of the worked solution's
-import line of its notebook)."""
+"""Wrong stages a learner writes, one per notebook 01–05, as source text (the planted-notebook test
+puts one in place of its notebook's worked-solution import) and, through ``planted``, as functions."""
+
+from dataclasses import replace
+
+from compact.classroom import solutions
 
 PLANTED = {
     "01": ("tool_result_budget", '''
@@ -36,3 +39,14 @@ def my_reactive_compact(messages, ctx):        # planted: keeps one message too 
     return reactive_compact(messages, replace(ctx, limits=fewer))
 '''),
 }
+
+
+def planted(number: str):
+    """Notebook ``number``'s wrong stage as a function, ``my_<stage>``."""
+    names: dict = {}
+    exec(PLANTED[number][1], names)
+    return names[f"my_{PLANTED[number][0]}"]
+
+
+def keeps_two(messages, ctx):              # off by one: keeps the 2 newest, not 3
+    return solutions.micro_compact(messages, replace(ctx, limits=ctx.limits.with_(keep_recent_results=2)))

@@ -1,10 +1,5 @@
-"""A notebook runs in a bare kernel with only its first cell's install.
-
-A fresh virtual environment gets ipykernel and nothing else (no compact, no matplotlib, no
-JupyterLab); the lab notebook, run in a copy of the repository, installs the package from the
-repository it sits in through its first cell and then runs to the end. Slow (it installs from
-the package registry, reusing pip's cache) but part of the default run.
-"""
+"""In a kernel with ipykernel alone, the lab notebook of a copy of the repository installs the
+package from it through its first cell and runs to the end (slow: pip installs, from its cache)."""
 
 import json
 import subprocess
@@ -42,7 +37,6 @@ def test_the_lab_notebook_installs_what_it_needs_in_a_bare_kernel(tmp_path, monk
         "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "bare", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("MPLBACKEND", raising=False)
     for name in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR"):
         monkeypatch.setenv(name, str(tmp_path / name.lower()))

@@ -1,7 +1,9 @@
 """The README and docs/ quote only figures that come from the code or a generated file: every number
-they write is a figure of `docs/generated/` (facts.json is checked in tests/test_figures.py, the
+they write is a figure of `docs/generated/` (facts.json is checked in tests/test_figure_layout.py, the
 strategy table of bench.md here, its timings aside), the test count pytest collects, a count below
-10, or one of the few non-figures below; and the README stays short."""
+10, or one of the few non-figures below; the READMEs stay short, and README.zh.md is the README in
+Chinese: linked both ways, the same two commands, sections, links and notebooks, the lesson's
+three prompts verbatim."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from compact.classroom.experiments import run_experiment
+from compact.classroom.experiments import PROMPTS_ZH, run_experiment
 from compact.classroom.strategy_tables import table
 from compact.study.strategies import STRATEGIES, run_session
 
@@ -27,6 +29,10 @@ LINK_TARGET = re.compile(r"\]\([^)]*\)|https?://\S+")
 # Numbers that are not figures: versions, dates of cited publications, a screen size.
 NOT_FIGURES = {"3.10", "3.11", "2.14", "2025", "1280", "720", "84%"}
 TESTS_QUOTED = re.compile(r"\b([\d,]+) tests\b")
+README = (REPO / "README.md").read_text(encoding="utf-8")
+README_ZH = (REPO / "README.zh.md").read_text(encoding="utf-8")
+LOCAL_LINK = re.compile(r"\]\((?![a-z]+:)([^)#\s]+)(#[^)\s]*)?\)")
+COMMAND_ROW = re.compile(r"^\|[^|\n]+\| `(make [a-z]+)` \|$", re.M)
 
 
 def numbers_in(text: str) -> list[str]:
@@ -60,10 +66,9 @@ def collected_tests(request: pytest.FixtureRequest) -> int:
     return int(re.search(r"(\d+) tests? collected", done.stdout)[1])
 
 
-def test_the_readme_is_read_in_two_minutes():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= 200
-    assert len(text.split()) <= 2_000
+def test_the_readmes_are_read_in_two_minutes():
+    assert len(README.splitlines()) <= 200 and len(README.split()) <= 2_000
+    assert len(README_ZH.splitlines()) <= 200 and len(README_ZH) <= 2 * len(README)
 
 
 def test_the_screenshot_shows_what_the_code_gives_now(tmp_path):
@@ -103,3 +108,37 @@ def test_the_number_scanner_sees_what_it_must():
     assert numbers_in("75,353 → 3,129 chars, 93.8% of 50_000; s08, 06_lab, UTF-8, zh@v7, [x](a-12.md)") == \
         ["75,353", "3,129", "93.8%", "50_000"]
     assert numbers_in("第3轮：75,027字符 → 3,991 字符，保留最近5条") == ["3", "75,027", "3,991", "5"]
+
+
+def links(text: str) -> set[str]:
+    return {target + (anchor or "") for target, anchor in LOCAL_LINK.findall(text)}
+
+
+def section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_zh_has_the_readmes_two_commands():
+    english = COMMAND_ROW.findall(section(README, "## Two commands"))
+    chinese = COMMAND_ROW.findall(section(README_ZH, "## 两条命令"))
+    assert english == ["make lab", "make test"]
+    assert chinese == english
+
+
+def test_readme_zh_links_the_readme_both_ways_and_has_its_sections_and_links():
+    assert "English · [中文](README.zh.md)" in README.splitlines()[:5]
+    assert "[English](README.md) · 中文" in README_ZH.splitlines()[:5]
+    assert README_ZH.count("\n## ") == README.count("\n## ")
+    assert links(README_ZH) - {"README.md"} == links(README) - {"README.zh.md"}
+    for target in links(README_ZH):
+        assert (REPO / target.partition("#")[0]).exists(), target
+
+
+def test_readme_zh_lists_every_notebook_and_quotes_the_lessons_prompts_verbatim():
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        assert f"`{path.stem}`" in section(README_ZH, "## 各个 notebook（按顺序）"), path.name
+    experiments = section(README_ZH, "## 三个实验")
+    for n, prompt in PROMPTS_ZH.items():
+        assert prompt in experiments, f"experiment {n}'s prompt is not the lesson's"
+    for name in ("第一步", "第二步", "第三步", "第四步"):
+        assert name in README_ZH

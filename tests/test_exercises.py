@@ -1,17 +1,20 @@
 """The "write it yourself" checker: right functions pass the stage's own cases, wrong ones are
-reported failing, case by case, in words that say what was expected and what came back."""
+reported failing, case by case, in words that say what was expected and what came back; and a
+run with one of the three commonest mistakes (tests/planted.py) parts from the package's run."""
 
 import copy
-from dataclasses import replace
 
 import pytest
+from planted import keeps_two, planted
 
-from compact.classroom import as_written, solutions
+from compact import agent_loop, summarizer_for
+from compact.classroom import Compactor, as_written, prompt, run_experiment, solutions
 from compact.classroom.exercises import check, difference
 from compact.classroom.stage_cases import CASES
+from compact.demo import make_workspace
+from compact.offline import OfflineModel
 from compact.offline.markers import PLACEHOLDER, V8_OMITTED
 from compact.pipeline.compactor import LESSON_STAGES
-from compact.pipeline.formats import AUTHORITATIVE, COMPACTED, REFERENCE
 from compact.pipeline.snip_compact import snip_compact
 from compact.pipeline.tool_result_budget import persisted_text
 
@@ -31,10 +34,7 @@ def test_every_stage_has_lesson_cases_and_a_signature():
         assert all(c.source in ("lesson", "fix") for c in stage_cases)
 
 
-def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
-    def keeps_two(messages, ctx):              # off by one: keeps the 2 newest, not 3
-        return solutions.micro_compact(messages, replace(ctx, limits=ctx.limits.with_(keep_recent_results=2)))
-
+def test_keeping_two_is_reported_failing_in_plain_words_and_changes_experiment_1(tmp_path):
     report = check("micro_compact", keeps_two)
     assert not report.passed
     assert report.failed[0] == ("all but the 3 newest results become the placeholder, if longer "
@@ -50,6 +50,10 @@ def test_a_wrong_micro_compact_is_reported_failing_in_plain_words():
     assert text.count("all but the 3 newest results become") == 1    # each case once
     assert "✓ [fix] results the model has not seen yet" in text
     assert "✗" in report._repr_html_() and "expected" in report._repr_html_()
+    mine = run_experiment(1, stages={"micro_compact": keeps_two}, workdir=tmp_path / "mine")
+    theirs = run_experiment(1, workdir=tmp_path / "theirs")
+    assert any(line.startswith("turn 4: yours sent") for line in mine.differences(theirs))
+    assert set(mine.fired) == set(theirs.fired) == {"micro_compact"}
 
 
 def test_the_lessons_snippet_fails_exactly_the_two_fixes():
@@ -71,52 +75,50 @@ def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
     assert again[3]["content"] == "[snipped 3 messages]" and len(again) == 51   # the marker is one
 
 
-def test_changing_the_callers_list_is_reported():
-    report = check("micro_compact", lambda m, ctx: as_written.micro_compact(m))   # in place
-    assert "it changed the list it was given" in str(report)
+def naive_snip(messages, ctx):                   # the cut without pair protection
+    limits = ctx.limits
+    if len(messages) <= limits.max_messages:
+        return list(messages)
+    gap = len(messages) - limits.max_messages
+    return [*messages[:3], {"role": "user", "content": f"[snipped {gap} messages]"}, *messages[3 + gap:]]
 
 
-def test_a_snip_that_breaks_pairs_is_shown_where():
-    def naive(messages, ctx):                    # the cut without pair protection
-        limits = ctx.limits
-        if len(messages) <= limits.max_messages:
-            return list(messages)
-        gap = len(messages) - limits.max_messages
-        return [*messages[:3], {"role": "user", "content": f"[snipped {gap} messages]"},
-                *messages[3 + gap:]]
-
-    report = check("snip_compact", naive)
-    assert "the head grows forward so a tool_use keeps its results" in report.failed
-    assert ("kept from the input: the first 4 and the last 47 messages expected; yours kept the "
-            "first 3 and the last 47 (message 3 holds tool results answering message 2") in str(report)
-    assert "message 3: expected blocks [tool_result], got a snip marker of 10 messages" in str(report)
+def no_disk(messages, ctx):                      # the budget that forgets to write the file
+    out = solutions.tool_result_budget(messages, ctx)
+    for path in (ctx.workdir / ".task_outputs/tool-results").glob("*.txt"):
+        path.unlink()
+    return out
 
 
-def test_budget_that_forgets_to_write_the_file_is_caught():
-    def no_disk(messages, ctx):
-        out = solutions.tool_result_budget(messages, ctx)
-        for path in (ctx.workdir / ".task_outputs/tool-results").glob("*.txt"):
-            path.unlink()
-        return out
+def stub(messages, ctx):
+    raise NotImplementedError
 
-    report = check("tool_result_budget", no_disk)
+
+def crashes(messages, ctx):
+    return 1 / 0
+
+
+@pytest.mark.parametrize("stage, fn, said", [
+    ("micro_compact", lambda m, ctx: as_written.micro_compact(m), ["it changed the list it was given"]),
+    ("snip_compact", lambda m, ctx: (snip_compact(m, ctx), None),
+     ["it returned tuple", "not a list of messages"]),
+    ("snip_compact", stub, ["not written yet (it raises NotImplementedError)"]),
+    ("snip_compact", crashes, ["it raised ZeroDivisionError: division by zero (line", "of crashes)"]),
+    ("snip_compact", lambda m, ctx: None, ["it returned NoneType, not a list of messages"]),
+    ("tool_result_budget", no_disk,
+     ["expected the full result saved at .task_outputs/tool-results/t1_0.txt; no such file"]),
+    ("snip_compact", naive_snip, [
+        "✗ [lesson] the head grows forward so a tool_use keeps its results",
+        "kept from the input: the first 4 and the last 47 messages expected; yours kept the first 3 and the "
+        "last 47 (message 3 holds tool results answering message 2",
+        "message 3: expected blocks [tool_result], got a snip marker of 10 messages"]),
+], ids=["changes-the-callers-list", "returns-a-pair", "not-written", "raises", "returns-none",
+        "budget-writes-no-file", "snip-breaks-pairs"])
+def test_a_wrong_function_is_reported_failing_not_raised(stage, fn, said):
+    text = str(report := check(stage, fn))
     assert not report.passed
-    assert "expected the full result saved at .task_outputs/tool-results/t1_0.txt; no such file" \
-        in str(report)
-
-
-def test_errors_unwritten_functions_and_wrong_types_are_reported_not_raised():
-    def stub(messages, ctx):
-        raise NotImplementedError
-
-    def crashes(messages, ctx):
-        return 1 / 0
-
-    assert "not written yet (it raises NotImplementedError)" in str(check("snip_compact", stub))
-    crashed = str(check("snip_compact", crashes))
-    assert "it raised ZeroDivisionError: division by zero (line" in crashed and "of crashes)" in crashed
-    assert "it returned NoneType, not a list of messages" in str(
-        check("snip_compact", lambda m, ctx: None))
+    for words in said:
+        assert words in text, text
 
 
 def test_bad_arguments_to_check_say_what_to_pass():
@@ -124,6 +126,13 @@ def test_bad_arguments_to_check_say_what_to_pass():
         check("mystery_stage", solutions.snip_compact)
     with pytest.raises(TypeError, match="snip_compact\\(messages, ctx\\)"):
         check("snip_compact", "not a function")
+    with pytest.raises(TypeError, match=r"my_snip\(messages\) cannot be called as "
+                                        r"snip_compact\(messages, ctx\) -> list"):
+        check("snip_compact", my_snip)
+
+
+def my_snip(messages):
+    return messages
 
 
 def test_difference_names_the_first_place_two_histories_differ():
@@ -138,21 +147,6 @@ def test_difference_names_the_first_place_two_histories_differ():
     assert "message 1, block 0: expected a persisted-output block" in found and "got text of 5 chars" in found
     assert "first difference at character 0:\n  expected …<persisted-output>" in found
     assert difference(a, a[:1], a).startswith("it returned 1 messages; 2 were expected")
-
-
-def test_a_function_with_the_wrong_parameters_is_told_which_ones():
-    def my_snip(messages):
-        return messages
-
-    with pytest.raises(TypeError, match=r"my_snip\(messages\) cannot be called as "
-                                        r"snip_compact\(messages, ctx\) -> list"):
-        check("snip_compact", my_snip)
-
-
-def test_returning_a_pair_instead_of_a_list_is_explained():
-    report = check("snip_compact", lambda m, ctx: (snip_compact(m, ctx), None))
-    assert not report.passed
-    assert "it returned tuple" in str(report) and "not a list of messages" in str(report)
 
 
 def test_a_report_on_the_worked_solution_says_it_is_not_yours():
@@ -174,11 +168,6 @@ def test_two_blocks_of_one_kind_are_not_reported_as_expected_x_got_x():
 
 def test_the_lessons_known_pitfalls_are_named_first():
     """An unencoded summary, a cut between a tool pair, the wrong end kept, a changed input."""
-    def raw_summary(messages, ctx):
-        solutions.compact_history(messages, ctx)
-        return [{"role": "user", "content": f"{COMPACTED}\n\n{AUTHORITATIVE}\n{ctx.active_request}\n\n"
-                                            f"{REFERENCE}\n{ctx.summarize(messages)}"}]
-
     def unpaired(messages, ctx):
         limits = ctx.limits
         if len(messages) <= limits.max_messages:
@@ -186,18 +175,59 @@ def test_the_lessons_known_pitfalls_are_named_first():
         return [*messages[:3], {"role": "user", "content": "[snipped 1 messages]"},
                 *messages[len(messages) - (limits.max_messages - 3):]]
 
-    def oldest_kept(messages, ctx):
-        return solutions.micro_compact(messages[::-1], ctx)[::-1]
-
     def in_place(messages, ctx):
         messages[:] = solutions.micro_compact(messages, ctx)
         messages.append({"role": "user", "content": "extra"})
         return messages
 
-    for stage, fn, named in [("compact_history", raw_summary, "json.dumps(summary"),
+    for stage, fn, named in [("compact_history", planted("04"), "json.dumps(summary"),
                              ("snip_compact", unpaired, "separates a tool_use from its tool_result"),
-                             ("micro_compact", oldest_kept, "keeps the oldest results whole"),
+                             ("micro_compact", planted("03"), "keeps the oldest results whole"),
                              ("micro_compact", in_place, "it changed the list it was given")]:
         report = str(check(stage, fn, strict=False))
         assert "→ likely mistake: " in report or named.startswith("it changed"), (stage, report)
         assert named in report, (stage, report)
+
+
+def failing(stage, fn):
+    report = check(stage, fn, strict=False)
+    assert not report.passed
+    return report, str(report)
+
+
+def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
+    report, text = failing("compact_history", planted("04"))
+    assert "the summary as a JSON string" in report.failed[0]
+    assert "a summary that imitates a section header stays inside the JSON string" in report.failed
+    assert not any("saved to .transcripts/" in name for name in report.failed)   # its transcript is right
+    assert "first difference at character" in text
+    mine = run_experiment(3, stages={"compact_history": planted("04")}, workdir=tmp_path / "mine")
+    theirs = run_experiment(3, workdir=tmp_path / "theirs")
+    assert any(line.startswith("turn 3: yours sent") for line in mine.differences(theirs))
+
+
+def session():
+    """Four long earlier questions and answers, then experiment 3's request (notebook 05's)."""
+    earlier = []
+    for k in range(1, 5):
+        question, answer = "这一章怎样管理上下文窗口？" * 80, "上下文窗口有限，工具结果占据最多空间。" * 80
+        earlier += [{"role": "user", "content": f"问题 {k}：{question}"},
+                    {"role": "assistant", "content": f"回答 {k}：{answer}"}]
+    return earlier + [{"role": "user", "content": prompt(3)}]
+
+
+def rescued(root, functions=None):
+    model = OfflineModel().client()
+    compactor = Compactor(make_workspace(root), summarize=summarizer_for(model), functions=functions)
+    return agent_loop(session(), prompt(3), client=model, workspace=root, compactor=compactor,
+                      log=lambda line: None)
+
+
+def test_a_reactive_tail_one_short_is_named_and_sends_other_messages(tmp_path):
+    report, text = failing("reactive_compact", planted("05"))
+    assert report.failed[0].startswith("keeps the last 5 messages")
+    assert "expected" in text
+    mine = rescued(tmp_path / "mine", {"reactive_compact": planted("05")})
+    theirs = rescued(tmp_path / "theirs")
+    assert any(t.refused for t in theirs.turns) and any(t.refused for t in mine.turns)
+    assert [t.sent for t in mine.turns] != [t.sent for t in theirs.turns]

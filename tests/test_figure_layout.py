@@ -1,11 +1,14 @@
-"""Every figure the notebooks, the lab and the README show has nothing cut off and no legend
-over its data: ``figure_problems`` draws the figure as it is shown (the lab's at its size and
-2× dpi, the README's at ``make figures``' dpi, a notebook's at matplotlib's 100) and must find
-nothing. Planted figures show that the check finds each kind of problem.
-"""
+"""What the docs show is what `make figures` draws and computes now (docs/img/ and
+docs/generated/facts.json; the experiments are deterministic). Every figure the notebooks, the lab
+and the README show, drawn as shown (the lab's at its size and 2× dpi, the README's at ``make
+figures``' dpi, a notebook's at 100), has nothing cut off and no legend over its data; planted
+figures show that ``figure_problems`` finds each kind of problem."""
+
+from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
+from PIL import Image, ImageChops
 
 from compact.classroom import lab
 from compact.classroom.experiments import run_experiment
@@ -18,11 +21,26 @@ from compact.study.api_session import API_STRATEGIES, run_api_session
 from compact.study.strategies import compare
 from compact.study.workload import session_turns
 from tools.figure_check import figure_problems
-from tools.figures import DPI, clean_runs, stage_examples
+from tools.figures import DPI, clean_runs, stage_examples, write_figures
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 NOTEBOOK_DPI = 100                       # matplotlib's figure.dpi: what an inline plot uses
 LAB_DPI = lab.CSS_DPI * lab.PIXEL_RATIO
 RUNS = ["experiment1", "experiment2", "experiment3", "baseline"]
+
+
+def test_the_docs_figures_and_facts_are_current(tmp_path):
+    written = write_figures(tmp_path / "img", tmp_path / "facts.json")
+    assert [p.name for p in written] == ["experiment1.png", "experiment2.png", "experiment3.png",
+                                         "baseline.png", *[f"stage-{stage}.png" for stage in STAGES]]
+    for fresh in written:
+        committed = Image.open(DOCS / "img" / fresh.name).convert("RGB")
+        drawn = Image.open(fresh).convert("RGB")
+        assert committed.size == drawn.size and ImageChops.difference(committed, drawn).getbbox() is None, \
+            f"docs/img/{fresh.name} is stale: run `make figures`"
+    fresh = (tmp_path / "facts.json").read_text(encoding="utf-8")
+    assert (DOCS / "generated" / "facts.json").read_text(encoding="utf-8") == fresh, \
+        "docs/generated/facts.json is stale: run `make figures`"
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +54,9 @@ def stages(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", RUNS)
-def test_the_readme_plot_and_every_panel_of_each_run(runs, name):
+def test_the_readme_plot_every_panel_and_the_labs_figure_of_each_run(runs, name):
     assert figure_problems(plot_run(runs[name]), dpi=DPI) == []
     assert figure_problems(plot_run(runs[name], panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
-
-
-@pytest.mark.parametrize("name", RUNS)
-def test_the_labs_figure_of_each_run_at_the_labs_size(runs, name):
     fig = lab.lab_figure(runs[name])
     assert tuple(fig.get_size_inches()) == lab.FIGSIZE
     assert figure_problems(fig, dpi=LAB_DPI) == []
@@ -67,7 +81,6 @@ def test_the_stage_picture_of_each_stage(stages, stage):
 
 
 def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
-    """A notebook's own figure: two plot_context panels in a plain constrained-layout figure."""
     forgetful = run_experiment(1, workdir=tmp_path / "f", client=OfflineModel(take_notes=False))
     fig = Figure(figsize=(11, 10), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, sharey=True)

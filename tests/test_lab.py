@@ -159,11 +159,8 @@ def test_turn_slider_inspects_the_messages_sent_at_that_turn(lab):
     assert result.prompt[:40] in lab.inspector.value
 
 
-def test_banner_says_offline_without_a_key(lab):
+def test_a_fresh_lab_says_offline_and_without_a_kernel_shows_a_sentence_not_a_repr(lab):
     assert "[offline] model offline-compact-1" in lab.status.value
-
-
-def test_a_saved_notebook_without_a_kernel_shows_a_sentence_not_a_repr(lab):
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"].startswith("The lab's dashboard: run this cell")

@@ -2,7 +2,6 @@
 from the source with ``ast`` (nothing is imported), so a failure names the file and the import."""
 
 import ast
-import os
 import subprocess
 import sys
 from graphlib import CycleError, TopologicalSorter
@@ -53,14 +52,6 @@ def imports() -> dict[str, list[tuple[str, int, bool]]]:
     return {name: own_imports(name, path, known) for name, path in known.items()}
 
 
-def test_the_layers_are_folders():
-    names = modules()
-    for stage in STAGES:
-        assert f"compact.pipeline.{stage}" in names, f"stage {stage} needs a file of its name"
-    assert "compact.pipeline.compactor" in names and "compact.pipeline.formats" in names
-    assert {"compact.classroom", "compact.study", "compact.offline"} <= set(names)
-
-
 @pytest.mark.parametrize("layer, allowed", [
     ("compact.pipeline", ()),            # nothing above it (so none of compact.extensions either)
     ("compact.offline", ("compact.pipeline.messages", "compact.pipeline.formats")),
@@ -73,10 +64,12 @@ def test_a_layer_imports_only_itself_and_what_it_is_allowed(layer, allowed):
                     f"{modules()[name].relative_to(PACKAGE.parent)}:{line} imports {target}"
 
 
-def test_the_lessons_pipeline_reads_in_one_sitting():
-    """Everything compactor.py reaches totals at most 1,000 lines (issue #30 aims at 700 for the
-    whole folder: tools/budgets.py reports it); each stage's file at most 100."""
+def test_the_layers_are_folders_and_the_lessons_pipeline_reads_in_one_sitting():
+    """A file per stage, of at most 100 lines; everything compactor.py reaches totals at most 1,000
+    (issue #30 aims at 700 for the whole folder: tools/budgets.py reports it)."""
     known, graph, seen, todo = modules(), imports(), set(), ["compact.pipeline.compactor"]
+    assert {"compact.pipeline.compactor", "compact.pipeline.formats", "compact.classroom", "compact.study",
+            "compact.offline"} <= set(known)
     while todo:
         if (name := todo.pop()) not in seen:
             seen.add(name)
@@ -84,7 +77,7 @@ def test_the_lessons_pipeline_reads_in_one_sitting():
     lines = {m: len(known[m].read_text(encoding="utf-8").splitlines()) for m in seen}
     assert sum(lines.values()) <= 1_000, sorted(lines.items(), key=lambda item: -item[1])
     for stage in STAGES:
-        assert lines[f"compact.pipeline.{stage}"] <= 100, stage
+        assert lines.get(f"compact.pipeline.{stage}", 101) <= 100, f"stage {stage}: a file, <= 100 lines"
 
 
 def test_no_import_circle_and_none_hidden_in_a_function():
@@ -125,16 +118,14 @@ def test_the_package_tree_in_the_docs_lists_every_module():
 
 
 def test_the_agent_loop_loads_neither_the_offline_model_nor_the_study():
-    """``import compact.loop`` (and so ``import compact``) leaves the offline model unloaded until
-    ``make_client`` needs it; the study is never loaded by the agent."""
-    probe = ("import sys, compact.loop; print(sorted({m.split('.')[1] for m in sys.modules "
-             "if m.startswith('compact.') and m.split('.')[1] in ('offline', 'study', 'classroom')}))")
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert loaded.stdout.strip() == "[]"
-    probe = "import sys, compact; compact.make_client(quiet=True); print('compact.offline' in sys.modules)"
-    used = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                          env={k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"})
-    assert used.stdout.strip() == "True"
+    """``import compact`` leaves the offline model unloaded until ``make_client`` needs it."""
+    for probe, printed in [
+        ("import sys, compact.loop; print(sorted({m.split('.')[1] for m in sys.modules if m.startswith("
+         "'compact.') and m.split('.')[1] in ('offline', 'study', 'classroom')}))", "[]"),
+        ("import sys, compact; compact.make_client(quiet=True); print('compact.offline' in sys.modules)",
+         "True")]:                                            # no key: conftest removed it
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == printed, probe
 
 
 def test_the_client_asks_by_the_names_the_offline_model_answers_with():

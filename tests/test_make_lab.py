@@ -1,5 +1,5 @@
 """`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed without
-losing edits, never stopped by a damaged file in it (in a browser: tests/browser/test_served_copy.py)."""
+losing edits, never stopped by a damaged file (in a browser: tests/browser/test_served_copy.py)."""
 
 import html
 import json
@@ -85,12 +85,21 @@ def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
     assert (copy / "06_lab.ipynb").read_bytes() == (source / "06_lab.ipynb").read_bytes()
 
 
-def test_a_learners_edit_is_never_overwritten(synced):
+@pytest.mark.parametrize("change, said", [
+    (lambda path: append_cell(path, "my own note"), "kept: you edited it"),
+    (lambda path: path.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8"),   # cut off
+     "skipped: not valid notebook JSON"),
+], ids=["edited", "not-json"])
+def test_a_learners_copy_is_kept_until_they_delete_it_and_the_rest_goes_on(synced, change, said):
     source, copy = synced
-    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
+    change(copy / "03_micro_compact.ipynb")
+    mine = (copy / "03_micro_compact.ipynb").read_bytes()
     append_cell(source / "03_micro_compact.ipynb")
-    assert sync(source, copy)["03_micro_compact.ipynb"].startswith("kept: you edited it")
+    append_cell(source / "05_reactive_and_compact_tool.ipynb")
+    report = sync(source, copy)
+    assert report["03_micro_compact.ipynb"].startswith(said)
     assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
+    assert report["05_reactive_and_compact_tool.ipynb"] == "updated"
     (copy / "03_micro_compact.ipynb").unlink()                     # what the message says to do
     assert sync(source, copy)["03_micro_compact.ipynb"] == "new"
 
@@ -120,8 +129,8 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
 
 @pytest.fixture
 def serve(tmp_path):
-    """``serve(mode, *args) -> (base URL, token, what it serves at ready)``: ``python -m
-    tools.lab_server MODE`` on a copy of the notebooks with two Chinese ones, once it answers."""
+    """``serve(mode, *args) -> (base URL, token, what it serves at ready)``: the server of
+    ``python -m tools.lab_server MODE`` on the notebooks with two Chinese ones, once it answers."""
     source, started = tmp_path / "notebooks", []
     shutil.copytree(REPO / "notebooks", source, dirs_exist_ok=True)
     for name in ("00_context_window.ipynb", "06_lab.ipynb"):
@@ -232,20 +241,6 @@ def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(sync
     assert report["00_context_window.ipynb"] == "unchanged"      # same cells as committed
     assert MANIFEST not in sync(source, copy)                    # rewritten whole
     assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
-
-
-def test_a_learner_notebook_that_is_not_json_is_skipped_with_a_message(synced):
-    source, copy = synced
-    broken = copy / "04_compact_history.ipynb"
-    broken.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8")   # cut off
-    append_cell(source / "04_compact_history.ipynb")
-    append_cell(source / "05_reactive_and_compact_tool.ipynb")
-    report = sync(source, copy)
-    assert report["04_compact_history.ipynb"].startswith("skipped: not valid notebook JSON")
-    assert broken.read_text(encoding="utf-8").endswith('"sou')         # left as it is
-    assert report["05_reactive_and_compact_tool.ipynb"] == "updated"   # the rest goes on
-    broken.unlink()                                                    # what the message says to do
-    assert sync(source, copy)["04_compact_history.ipynb"] == "new"
 
 
 def test_a_committed_notebook_that_is_not_json_is_skipped_too(folders):

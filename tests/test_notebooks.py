@@ -1,6 +1,7 @@
-"""Every notebook (English and Chinese) runs offline with the worked solutions in place, each cell
-safe to re-run (conftest's ``executed``); it is committed without outputs, opens with a title, and
-follows the suite's conventions."""
+"""Every notebook (English and Chinese) runs offline, each cell safe to re-run (conftest's
+``executed``), is committed without outputs and follows the suite's conventions; it imports the
+package in one line, ``from compact.classroom import …``, of at most 20 names (issue #30), the
+rest reached through three namespaces that only import and re-export."""
 
 import ast
 import re
@@ -9,6 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import NOTEBOOK_DIR, errors
+
+import compact.classroom
+from compact.classroom import agent, kit, study
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
@@ -31,10 +35,6 @@ def code_cells(nb):
 
 def markdown(nb):
     return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
-
-
-def test_notebooks_are_found():
-    assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
 
 
 @ALL
@@ -74,7 +74,6 @@ def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
 
 
 def imported_names(nb) -> set[str]:
-    """The names a notebook imports from the package."""
     source = "\n".join(cell.source for cell in code_cells(nb))
     return {name.strip().split(" as ")[-1] for _, names in FROM_COMPACT.findall(source)
             for name in names.strip("() ").split(",") if name.strip()}
@@ -82,7 +81,7 @@ def imported_names(nb) -> set[str]:
 
 @ALL
 def test_no_prediction_is_answered_before_it_is_asked(path):
-    """The code cell right after a markdown cell asking to predict holds no assert: a guess first."""
+    """The code right after a markdown cell asking to predict asserts nothing: a guess first."""
     cells = nbformat.read(path, as_version=4).cells
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown" and PREDICT.search(cell.source):
@@ -104,7 +103,6 @@ def test_the_lessons_part_comes_first_in_at_most_25_cells_and_ends_with_the_reca
 
 @pytest.mark.parametrize("number,stage", sorted(WRITE_IT_YOURSELF.items()))
 def test_write_it_yourself_cells_check_the_stage_then_run_it(number, stage):
-    """The learner's stage is checked, then runs for real: in an experiment, a loop or a Compactor."""
     [path] = [p for p in NOTEBOOKS if p.name.startswith(number)]
     nb = nbformat.read(path, as_version=4)
     sources = [cell.source for cell in code_cells(nb)]
@@ -154,6 +152,7 @@ def headings(path: Path) -> set[str]:
 
 
 def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
+    assert len(NOTEBOOKS) >= 6, f"expected the notebook suite in {NOTEBOOK_DIR}"
     lesson = (NOTEBOOK_DIR.parent / "docs" / "lesson.md").read_text(encoding="utf-8")
     block = lesson.split("Where each part of the lesson is taught", 1)[1]
     table = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("|")][2:]
@@ -177,9 +176,51 @@ def test_exercise_1_of_00_runs_the_copied_repl_cell_on_experiment_1(tmp_path, mo
     cell = next(c.source for c in nb.cells if "answer_starts" in c.source)
     assert "prompt(1)" in "\n".join(c.source for c in nb.cells if "Copy the REPL cell" in c.source)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     names: dict = {}
     exec(imports + "\n" + cell.replace("prompt(3)", "prompt(1)"), names)
     answer = "\n".join(names["session_lines"][names["answer_starts"]:])
     assert names["repl"].returncode == 0 and "(offline model) The 5 H1 titles" in answer, answer
     assert not any("[transcript saved:" in line for line in names["session_lines"])
+
+
+PACKAGE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+compact\b.*$", re.M)
+ONE_LINE = "from compact.classroom import "
+# the exercise's switch: the worked solution, until the learner deletes this line
+SOLUTION = re.compile(r"from compact\.classroom\.solutions import (\w+) as my_\1"
+                      r"  # ← delete this line to check yours")
+LANGUAGE = "from compact.classroom import language"      # the Chinese notebooks' language cell
+
+
+def package_imports(path: Path) -> list[str]:
+    """Every line of the notebook's code that imports from the package, solution lines aside."""
+    cells = nbformat.read(path, as_version=4).cells
+    source = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    return [line for line in PACKAGE_IMPORT.findall(source) if not SOLUTION.fullmatch(line)]
+
+
+@ALL
+def test_a_notebook_imports_the_package_in_one_line(path):
+    lines = package_imports(path)
+    if path.parent.name == "zh":
+        lines.remove(LANGUAGE)
+    assert len(lines) == 1 and lines[0].startswith(ONE_LINE), f"{path.name}: {lines}"
+    names = lines[0].removeprefix(ONE_LINE).split(", ")
+    assert set(names) <= set(compact.classroom.__all__), f"{path.name}: a name the package does not offer"
+    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
+
+
+def test_the_line_offers_at_most_twenty_names():
+    assert len(compact.classroom.__all__) <= 20
+    assert [name for name in compact.classroom.__all__ if not hasattr(compact.classroom, name)] == []
+
+
+@pytest.mark.parametrize("namespace", [agent, kit, study], ids=lambda m: m.__name__)
+def test_a_namespace_only_imports_and_names_what_it_offers(namespace):
+    tree = ast.parse(Path(namespace.__file__).read_text(encoding="utf-8"))
+    docstring, *body = tree.body
+    assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
+    *imports, names = body
+    assert all(isinstance(node, ast.ImportFrom) for node in imports)
+    assert isinstance(names, ast.Assign) and [t.id for t in names.targets] == ["__all__"]
+    imported = {alias.asname or alias.name for node in imports for alias in node.names}
+    assert sorted(imported) == sorted(namespace.__all__)

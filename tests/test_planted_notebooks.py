@@ -1,7 +1,6 @@
-"""Each write-it-yourself notebook run with a wrong stage of a known kind in place of the worked
-solution (tests/planted.py), as a learner who got it wrong runs it: every cell still runs, no
-reveal explains a result the run did not give, and the reveal on the learner's own run says how
-it went another way."""
+"""Each write-it-yourself notebook run with a wrong stage (tests/planted.py) for the worked solution:
+every cell still runs, no reveal explains a result the run did not give, and the reveal on the
+learner's own run says it went another way."""
 
 import re
 
@@ -13,13 +12,12 @@ from test_notebooks import NOTEBOOK_DIR
 
 MARKED = re.compile(r"^from compact\.classroom\.solutions import .*← .*$", re.M)
 OUTCOME = re.compile(r"data-outcome='(\w+)'")
-CASES = [f"{n}" for n in sorted(PLANTED)] + ["zh/03"]
+CASES = [*sorted(PLANTED), "zh/03"]
 
 
 @pytest.fixture
 def kernel_home(tmp_path, monkeypatch):
     """An offline kernel whose Jupyter, IPython and matplotlib state lives in tmp_path."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("COMPACT_CHECK_CLAIMS", raising=False)       # a learner's run, not the suite's
     for name in ("JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR", "TMPDIR"):
         (tmp_path / name.lower()).mkdir()

@@ -1,6 +1,5 @@
 """Every notebook opens with the same quiet set-up cell, put there by an idempotent script. The
-repository's address lives in pyproject.toml alone; while it is unset a notebook opened alone says
-what to do, nothing shows a placeholder link, and the command that prints the links says so."""
+repository's address lives in pyproject.toml alone; while it is unset, nothing links to it."""
 
 import json
 import subprocess
@@ -8,7 +7,7 @@ import sys
 
 import nbformat
 import pytest
-from test_notebooks import BOTH, NOTEBOOK_DIR
+from test_notebooks import ALL, NOTEBOOK_DIR
 
 from tools.repository import PYPROJECT, UNSET, links, repository_url, source_link
 from tools.setup_cell import CELL, MARKER, cell, cell_source, main, refresh, with_setup_cell
@@ -16,7 +15,7 @@ from tools.setup_cell import CELL, MARKER, cell, cell_source, main, refresh, wit
 REPO = NOTEBOOK_DIR.parent
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
+@ALL
 def test_the_first_code_cell_is_the_canonical_set_up_cell(path):
     nb = nbformat.read(path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
@@ -28,8 +27,7 @@ def test_the_first_code_cell_is_the_canonical_set_up_cell(path):
 
 
 def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
-    """Collapsed (a Colab form shows its title line only), saying what it does; run here: no
-    install, no clone, no output, no error."""
+    """Collapsed (a Colab form shows its title line only); run here: no install, output or error."""
     assert cell()["metadata"] == {"cellView": "form", "jupyter": {"source_hidden": True}}
     assert CELL.splitlines()[0].startswith(MARKER) and "does nothing" in CELL.splitlines()[0]
     done = subprocess.run([sys.executable, "-c", CELL], cwd=tmp_path, capture_output=True,
@@ -38,19 +36,16 @@ def test_the_cell_is_quiet_and_does_nothing_where_the_package_imports(tmp_path):
     assert done.stdout == "" and list(tmp_path.iterdir()) == []
 
 
-def test_a_notebook_opened_alone_without_an_address_says_what_to_do(tmp_path):
+def test_a_lone_notebook_installs_from_the_address_and_without_one_says_what_to_do(tmp_path):
+    source = cell_source("https://github.com/acme/compact")
+    assert '"COMPACT_REPO_URL", "https://github.com/acme/compact"' in source
+    assert 'f"compact[lab] @ git+{url}"' in source and '["-e", f"{repo}[lab]"]' in source
     done = subprocess.run([sys.executable, "-S", "-c", cell_source(None)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode != 0
     assert ("not in its repository: open it from a clone of the repository, or set COMPACT_REPO_URL"
             in done.stderr)
     assert list(tmp_path.iterdir()) == []
-
-
-def test_the_address_once_set_is_what_a_lone_notebook_installs_from():
-    source = cell_source("https://github.com/acme/compact")
-    assert '"COMPACT_REPO_URL", "https://github.com/acme/compact"' in source
-    assert 'f"compact[lab] @ git+{url}"' in source and '["-e", f"{repo}[lab]"]' in source
 
 
 def notebook(*cells):

@@ -64,7 +64,7 @@ def test_a_runs_turns_table_has_one_row_per_turn(tmp_path):
     assert table.rows[-1][5] == "micro_compact"
 
 
-def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
+def test_runs_and_fresh_demo_courses_land_in_numbered_folders_of_runs_dir(tmp_path):
     first = run_experiment(2, workdir=Runs(tmp_path / "runs"))
     second = run_experiment(2, workdir=Runs(tmp_path / "runs"))
     base = run_experiment(3, compaction=False, workdir=Runs(tmp_path / "runs"))
@@ -72,15 +72,12 @@ def test_runs_land_in_numbered_folders_of_runs_dir(tmp_path):
         ["experiment2-1", "experiment2-2", "baseline3-1"]
     assert first.tool_results[0].parent.parent.parent == first.workdir
     assert new_run(tmp_path / "runs", "experiment2").name == "experiment2-3"
-
-
-def test_a_course_folder_is_a_fresh_demo_course_of_its_own(tmp_path):
     runs = Runs(tmp_path / "runs")
-    first, second = runs.course("loop"), runs.course("loop")
-    assert [first.name, second.name] == ["loop-1", "loop-2"]
-    assert (first / "s08_context_compact" / "code.py").is_file()
-    assert sorted(p.relative_to(first) for p in first.rglob("*")) == \
-        sorted(p.relative_to(second) for p in second.rglob("*"))
+    one, two = runs.course("loop"), runs.course("loop")
+    assert [one.name, two.name] == ["loop-1", "loop-2"]
+    assert (one / "s08_context_compact" / "code.py").is_file()
+    assert sorted(p.relative_to(one) for p in one.rglob("*")) == \
+        sorted(p.relative_to(two) for p in two.rglob("*"))
 
 
 def test_views_accept_list_contents_and_sdk_shaped_text():
@@ -90,7 +87,6 @@ def test_views_accept_list_contents_and_sdk_shaped_text():
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
                                            "content": [{"type": "text", "text": "hello"}]}]}
     assert rows([result])[0][3:] == (5, "hello")
-
 
 
 def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_path):
@@ -108,7 +104,6 @@ def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_pat
 
 
 def test_a_text_table_lines_up_chinese_as_a_terminal_draws_it():
-    """A CJK character takes two columns, so a column of Chinese headers or cells still lines up."""
     table = Table(["策略", "输入 token"], [["none", "87,016"], ["管线 pipeline", "1"]], numeric=[1])
     lines = str(table).splitlines()
     def columns(line: str) -> int:      # as a terminal draws it: wide (W) characters take two

@@ -74,8 +74,7 @@ def free_port() -> int:
 
 def wait_served(url: str, process: subprocess.Popen, log: Path, timeout: float = 90,
                 read: bool = True) -> bytes:
-    """What ``url`` serves once ``process`` serves it; AssertionError with the log if the process
-    exits first or the timeout passes."""
+    """What ``url`` serves once ``process`` serves it; AssertionError with the log if it exits first."""
     served = until(lambda: process.poll() is not None or answers(url, timeout, read), timeout,
                    lambda: f"nothing served at {url} within {timeout:.0f} s:\n{log.read_text()}")
     assert process.poll() is None, f"{process.args} exited:\n{log.read_text()}"
@@ -127,8 +126,7 @@ class LabServer:
 
 
 def lab_env(tmp: Path) -> dict[str, str]:
-    """Environment for a server and its kernels: every Jupyter/IPython/mpl folder in ``tmp``, and
-    LAB_SETTINGS."""
+    """Environment for a server and its kernels: every Jupyter/IPython/mpl folder in ``tmp``."""
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "MPLBACKEND")}  # Agg: no plots
     for var, sub in ENV_DIRS.items():
         (tmp / sub).mkdir(parents=True, exist_ok=True)
@@ -156,10 +154,9 @@ def launch(notebook_dir: Path, tmp: Path, env: dict[str, str], timeout: float) -
         log.flush()
         proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C must not hit it
-    lab, status = LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path), \
-        f"http://127.0.0.1:{port}/api/status?token={token}"
+    lab = LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path)
     try:
-        until(lambda: proc.poll() is not None or answers(status), timeout,
+        until(lambda: proc.poll() is not None or answers(f"{lab.base_url}/api/status?token={token}"), timeout,
               lambda: f"/api/status did not answer within {timeout:.0f}s")
     except AssertionError as exc:
         lab.stop()

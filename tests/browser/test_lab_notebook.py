@@ -172,10 +172,8 @@ def test_a_failed_run_shows_its_error(lab):
 
 
 def test_a_double_click_runs_once(lab):
-    """The second click either reaches the kernel during the run, which ignores it and says so,
-    or never leaves the page, whose button the run has already disabled (on a fast machine the
-    run's "disabled" can arrive first: seen once in four runs). Either way one run, not two.
-    That a click during a run is ignored and said is tests/test_lab.py's."""
+    """The second click reaches the kernel during the run (ignored, and said: tests/test_lab.py) or
+    never leaves the page, whose button the run has already disabled: one run, not two."""
     kept = lab.locator(".runs-kept").first
     count = int(re.search(r"(\d+) run folder", kept.inner_text()).group(1))
     button(lab, "Experiment 3").dblclick()
