@@ -10,8 +10,8 @@ import anthropic
 import pytest
 from conftest import run_agent
 from histories import user
-from replies import reply, text
-from test_faults import files, scripted, tool_call
+from replies import Script, reply, text, tool_call
+from test_faults import files
 
 from compact import Workspace, agent_loop
 from compact.asking import ask_on_stdin
@@ -71,24 +71,14 @@ KNOWN_MISSES = [
 ]
 
 
-def assert_asked(root, command: str, sandbox: str) -> None:
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("command", ORDINARY_SHELL + KNOWN_MISSES)
+def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
     asked: list[str] = []
     out = Workspace(root, confirm=refusing(asked), sandbox=sandbox).run("bash", {"command": command})
     assert asked == [command], out
     assert out.startswith("Error: command not confirmed by the user") and "do not retry" in out
     assert (root / "a.txt").read_text() == "a.txt body\n"
-
-
-@pytest.mark.parametrize("sandbox", ["auto", "off"])
-@pytest.mark.parametrize("command", ORDINARY_SHELL)
-def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
-    assert_asked(root, command, sandbox)
-
-
-@pytest.mark.parametrize("sandbox", ["auto", "off"])
-@pytest.mark.parametrize("command", KNOWN_MISSES)
-def test_the_known_misses_are_asked(root, command, sandbox):
-    assert_asked(root, command, sandbox)
 
 
 READ_ONLY = ["ls -la", "cat a.txt | grep body", "grep -n body *.txt", "wc -l a.txt b.txt",
@@ -148,7 +138,7 @@ def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answ
 
 
 def test_a_refused_command_in_the_loop_is_an_error_result(root):
-    client = scripted(tool_call("bash", {"command": "rm a.txt"}), reply(text("not deleted")))
+    client = Script(tool_call("bash", {"command": "rm a.txt"}), reply(text("not deleted"))).client
     messages = [user("clean up")]
     trace = run_agent(messages, client, Workspace(root, confirm=lambda cmd: False), model="scripted")
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
@@ -156,7 +146,7 @@ def test_a_refused_command_in_the_loop_is_an_error_result(root):
 
 
 def test_an_sdk_client_with_no_key_in_the_environment_asks(root, prompts):
-    client = scripted(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it")))
+    client = Script(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it"))).client
     assert isinstance(client, anthropic.Anthropic)
     messages = [user("Run `rm -rf build`")]
     run_agent(messages, client, root, lambda m: "s", model="scripted")
@@ -184,7 +174,7 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
 
 
 def test_a_lab_with_a_real_client_asks(tmp_path, prompts):
-    client = scripted(tool_call("bash", {"command": "rm -rf s01_agent_loop"}), reply(text("done")))
+    client = Script(tool_call("bash", {"command": "rm -rf s01_agent_loop"}), reply(text("done"))).client
     result = Lab(client=client, root=tmp_path / "runs").run(1)
     assert len(prompts) == 1 and "rm -rf s01_agent_loop" in prompts[0]
     assert (result.workdir / "s01_agent_loop").is_dir()

@@ -228,6 +228,7 @@ UNICODE = {
     "replacement": "\ufffd" * 2_000 + "ok",
     "surrogate": "bad \udcff byte " * 300,
     "mixed": ("a字😀e\u0301\n\t\"\\" * 400),
+    "crlf": "字😀e\u0301\r\n" * 400,
 }
 
 

@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from conftest import fake_summary, run_agent
 from histories import session, user
-from replies import Script, reply, text
+from replies import Script, api_error, client_for, reply, text, tool_call
 
 from compact import Compactor, LoopOptions, StorageError, SummaryError, Workspace, summarizer_for
 from compact.model_call import ModelResponseError
@@ -52,21 +52,6 @@ def enospc(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def client_for(handler) -> anthropic.Anthropic:
-    """A real SDK client whose HTTP answers come from ``handler`` (no network)."""
-    return anthropic.Anthropic(api_key="x", base_url="http://offline.invalid", max_retries=0,
-                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-
-
-def scripted(*replies) -> anthropic.Anthropic:
-    return Script(*replies).client
-
-
-def tool_call(name: str, tool_input: dict, call_id: str = "toolu_1") -> dict:
-    return reply({"type": "tool_use", "id": call_id, "name": name, "input": tool_input},
-                 stop="tool_use")
-
-
 def mkstemp_failing(monkeypatch, folder_fails) -> None:
     real_mkstemp = storage.tempfile.mkstemp
 
@@ -77,8 +62,7 @@ def mkstemp_failing(monkeypatch, folder_fails) -> None:
     monkeypatch.setattr(storage.tempfile, "mkstemp", mkstemp)
 
 
-OVERLOADED = httpx2.Response(529, json={"type": "error", "error": {
-    "type": "overloaded_error", "message": "Overloaded"}})
+OVERLOADED = api_error(529, "overloaded_error", "Overloaded")
 
 # ---- storage: full or unwritable disk -----------------------------------------------------
 
@@ -191,13 +175,28 @@ def raising(error: Exception):
     return summarize
 
 
+def read_timeout(request):
+    raise httpx2.ReadTimeout("read timed out", request=request)
+
+
+def answered(handler):
+    """The summariser of an SDK client whose HTTP answers come from ``handler``."""
+    return summarizer_for(client_for(handler))
+
+
 @pytest.mark.parametrize(("summarize", "words"), [
     (raising(RuntimeError("summariser crashed")), "RuntimeError: summariser crashed"),
     (raising(TimeoutError("the summariser took too long")), "TimeoutError: the summariser took too long"),
     (lambda m: "", "returned no text"),
     (lambda m: "   \n", "returned no text"),
     (lambda m: None, "returned no text"),
-])
+    (answered(read_timeout), r"the summariser failed \(APITimeoutError"),
+    (answered(lambda r: OVERLOADED), "the summariser failed"),
+    (answered(lambda r: httpx2.Response(200, text="<html>proxy login</html>",
+                                        headers={"content-type": "text/html"})), "the summariser failed"),
+    (answered(lambda r: httpx2.Response(200, json={"content": "not a list"})), "the summariser failed"),
+], ids=["crash", "timeout", "empty", "blank", "none", "client-timeout", "client-529", "client-html",
+        "client-wrong-shape"])
 @pytest.mark.parametrize("method", ["compact_history", "reactive_compact", "prepare"])
 def test_summariser_fails(tmp_path, summarize, words, method):
     # > 50,000 chars (micro_compact leaves a 100-char result), and it precedes reactive's tail of 5
@@ -206,30 +205,11 @@ def test_summariser_fails(tmp_path, summarize, words, method):
     with pytest.raises(SummaryError, match=words) as caught:
         getattr(Compactor(tmp_path, summarize=summarize), method)(history, "task")
     assert "left unchanged" in str(caught.value) and "retry" in str(caught.value)
+    if "APITimeoutError" in words:
+        assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
     assert history == before
     saved = list((tmp_path / ".transcripts").glob("*.jsonl"))
     assert len(saved) == 1 and storage.read_transcript(saved[0]) == before   # nothing lost
-
-
-def read_timeout(request):
-    raise httpx2.ReadTimeout("read timed out", request=request)
-
-
-@pytest.mark.parametrize("handler", [
-    read_timeout,
-    lambda r: OVERLOADED,
-    lambda r: httpx2.Response(200, text="<html>proxy login</html>", headers={"content-type": "text/html"}),
-    lambda r: httpx2.Response(200, json={"content": "not a list"}),
-], ids=["timeout", "529", "html", "wrong-shape"])
-def test_summariser_client_fails(tmp_path, handler):
-    history = session([["a" * 500]])
-    before = copy.deepcopy(history)
-    with pytest.raises(SummaryError, match="the summariser failed") as caught:
-        Compactor(tmp_path, summarize=summarizer_for(client_for(handler))).compact_history(history, "t")
-    if handler is read_timeout:
-        assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
-        assert "APITimeoutError" in str(caught.value)
-    assert history == before and len(list((tmp_path / ".transcripts").glob("*.jsonl"))) == 1
 
 # ---- the model API ------------------------------------------------------------------------
 
@@ -251,7 +231,7 @@ def test_a_failing_model_call_is_raised_unchanged_and_a_retry_carries_on(tmp_pat
         assert caught.value.status_code == 529
     if hasattr(caught.value, "add_note"):
         assert all(note in " ".join(caught.value.__notes__) for note in notes)
-    trace = run_agent(messages, scripted(reply(text("done"))), tmp_path, request="do it",
+    trace = run_agent(messages, Script(reply(text("done"))).client, tmp_path, request="do it",
                       model="scripted")
     assert trace.answer == "done" and messages == [*before, {"role": "assistant", "content": [
         text("done")]}]
@@ -298,7 +278,7 @@ class BrokenWorkspace(Workspace):
 
 
 def test_a_tool_that_raises_becomes_an_error_result_and_the_loop_goes_on(tmp_path):
-    client = scripted(tool_call("read_file", {"path": "a.txt"}), reply(text("could not read it")))
+    client = Script(tool_call("read_file", {"path": "a.txt"}), reply(text("could not read it"))).client
     messages = [user("read a.txt")]
     trace = run_agent(messages, client, BrokenWorkspace(tmp_path), model="scripted")
     result = messages[2]["content"][0]
@@ -307,10 +287,7 @@ def test_a_tool_that_raises_becomes_an_error_result_and_the_loop_goes_on(tmp_pat
                                         "(RuntimeError: disk on fire)")
     assert "Try another tool or approach" in result["content"]
     assert trace.answer == "could not read it"
-
-
-def test_offline_agent_survives_a_raising_tool(tmp_path):
-    (tmp_path / "a.txt").write_text("alpha")
+    (tmp_path / "a.txt").write_text("alpha")                   # the offline model carries on too
     messages, client = [user("Read a.txt")], OfflineModel().client()
     trace = run_agent(messages, client, BrokenWorkspace(tmp_path), summarizer_for(client))
     assert "Error: read_file failed unexpectedly" in messages[2]["content"][0]["content"]
@@ -318,7 +295,7 @@ def test_offline_agent_survives_a_raising_tool(tmp_path):
 
 
 def test_a_hanging_tool_times_out_and_the_loop_goes_on(tmp_path):
-    client = scripted(tool_call("bash", {"command": "sleep 5"}), reply(text("it hung")))
+    client = Script(tool_call("bash", {"command": "sleep 5"}), reply(text("it hung"))).client
     messages = [user("wait")]
     started = time.monotonic()
     trace = run_agent(messages, client, Workspace(tmp_path, bash_timeout=0.5), model="scripted")
