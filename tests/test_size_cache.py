@@ -27,22 +27,14 @@ EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "
          "orphan", "role", "image", "result_image", "image_data"]
 
 
-def cached(workdir):
-    return size_cached(Compactor(workdir, summarize=fake_summary))
-
-
-def _blocks(history):
-    return [(i, j) for i, m in enumerate(history) if isinstance(m.get("content"), list)
-            for j in range(len(m["content"]))]
-
-
 def edit(history: list, kind: str, at: int, value) -> None:
     """One in-place edit of the kind a caller might make between two turns."""
     if not history:
         return
     i = at % len(history)
     message = history[i]
-    blocks = _blocks(history)
+    blocks = [b for m in history if isinstance(m.get("content"), list) for b in m["content"]]
+    block = blocks[at % len(blocks)] if blocks else None
     if kind == "text":
         if isinstance(message["content"], str):
             message["content"] = message["content"] + str(value)
@@ -55,8 +47,6 @@ def edit(history: list, kind: str, at: int, value) -> None:
     elif kind == "drop_block" and isinstance(message["content"], list) and message["content"]:
         message["content"].pop()
     elif kind in ("input_number", "input_nested", "nan", "negative_zero") and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        block = history[bi]["content"][bj]
         target = block.setdefault("input", {}) if block.get("type") == "tool_use" else block
         if kind == "input_number":     # 1 → True → 1.0: equal in Python, not in JSON
             old = target.get("limit", 1)
@@ -80,8 +70,7 @@ def edit(history: list, kind: str, at: int, value) -> None:
     elif kind == "equal_copy":
         history[i] = copy.deepcopy(message)
     elif kind == "bad_bytes" and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        history[bi]["content"][bj]["extra"] = b"raw"
+        block["extra"] = b"raw"
     elif kind == "orphan":
         history.insert(i, {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
@@ -92,12 +81,9 @@ def edit(history: list, kind: str, at: int, value) -> None:
             {"type": "text", "text": str(value)},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                          "data": "iVBORw0KGgo" * (at % 50)}}]})
-    elif kind == "result_image" and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        block = history[bi]["content"][bj]
-        if block.get("type") == "tool_result":
-            block["content"] = [{"type": "text", "text": str(value)},
-                                {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]
+    elif kind == "result_image" and blocks and block.get("type") == "tool_result":
+        block["content"] = [{"type": "text", "text": str(value)},
+                            {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]
     elif kind == "image_data":            # the base64 grows in place: the size must not move
         for m in history:
             for b in m["content"] if isinstance(m["content"], list) else []:
@@ -177,13 +163,21 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
 
 def test_an_in_place_edit_is_seen_and_the_size_stays_exact(tmp_path):
     history = [user("go"), *tool_turn(["a" * 500, "b" * 500])]
-    compactor = cached(tmp_path)
+    compactor = size_cached(Compactor(tmp_path, summarize=fake_summary))
     compactor.measure(history)
     history[2]["content"][1]["content"] = "short"      # edited where it lies
     assert compactor.measure(history) == estimate_size(history)
     history[2]["content"][1]["content"] = b"bytes"     # now invalid: the check runs again
     with pytest.raises(HistoryError):
         compactor.measure(history)
+    history[2]["content"][1]["content"] = "short"
+    compactor.measure(history)
+    history.append({"role": "user", "content": [                     # an orphan added after measuring
+        {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
+    with pytest.raises(HistoryError, match="no matching tool_use"):
+        compactor.prepare(history, "go")                            # measured again, refused
+    history.pop()
+    assert compactor.measure(history) == estimate_size(history)
 
 
 def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
@@ -203,18 +197,6 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
                            workspace=Workspace(root), log=lambda _: None)
         seen += [(t.size_sent, estimate_size(t.sent)) for t in trace.turns]
     assert all(a == b for a, b in seen) and len(seen) >= 4
-
-
-def test_an_orphan_added_after_measuring_is_refused_by_prepare(tmp_path):
-    history = [user("go"), *tool_turn(["a" * 500])]
-    compactor = cached(tmp_path)
-    compactor.measure(history)
-    history.append({"role": "user", "content": [                     # added after measuring
-        {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
-    with pytest.raises(HistoryError, match="no matching tool_use"):
-        compactor.prepare(history, "go")                            # measured again, refused
-    history.pop()
-    assert compactor.measure(history) == estimate_size(history)
 
 
 def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
