@@ -67,51 +67,43 @@ OVERLOADED = api_error(529, "overloaded_error", "Overloaded")
 # ---- storage: full or unwritable disk -----------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["compact_history", "reactive_compact"])
-def test_transcript_folder_full(workdir, monkeypatch, method):
-    history = session([["a" * 500], ["b" * 500], ["c" * 500], ["d" * 500]])  # reactive acts
-    monkeypatch.setattr(storage.os, "fsync", enospc)
+class HalfWriter(io.FileIO):
+    """The disk fills after half the bytes."""
+    def write(self, data):
+        super().write(data[: len(data) // 2])
+        enospc()
+
+
+def break_storage(monkeypatch, fault: str, folder: Path) -> None:
+    if fault == "unwritable":             # EACCES, simulated: as root, chmod does not stop writes
+        mkstemp_failing(monkeypatch, lambda dir: dir == folder)
+    elif fault == "halfway":
+        monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
+    else:
+        monkeypatch.setattr(storage.os, fault, enospc)
+
+
+TRANSCRIPTS, TOOL_RESULTS = ".transcripts", ".task_outputs/tool-results"
+
+
+@pytest.mark.parametrize(("fault", "folder", "method"), [
+    ("fsync", TRANSCRIPTS, "compact_history"), ("fsync", TRANSCRIPTS, "reactive_compact"),
+    ("halfway", TRANSCRIPTS, "compact_history"), ("unwritable", TRANSCRIPTS, "compact_history"),
+    ("link", TOOL_RESULTS, "tool_result_budget"), ("link", TOOL_RESULTS, "prepare"),
+    ("unwritable", TOOL_RESULTS, "tool_result_budget"),
+])
+def test_a_full_or_unwritable_folder_changes_nothing_and_says_so(workdir, monkeypatch, fault, folder,
+                                                                  method):
+    """No half file under a real name, no temp file, and the error names the folder and the fix."""
+    history = session([["a" * 500], ["b" * 500], ["c" * 500], ["z" * 250_000]])   # reactive acts
+    break_storage(monkeypatch, fault, workdir / folder)
+    stage = getattr(Compactor(workdir, summarize=fake_summary), method)
     with untouched(history, workdir), pytest.raises(StorageError) as caught:
-        getattr(Compactor(workdir, summarize=fake_summary), method)(history, "task")
-    message = str(caught.value)
-    assert "transcript" in message and str(workdir / ".transcripts") in message
-    assert "No space left on device" in message and "Free some disk space" in message
-
-
-def test_transcript_write_stops_halfway(workdir, monkeypatch):
-    """The disk fills after half the bytes: no half file under a real name, no temp file."""
-    class HalfWriter(io.FileIO):
-        def write(self, data):
-            super().write(data[: len(data) // 2])
-            enospc()
-
-    monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
-    history = session([["a" * 5_000]])
-    with untouched(history, workdir), pytest.raises(StorageError, match="cannot write the transcript"):
-        Compactor(workdir, summarize=fake_summary).compact_history(history, "task")
-
-
-def test_tool_results_folder_full(workdir, monkeypatch):
-    history = session([["z" * 250_000, "y" * 250_000]])
-    monkeypatch.setattr(storage.os, "link", enospc)
-    compactor = Compactor(workdir, summarize=fake_summary)
-    for call in (compactor.tool_result_budget, lambda m: compactor.prepare(m, "task")):
-        with untouched(history, workdir), pytest.raises(StorageError) as caught:
-            call(history)
-        assert str(workdir / ".task_outputs" / "tool-results") in str(caught.value)
-        assert "Free some disk space or make the folder writable" in str(caught.value)
-
-
-@pytest.mark.parametrize(("folder", "method"), [(".task_outputs/tool-results", "tool_result_budget"),
-                                                (".transcripts", "compact_history")])
-def test_folder_unwritable(workdir, monkeypatch, folder, method):
-    """EACCES (simulated: the tests run as root, where chmod does not stop writes)."""
-    mkstemp_failing(monkeypatch, lambda dir: dir == workdir / folder)
-    history = session([["z" * 250_000]])
-    args = (history, "task") if method == "compact_history" else (history,)
-    with untouched(history, workdir), pytest.raises(
-            StorageError, match="Permission denied. .*make the folder writable"):
-        getattr(Compactor(workdir, summarize=fake_summary), method)(*args)
+        stage(history) if method == "tool_result_budget" else stage(history, "task")
+    what, why = ("transcript" if folder == TRANSCRIPTS else "tool-results",
+                 "Permission denied" if fault == "unwritable" else "No space left on device")
+    assert f"cannot write the {what} in {workdir / folder}: {why}. Free some disk space or make the " \
+           "folder writable; the history was left unchanged." in str(caught.value)
 
 
 def test_folder_linked_outside_the_workdir_is_refused(tmp_path):
