@@ -1,9 +1,6 @@
-"""A property of the judgement of bash commands, checked by running what it judges.
-
-Hypothesis writes shell scripts from deleting and harmless commands (LOSES, HARMLESS, VARIABLE)
-inside wrappers, compounds and substitutions (AROUND, JOINS); each runs through the real
-Workspace, in bubblewrap, in a throwaway git repository compared before and after. A script that
-changed or wrote any file must have been asked about, or blocked.
+"""The judgement of bash commands, checked by running what it judges: hypothesis nests deleting
+and harmless commands in wrappers, compounds and substitutions; each script runs through the real
+Workspace, in bubblewrap, in a throwaway git repository; one that changed any file was asked, or blocked.
 """
 
 from __future__ import annotations
