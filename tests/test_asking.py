@@ -83,7 +83,8 @@ def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
 
 READ_ONLY = ["ls -la", "cat a.txt | grep body", "grep -n body *.txt", "wc -l a.txt b.txt",
              "find . -name '*.txt' | sort", "ls missing 2>/dev/null; echo ok", "pwd && cd build && ls",
-             "if [ -f a.txt ]; then head -1 a.txt; fi", "echo $(cat list) >/dev/null"]
+             "if [ -f a.txt ]; then head -1 a.txt; fi", "echo $(cat list) >/dev/null",
+             "echo hi > /dev/null", "echo hi >/dev/stderr"]            # the device rule spares these
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
@@ -98,7 +99,8 @@ def test_plainly_read_only_commands_run_unasked(root, command, sandbox):
 NEVER = ["rm -fr /", "rm -r -f /", "rm -Rf /", 'rm -rf "/"', "rm -rf //", "rm -rf /*", "rm -rf ~",
          "timeout 5 rm -rf /", "bash -c 'rm -rf /'", "rm --no-preserve-root -r /x", "sudo rm -rf /",
          "mkfs.ext4 /dev/sda", ":(){ :|:& };:", "echo x > /dev/sda", "shutdown now",
-         "dd if=/dev/zero of=/dev/sda", "find . -exec sh -c 'rm -rf ~' \\;", "echo 'x | sudo y"]
+         "dd if=/dev/zero of=/dev/sda", "find . -exec sh -c 'rm -rf ~' \\;", "echo 'x | sudo y",
+         "cat x >/dev/nvme0n1", "echo x > /dev/nullx"]
 
 
 @pytest.mark.parametrize("command", NEVER)

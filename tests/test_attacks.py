@@ -11,7 +11,6 @@ import os
 import re
 import time
 import unicodedata
-from pathlib import Path
 
 import pytest
 from conftest import fake_summary, run_agent
@@ -107,10 +106,6 @@ HOSTILE_IDS = ["../../x", "", "x" * 10_240, "a\x00b", "CON", "con", "NUL", "å­—ð
                "..", ".", "a/b", "a\\b", "a_b", "\u202egnp.exe", " ", "toolu_01ABC"]
 
 
-def persisted_file(workdir: Path, text: str) -> Path:
-    return workdir / re.search(r"Full output saved to: (.*)\n", text).group(1)
-
-
 def with_ids(contents: list[str], ids: list[str]) -> list[dict]:
     turn = tool_turn(contents, "x")
     for k, tool_use_id in enumerate(ids):
@@ -123,10 +118,9 @@ def test_tool_use_ids_are_sanitised(tmp_path, tool_use_id):
     history = with_ids(["r" * 40_000], [tool_use_id])
     before = copy.deepcopy(history)
     out = Compactor(tmp_path, Limits(tool_result_budget=10_000)).tool_result_budget(history)
-    target = persisted_file(tmp_path, out[-1]["content"][0]["content"])
+    target = tmp_path / persisted_path(out[-1]["content"][0]["content"])   # our own: trusted
     assert target.resolve().parent == (tmp_path / TOOL_RESULTS_DIR).resolve() and len(target.name) <= 80
     assert target.read_bytes() == b"r" * 40_000
-    assert persisted_path(out[-1]["content"][0]["content"]) is not None   # our own: trusted
     assert history == before
     assert [p.name for p in tmp_path.iterdir()] == [".task_outputs"]     # nothing elsewhere
 
@@ -135,7 +129,7 @@ def test_distinct_ids_give_distinct_files(tmp_path):
     contents = [f"{k:03d}" * 700 for k in range(len(HOSTILE_IDS))]
     limits = Limits(tool_result_budget=1_000, persist_threshold=500, preview_chars=50)
     out = Compactor(tmp_path, limits).tool_result_budget(with_ids(contents, HOSTILE_IDS))
-    targets = [persisted_file(tmp_path, b["content"]) for b in out[-1]["content"]]
+    targets = [tmp_path / persisted_path(b["content"]) for b in out[-1]["content"]]
     assert len(set(targets)) == len(HOSTILE_IDS)
     assert [t.read_text() for t in targets] == contents
 
@@ -250,7 +244,7 @@ def test_unicode_results_are_counted_persisted_and_previewed_whole(tmp_path, nam
     compactor = Compactor(tmp_path, limits)
     out = compactor.tool_result_budget(history)
     replaced = out[-1]["content"][0]["content"]
-    target = persisted_file(tmp_path, replaced)
+    target = tmp_path / persisted_path(replaced)
     assert target.read_bytes() == text.encode("utf-8", "surrogatepass")   # byte for byte
     assert f"Output too large ({len(text)} chars)" in replaced
     preview = preview_in(replaced)
@@ -278,7 +272,7 @@ def test_invalid_utf8_from_bash_and_files_is_replaced_then_kept_exactly(tmp_path
     assert big == "\ufffd" * 40_000
     history = [user(), *tool_turn([big], "b")]
     out = Compactor(tmp_path, Limits(tool_result_budget=1_000)).tool_result_budget(history)
-    assert persisted_file(tmp_path, out[-1]["content"][0]["content"]).read_bytes() == \
+    assert (tmp_path / persisted_path(out[-1]["content"][0]["content"])).read_bytes() == \
         "\ufffd".encode() * 40_000
 
 
@@ -290,7 +284,7 @@ def test_fifty_megabytes_of_output(tmp_path):
     out = Compactor(tmp_path).tool_result_budget(history)
     replaced = out[-1]["content"][0]["content"]
     assert time.monotonic() - started < 5
-    data = persisted_file(tmp_path, replaced).read_bytes()
+    data = (tmp_path / persisted_path(replaced)).read_bytes()
     assert len(data) > 50_000_000 and data == text.encode()
     assert preview_in(replaced) == text[: cut - 1]      # stepped back before "e" + accent
     assert estimate_size(out) < 3_000 and history[-1]["content"][0]["content"] is text
