@@ -48,22 +48,18 @@ def test_editing_a_large_file_changes_only_the_replaced_bytes(root):
     assert sorted(p.name for p in root.iterdir()) == ["big.txt"]     # no temp file left
 
 
-def test_a_latin1_file_is_refused_and_left_byte_identical(root):
+def test_an_edit_that_cannot_be_made_leaves_the_file_byte_identical(root):
+    ws = Workspace(root)
     original = "café crème, naïve\n".encode("latin-1") * 100
     (root / "menu.txt").write_bytes(original)
     mode_before = (root / "menu.txt").stat().st_mode
-    result = Workspace(root).run("edit_file", {"path": "menu.txt", "old_text": "cr",
-                                               "new_text": "CR"})
+    result = ws.run("edit_file", {"path": "menu.txt", "old_text": "cr", "new_text": "CR"})
     assert result == ("Error: 'menu.txt' is not UTF-8 text (byte 0xe9 at offset 3); edit_file "
                       "edits UTF-8 files only and changed nothing. Use bash (e.g. iconv or sed) "
                       "for other encodings.")
     assert (root / "menu.txt").read_bytes() == original
     assert (root / "menu.txt").stat().st_mode == mode_before
-
-
-def test_an_edit_refuses_empty_or_invalid_text(root):
-    (root / "run.sh").write_text("echo two\n")
-    ws = Workspace(root)
+    (root / "run.sh").write_text("echo two\n")                # empty or invalid text: refused too
     assert ws.run("edit_file", {"path": "run.sh", "old_text": "", "new_text": "x"}).startswith(
         "Error: old_text is empty")
     assert "lone surrogate" in ws.run("edit_file", {"path": "run.sh", "old_text": "two",
