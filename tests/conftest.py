@@ -122,3 +122,12 @@ def executed():
         return Executed(nbformat.reads(data["notebook"], 4), data["rerun_errors"], data["made_runs"])
 
     return notebook
+
+
+def make_files(root: Path, texts: dict[str, str]) -> Path:
+    """``root`` (made if missing) holding each relative path's text, its folders made as needed."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root

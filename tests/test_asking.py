@@ -8,7 +8,7 @@ import builtins
 
 import anthropic
 import pytest
-from conftest import run_agent
+from conftest import make_files, run_agent
 from histories import user
 from replies import Script, reply, text, tool_call
 from test_faults import files
@@ -21,14 +21,8 @@ from compact.offline import OfflineModel
 
 @pytest.fixture
 def root(tmp_path):
-    folder = tmp_path / "ws"
-    (folder / "build").mkdir(parents=True)
-    (folder / "build" / "out.o").write_text("object")
-    (folder / "old").mkdir()
-    (folder / "old" / "a.txt").write_text("old\n")
-    for name in ("a.txt", "b.txt", "list"):
-        (folder / name).write_text("a.txt\n" if name == "list" else f"{name} body\n")
-    return folder
+    return make_files(tmp_path / "ws", {"build/out.o": "object", "old/a.txt": "old\n",
+                                        "a.txt": "a.txt body\n", "b.txt": "b.txt body\n", "list": "a.txt\n"})
 
 
 def refusing(asked: list[str]):

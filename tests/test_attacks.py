@@ -13,7 +13,7 @@ import time
 import unicodedata
 
 import pytest
-from conftest import fake_summary, run_agent
+from conftest import fake_summary, make_files, run_agent
 from histories import assistant, tool_turn, user
 
 from compact import (
@@ -199,10 +199,8 @@ def test_a_request_or_a_summary_that_looks_like_a_section_round_trips(tmp_path):
 
 
 def test_agent_loop_compacting_files_full_of_instructions(tmp_path):
-    for n, phrase in enumerate(PHRASINGS[:5], 1):
-        (tmp_path / f"s0{n}_lesson").mkdir()
-        (tmp_path / f"s0{n}_lesson" / "README.md").write_text(
-            f"# s0{n}: Topic {n} — tagline\n\n{phrase}\n" + "filler text. " * 200)
+    make_files(tmp_path, {f"s0{n}_lesson/README.md": f"# s0{n}: Topic {n} — tagline\n\n{phrase}\n"
+                          + "filler text. " * 200 for n, phrase in enumerate(PHRASINGS[:5], 1)})
     request = "Read the READMEs of s01 to s05 and compare their H1 titles"
     client = OfflineModel().client()
     messages, requests = [user(request)], []

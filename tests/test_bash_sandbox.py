@@ -9,6 +9,7 @@ import socket
 import threading
 
 import pytest
+from conftest import make_files
 from test_real_files import running
 
 from compact import Workspace, shell
@@ -17,10 +18,7 @@ from compact.__main__ import main as repl_main
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "kept.txt").write_text("keep me")
-    return Workspace(root, confirm=lambda command: True)
+    return Workspace(make_files(tmp_path / "ws", {"kept.txt": "keep me"}), confirm=lambda command: True)
 
 
 def test_bubblewrap_works_here_and_the_workspace_and_the_repl_say_so(ws, tmp_path, monkeypatch, capsys):

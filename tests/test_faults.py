@@ -15,7 +15,7 @@ from pathlib import Path
 import anthropic
 import httpx2
 import pytest
-from conftest import fake_summary, run_agent
+from conftest import fake_summary, make_files, run_agent
 from histories import session, user
 from replies import Script, api_error, client_for, reply, text, tool_call
 
@@ -41,25 +41,12 @@ def untouched(history: list, root: Path):
 @pytest.fixture
 def workdir(tmp_path):
     """A workdir that already holds a transcript and a persisted result from earlier."""
-    (tmp_path / ".transcripts").mkdir()
-    (tmp_path / ".transcripts" / "transcript-0001.jsonl").write_text('{"role":"user"}\n')
-    (tmp_path / ".task_outputs" / "tool-results").mkdir(parents=True)
-    (tmp_path / ".task_outputs" / "tool-results" / "t0_0.txt").write_text("an older persisted result")
-    return tmp_path
+    return make_files(tmp_path, {".transcripts/transcript-0001.jsonl": '{"role":"user"}\n',
+                                 ".task_outputs/tool-results/t0_0.txt": "an older persisted result"})
 
 
 def enospc(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
-
-
-def mkstemp_failing(monkeypatch, folder_fails) -> None:
-    real_mkstemp = storage.tempfile.mkstemp
-
-    def mkstemp(dir, **kw):
-        if folder_fails(Path(dir)):
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real_mkstemp(dir=dir, **kw)
-    monkeypatch.setattr(storage.tempfile, "mkstemp", mkstemp)
 
 
 OVERLOADED = api_error(529, "overloaded_error", "Overloaded")
@@ -75,8 +62,14 @@ class HalfWriter(io.FileIO):
 
 
 def break_storage(monkeypatch, fault: str, folder: Path) -> None:
+    real_mkstemp = storage.tempfile.mkstemp
+
+    def mkstemp(dir, **kw):
+        if Path(dir) == folder:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_mkstemp(dir=dir, **kw)
     if fault == "unwritable":             # EACCES, simulated: as root, chmod does not stop writes
-        mkstemp_failing(monkeypatch, lambda dir: dir == folder)
+        monkeypatch.setattr(storage.tempfile, "mkstemp", mkstemp)
     elif fault == "halfway":
         monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
     else:
@@ -148,7 +141,7 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
     ws.mkdir()
     (ws / "one.py").write_text('"""Module one."""\n' + "x = 1\n" * 5_000)
     (ws / "two.py").write_text('"""Module two."""\n' + "y = 2\n" * 5_000)
-    mkstemp_failing(monkeypatch, lambda dir: dir.name == ".transcripts")
+    break_storage(monkeypatch, "unwritable", ws / TRANSCRIPTS)
     client = OfflineModel().client()
     messages = [user("Compare one.py and two.py")]
     snapshots = []

@@ -13,6 +13,7 @@ import threading
 import unicodedata
 
 import pytest
+from conftest import make_files
 
 from compact import Workspace
 
@@ -118,8 +119,7 @@ NFC, NFD = unicodedata.normalize("NFC", "café.md"), unicodedata.normalize("NFD"
 
 def test_a_name_stored_decomposed_is_found_when_typed_composed(ws, tmp_path):
     assert NFC != NFD
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / NFD).write_text("au lait")
+    make_files(tmp_path, {f"notes/{NFD}": "au lait"})
     assert ws.run("read_file", {"path": f"notes/{NFC}"}) == "au lait"
     assert ws.run("edit_file", {"path": f"notes/{NFC}", "old_text": "lait",
                                 "new_text": "noir"}) == f"Edited notes/{NFC}"

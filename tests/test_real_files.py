@@ -9,7 +9,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import run_agent
+from conftest import make_files, run_agent
 from histories import user
 from replies import Script, call, reply, text
 
@@ -18,9 +18,7 @@ from compact import Workspace, globbing
 
 @pytest.fixture
 def root(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
+    return make_files(tmp_path / "ws", {})
 
 
 def bytes_read() -> int:
@@ -144,10 +142,7 @@ def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
     ("s?b/[a-e]eep.*", "sub/deep.txt"), ("[!t]*.txt", "(no matches)"), ("**", "sub/deep.txt\ntop.txt"),
 ])
 def test_glob_keeps_pathlib_semantics(root, pattern, expected):
-    (root / "sub").mkdir()
-    (root / "sub" / "deep.txt").write_text("d")
-    (root / "top.txt").write_text("t")
-    (root / ".hidden.txt").write_text("h")
+    make_files(root, {"sub/deep.txt": "d", "top.txt": "t", ".hidden.txt": "h"})
     assert Workspace(root).run("glob", {"pattern": pattern}) == expected
 
 
@@ -184,11 +179,8 @@ def test_background_jobs_do_not_outlive_the_call(root):
 @pytest.fixture
 def swap(root, tmp_path):
     """``arm(ws, what)``: the next path check swaps sub/ or sub/f.txt for a link outside."""
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "f.txt").write_text("secret")
-    (root / "sub").mkdir()
-    (root / "sub" / "f.txt").write_text("inside")
+    outside = make_files(tmp_path / "outside", {"f.txt": "secret"})
+    make_files(root, {"sub/f.txt": "inside"})
 
     def arm(ws: Workspace, what: str) -> None:
         checked = ws.path
@@ -220,8 +212,7 @@ def test_a_link_swapped_in_after_the_check_cannot_lead_outside(root, swap, what,
 
 
 def test_links_inside_the_workspace_still_work(root):
-    (root / "real").mkdir()
-    (root / "real" / "f.txt").write_text("inside")
+    make_files(root, {"real/f.txt": "inside"})
     os.symlink(root / "real", root / "alias")
     os.symlink(root / "real" / "f.txt", root / "f-link.txt")
     ws = Workspace(root)

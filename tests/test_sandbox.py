@@ -3,18 +3,15 @@
 import os
 
 import pytest
+from conftest import make_files
 
 from compact import Workspace
 
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("secret")
-    (root / "inside.txt").write_text("inside")
+    root = make_files(tmp_path / "ws", {"inside.txt": "inside"})
+    outside = make_files(tmp_path / "outside", {"secret.txt": "secret"})
     os.symlink(outside, root / "link")
     os.symlink(outside / "secret.txt", root / "secret-link.txt")
     return Workspace(root)

@@ -4,7 +4,7 @@ import copy
 import math
 
 import pytest
-from conftest import fake_summary
+from conftest import fake_summary, make_files
 from histories import histories, tool_turn, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -181,10 +181,7 @@ def test_an_in_place_edit_is_seen_and_the_size_stays_exact(tmp_path):
 
 
 def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    for k in range(4):
-        (root / f"f{k}.md").write_text(f"# F{k}\n" + "text " * 3_000)
+    root = make_files(tmp_path / "ws", {f"f{k}.md": f"# F{k}\n" + "text " * 3_000 for k in range(4)})
     history = [user("Read f0.md")]
     client = OfflineModel().client()
     compactor = Compactor(root, summarize=summarizer_for(client))
@@ -202,8 +199,7 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
 def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
     """agent_loop's own Compactor opts into the cache: a turn on a long kept history checks
     only the new messages (counted by the cache, not timed)."""
-    root = tmp_path / "ws"
-    root.mkdir()
+    root = make_files(tmp_path / "ws", {})
     history = [user("go")]
     for k in range(300):
         history += tool_turn([f"result {k}"], prefix=f"r{k}_")
