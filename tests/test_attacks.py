@@ -286,10 +286,3 @@ def test_fifty_megabytes_of_output(tmp_path):
     assert len(data) > 50_000_000 and data == text.encode()
     assert preview_in(replaced) == text[: cut - 1]      # stepped back before "e" + accent
     assert estimate_size(out) < 3_000 and history[-1]["content"][0]["content"] is text
-
-# ---- bash ----------------------------------------------------------------------------------
-# (what is asked and what never runs: test_asking.py; the sandbox: test_bash_sandbox.py)
-
-
-def test_bash_runs_in_the_workspace(tmp_path):
-    assert Workspace(tmp_path).run("bash", {"command": "pwd"}) == str(tmp_path.resolve())

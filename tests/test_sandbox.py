@@ -46,6 +46,7 @@ def test_glob_does_not_follow_into_hidden_or_outside(ws):
 
 def test_inside_paths_work(ws):
     assert ws.run("read_file", {"path": "inside.txt"}) == "inside"
+    assert ws.run("bash", {"command": "pwd"}) == str(ws.root.resolve())
     assert ws.run("write_file", {"path": "sub/new.txt", "content": "x"}).startswith("Wrote")
     assert ws.run("edit_file", {"path": "sub/new.txt", "old_text": "x", "new_text": "y"}) == \
         "Edited sub/new.txt"
