@@ -52,7 +52,7 @@ def test_an_image_result_is_valid_and_sized_as_an_image_not_as_its_base64():
     assert messages_problem(history) is None
 
 
-def test_old_screenshots_become_placeholders_like_any_old_result(tmp_path):
+def test_old_screenshots_are_compacted_like_any_old_result_and_archived_whole(tmp_path):
     history = screenshots(5)
     before = copy.deepcopy(history)
     out = Compactor(tmp_path, summarize=fake_summary).micro_compact(history)
@@ -60,12 +60,8 @@ def test_old_screenshots_become_placeholders_like_any_old_result(tmp_path):
                isinstance(m["content"], list)]
     assert results[:2] == [PLACEHOLDER, PLACEHOLDER] and all(isinstance(r, list) for r in results[2:])
     assert history == before and estimate_size(out) < estimate_size(history)
-
-
-def test_the_archiving_variant_keeps_the_whole_image_on_disk(tmp_path):
-    history = screenshots(4)
     out = ArchivingCompactor(tmp_path, summarize=fake_summary).micro_compact(history)
-    kept = out[2]["content"][0]["content"]
+    kept = out[2]["content"][0]["content"]              # the archiving variant keeps it on disk
     path = kept.split("Full output: ")[1].rstrip("]")
     assert json.loads((tmp_path / path).read_text())[1]["source"]["data"] == SCREENSHOT
 
