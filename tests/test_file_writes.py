@@ -94,8 +94,7 @@ def test_two_agents_editing_one_file_lose_no_edit(tmp_path, worker, answers):
 
 
 def test_a_write_and_an_edit_at_once_keep_both(tmp_path):
-    for k in range(40):
-        (tmp_path / f"f{k}.txt").write_text("start\n")
+    make_files(tmp_path, {f"f{k}.txt": "start\n" for k in range(40)})
     ws = Workspace(tmp_path)
 
     def writer():

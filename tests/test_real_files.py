@@ -119,9 +119,8 @@ def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(ro
 # ---- glob: one walk, and a time limit -------------------------------------------------------------
 
 def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
-    for a, b, c in itertools.product(range(10), repeat=3):     # 1,110 folders, a file at each leaf
-        (root / f"a{a}" / f"b{b}" / f"c{c}").mkdir(parents=True)
-        (root / f"a{a}" / f"b{b}" / f"c{c}" / "x.txt").write_text("x")
+    make_files(root, {f"a{a}/b{b}/c{c}/x.txt": "x"                 # 1,110 folders, a file at each leaf
+                      for a, b, c in itertools.product(range(10), repeat=3)})
     visits = []
     real_walk = os.walk
 
