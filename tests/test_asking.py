@@ -133,22 +133,14 @@ def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answ
     assert (root / "a.txt").exists() is not removed
 
 
-def test_a_refused_command_in_the_loop_is_an_error_result(root):
-    client = Script(tool_call("bash", {"command": "rm a.txt"}), reply(text("not deleted"))).client
-    messages = [user("clean up")]
-    trace = run_agent(messages, client, Workspace(root, confirm=lambda cmd: False), model="scripted")
-    assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
-    assert trace.answer == "not deleted" and (root / "a.txt").exists()
-
-
-def test_an_sdk_client_with_no_key_in_the_environment_asks(root, prompts):
+def test_an_sdk_client_with_no_key_in_the_environment_asks_and_a_no_is_an_error_result(root, prompts):
     client = Script(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it"))).client
     assert isinstance(client, anthropic.Anthropic)
     messages = [user("Run `rm -rf build`")]
-    run_agent(messages, client, root, lambda m: "s", model="scripted")
+    trace = run_agent(messages, client, root, lambda m: "s", model="scripted")
     assert len(prompts) == 1 and "rm -rf build" in prompts[0]
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
-    assert (root / "build" / "out.o").exists()
+    assert trace.answer == "left it" and (root / "build" / "out.o").exists()    # the loop goes on
 
 
 def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkeypatch):
