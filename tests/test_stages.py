@@ -19,6 +19,7 @@ from compact import (
     validate_history,
 )
 from compact.classroom import results
+from compact.classroom.stage_cases import chat
 from compact.pipeline.formats import persisted_path
 from compact.pipeline.summary import ClientSummarizer, SummaryInput, render_history, summary_cut_note
 from compact.pipeline.tool_result_budget import preview_of
@@ -68,11 +69,6 @@ def test_the_preview_never_splits_a_grapheme(unit):
 
 
 # ---- stages 2 and 3: snip_compact, micro_compact ------------------------------------------
-
-
-def chat(n: int) -> list:
-    """n messages alternating user/assistant text, numbered so we can see what was kept."""
-    return [user(f"u{i}") if i % 2 == 0 else assistant(f"a{i}") for i in range(n)]
 
 
 def test_snip_records_the_cut_and_leaves_the_input(compactor):
