@@ -5,7 +5,7 @@ import math
 
 import pytest
 from conftest import fake_summary, make_files
-from histories import histories, tool_turn, user
+from histories import histories, session, tool_turn, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,9 +143,7 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
     calls = []
     real = messages_module.wire_json
     monkeypatch.setattr(messages_module, "wire_json", lambda v: calls.append(v) or real(v))
-    history = [user("go")]
-    for k in range(200):
-        history += tool_turn([f"result {k}"], prefix=f"r{k}_")
+    history = session([[f"result {k}"] for k in range(200)], "go")
     sizes = SizeCache()
     compactor = size_cached(Compactor(tmp_path, summarize=fake_summary, stages=()), sizes)
     compactor.prepare(history, "go")
@@ -200,10 +198,7 @@ def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
     """agent_loop's own Compactor opts into the cache: a turn on a long kept history checks
     only the new messages (counted by the cache, not timed)."""
     root = make_files(tmp_path / "ws", {})
-    history = [user("go")]
-    for k in range(300):
-        history += tool_turn([f"result {k}"], prefix=f"r{k}_")
-    history.append(user("Say hello"))
+    history = [*session([[f"result {k}"] for k in range(300)], "go"), user("Say hello")]
     sizes = SizeCache()
     compactor = size_cached(Compactor(root, summarize=fake_summary, stages=()), sizes)
     trace = agent_loop(history, "Say hello", client=OfflineModel(window_tokens=10**7).client(),
