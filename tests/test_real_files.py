@@ -153,17 +153,17 @@ def running(marker: str, settle: float = 2.0) -> list[str]:
     after giving a process just sent SIGKILL up to ``settle`` seconds to be gone."""
     deadline = time.monotonic() + settle
     while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            if entry.name.isdigit() and marker in cmdline:
-                found.append(cmdline)
+        found = [line for line in map(command_line, Path("/proc").glob("[0-9]*/cmdline")) if marker in line]
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
+
+
+def command_line(path: Path) -> str:
+    try:
+        return path.read_bytes().replace(b"\0", b" ").decode()
+    except OSError:                                # the process ended meanwhile
+        return ""
 
 
 def test_background_jobs_do_not_outlive_the_call(root):
