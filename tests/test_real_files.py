@@ -161,7 +161,7 @@ def running(marker: str, settle: float = 2.0) -> list[str]:
 
 def command_line(path: Path) -> str:
     try:
-        return path.read_bytes().replace(b"\0", b" ").decode()
+        return path.read_bytes().replace(b"\0", b" ").decode(errors="replace")   # any process's
     except OSError:                                # the process ended meanwhile
         return ""
 
