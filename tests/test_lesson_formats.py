@@ -1,9 +1,6 @@
-"""Readers for every context marker a version of the lesson writes (pipeline/formats.py).
-
-Our own formats, the newer v8 version's, and the bare snippets of the lesson text are read
-into the same shapes; a path in them is only text, trusted as ours only when it is a name
-our storage creates, and openable only when it is a relative path inside a workspace.
-"""
+"""Readers for every context marker a version of the lesson writes (pipeline/formats.py): ours,
+the v8 version's and the lesson's bare snippets, read into the same shapes; a path in them is only
+text, trusted as ours only when it is a name our storage creates."""
 
 import json
 from dataclasses import astuple
