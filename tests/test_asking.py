@@ -30,11 +30,18 @@ def refusing(asked: list[str]):
 
 
 @pytest.fixture
-def prompts(monkeypatch) -> list[str]:
-    """No key in the environment; each question on stdin is recorded and answered no."""
+def prompts(monkeypatch, request) -> list[str]:
+    """No key in the environment; each question on stdin is recorded and answered "n" (or the
+    answer a test parametrizes this fixture with; EOFError: stdin closed)."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    asked: list[str] = []
-    monkeypatch.setattr(builtins, "input", lambda prompt: asked.append(prompt) or "n")
+    answer, asked = getattr(request, "param", "n"), []
+
+    def fake_input(prompt):
+        asked.append(prompt)
+        if answer is EOFError:
+            raise EOFError
+        return answer
+    monkeypatch.setattr(builtins, "input", fake_input)
     return asked
 
 
@@ -113,18 +120,10 @@ def test_a_yes_runs_it_and_no_confirm_never_asks(root):
     assert Workspace(root, confirm=None).run("bash", {"command": "rm b.txt; ls"}) == "build\nlist\nold"
 
 
-@pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
-                                                 ("no", False), ("", False), (EOFError, False)])
-def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answer, removed):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    prompts: list[str] = []
-
-    def fake_input(prompt):
-        prompts.append(prompt)
-        if answer is EOFError:
-            raise EOFError
-        return answer
-    monkeypatch.setattr(builtins, "input", fake_input)
+@pytest.mark.parametrize(("prompts", "removed"), [("y", True), ("yes", True), ("n", False),
+                                                  ("no", False), ("", False), (EOFError, False)],
+                         indirect=["prompts"])
+def test_the_default_asks_on_stdin_with_or_without_a_key(root, prompts, removed):
     ws = Workspace(root)
     assert ws.confirm is ask_on_stdin
     ws.run("bash", {"command": "ls"})
