@@ -118,7 +118,7 @@ def test_cached_size_equals_estimate_size_under_in_place_edits(history, edits):
         assert outcome(cache.measure, history) == outcome(reference, history), kind
 
 
-def test_numbers_equal_in_python_but_not_in_json_are_told_apart():
+def test_a_snapshot_tells_apart_what_json_does_and_copies_only_plain_data():
     for before, after in ((1, True), (True, 1), (1, 1.0), (0.0, -0.0), (math.nan, math.nan)):
         message = {"role": "user", "content": [{"type": "text", "text": "t", "n": before}]}
         kept = snapshot(message)
@@ -126,9 +126,7 @@ def test_numbers_equal_in_python_but_not_in_json_are_told_apart():
         same_json = messages_module.wire_json(before) == messages_module.wire_json(after)
         assert (kept == message) == same_json
 
-
-def test_sdk_objects_and_odd_keys_are_never_cached():
-    class Model:
+    class Model:                                      # SDK objects and odd keys: never cached
         def model_dump(self, **_):
             return {"type": "text", "text": "typed"}
 
