@@ -134,3 +134,12 @@ def _language_of_started_programs_restored():
         os.environ.pop("COMPACT_LANG", None)
     else:
         os.environ["COMPACT_LANG"] = before
+
+
+def make_files(root: Path, texts: dict[str, str]) -> Path:
+    """``root`` (made if missing) holding each relative path's text, its folders made as needed."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root

@@ -5,6 +5,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from compact import Limits
+from compact.classroom.stage_cases import assistant as assistant  # re-exported for the tests
+from compact.classroom.stage_cases import session as stage_session
 from compact.classroom.stage_cases import tool_turn as tool_round
 
 
@@ -12,21 +14,14 @@ def user(text: str = "do the task") -> dict:
     return {"role": "user", "content": text}
 
 
-def assistant(text: str = "ok") -> dict:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
-
-
 def tool_turn(results: list[str], prefix: str = "t", name: str = "read_file") -> list[dict]:
     """An assistant message calling len(results) tools and the user message answering them."""
-    return tool_round(*[(f"{prefix}{k}", f"{prefix}{k}.txt", r) for k, r in enumerate(results)],
-                              name=name)
+    return tool_round(*[(f"{prefix}{k}", f"{prefix}{k}.txt", r) for k, r in enumerate(results)], name=name)
 
 
 def session(results_per_turn: list[list[str]], request: str = "do the task") -> list[dict]:
-    messages = [user(request)]
-    for n, results in enumerate(results_per_turn):
-        messages += tool_turn(results, prefix=f"t{n}_")
-    return messages
+    """A request, then one tool turn a list of results (ids t0_0, t0_1, ..., t1_0, ...)."""
+    return stage_session(*results_per_turn, request=request)
 
 
 SMALL = Limits(context_limit=6_000, tool_result_budget=3_000, persist_threshold=1_000,

@@ -30,6 +30,17 @@ def call(name: str, tool_input: dict | None, call_id: str) -> dict:
     return block
 
 
+def tool_call(name: str, tool_input: dict, call_id: str = "toolu_1") -> dict:
+    """A reply that makes one tool call."""
+    return reply(call(name, tool_input, call_id), stop="tool_use")
+
+
+def client_for(handler) -> anthropic.Anthropic:
+    """A real SDK client whose HTTP answers come from ``handler`` (no network)."""
+    return anthropic.Anthropic(api_key="x", base_url="http://offline.invalid", max_retries=0,
+                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+
+
 def api_error(status: int, kind: str, message: str) -> httpx2.Response:
     return httpx2.Response(status, json={"type": "error", "error": {"type": kind,
                                                                      "message": message}})
@@ -44,9 +55,7 @@ class Script:
         self.then = then
         self.requests: list[dict] = []
         self.problems: list[str] = []
-        self.client = anthropic.Anthropic(
-            api_key="x", base_url="http://scripted.invalid", max_retries=0,
-            http_client=httpx2.Client(transport=httpx2.MockTransport(self.handle)))
+        self.client = client_for(self.handle)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.read())

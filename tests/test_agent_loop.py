@@ -4,6 +4,7 @@ import copy
 
 import anthropic
 import pytest
+from conftest import make_files
 from histories import assistant, user
 
 from compact import Compactor, Limits, agent_loop, read_transcript
@@ -14,11 +15,7 @@ from compact.pipeline.validation import pairing_problems
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.txt").write_text("alpha " * 50)
-    (root / "b.txt").write_text("beta " * 50)
-    return root
+    return make_files(tmp_path / "ws", {"a.txt": "alpha " * 50, "b.txt": "beta " * 50})
 
 
 def run(ws, request, model=None, history=None, limits=Limits(), caps=SummaryInput(), **kw):
@@ -81,10 +78,8 @@ def test_auto_compact_over_fifty_thousand_chars(ws):
 
 
 def long_chat(pairs: int, chars: int) -> list:
-    chat = []
-    for k in range(pairs):
-        chat += [user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars)]
-    return chat
+    return [m for k in range(pairs)
+            for m in (user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars))]
 
 
 def test_reactive_compact_after_one_prompt_too_long(ws):

@@ -8,10 +8,10 @@ import builtins
 
 import anthropic
 import pytest
-from conftest import run_agent
+from conftest import make_files, run_agent
 from histories import user
-from replies import reply, text
-from test_faults import files, scripted, tool_call
+from replies import Script, reply, text, tool_call
+from test_faults import files
 
 from compact import Workspace, agent_loop
 from compact.asking import ask_on_stdin
@@ -21,14 +21,8 @@ from compact.offline import OfflineModel
 
 @pytest.fixture
 def root(tmp_path):
-    folder = tmp_path / "ws"
-    (folder / "build").mkdir(parents=True)
-    (folder / "build" / "out.o").write_text("object")
-    (folder / "old").mkdir()
-    (folder / "old" / "a.txt").write_text("old\n")
-    for name in ("a.txt", "b.txt", "list"):
-        (folder / name).write_text("a.txt\n" if name == "list" else f"{name} body\n")
-    return folder
+    return make_files(tmp_path / "ws", {"build/out.o": "object", "old/a.txt": "old\n",
+                                        "a.txt": "a.txt body\n", "b.txt": "b.txt body\n", "list": "a.txt\n"})
 
 
 def refusing(asked: list[str]):
@@ -36,11 +30,18 @@ def refusing(asked: list[str]):
 
 
 @pytest.fixture
-def prompts(monkeypatch) -> list[str]:
-    """No key in the environment; each question on stdin is recorded and answered no."""
+def prompts(monkeypatch, request) -> list[str]:
+    """No key in the environment; each question on stdin is recorded and answered "n" (or the
+    answer a test parametrizes this fixture with; EOFError: stdin closed)."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    asked: list[str] = []
-    monkeypatch.setattr(builtins, "input", lambda prompt: asked.append(prompt) or "n")
+    answer, asked = getattr(request, "param", "n"), []
+
+    def fake_input(prompt):
+        asked.append(prompt)
+        if answer is EOFError:
+            raise EOFError
+        return answer
+    monkeypatch.setattr(builtins, "input", fake_input)
     return asked
 
 
@@ -71,7 +72,9 @@ KNOWN_MISSES = [
 ]
 
 
-def assert_asked(root, command: str, sandbox: str) -> None:
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("command", ORDINARY_SHELL + KNOWN_MISSES)
+def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
     asked: list[str] = []
     out = Workspace(root, confirm=refusing(asked), sandbox=sandbox).run("bash", {"command": command})
     assert asked == [command], out
@@ -79,21 +82,10 @@ def assert_asked(root, command: str, sandbox: str) -> None:
     assert (root / "a.txt").read_text() == "a.txt body\n"
 
 
-@pytest.mark.parametrize("sandbox", ["auto", "off"])
-@pytest.mark.parametrize("command", ORDINARY_SHELL)
-def test_what_is_not_plainly_read_only_is_asked(root, command, sandbox):
-    assert_asked(root, command, sandbox)
-
-
-@pytest.mark.parametrize("sandbox", ["auto", "off"])
-@pytest.mark.parametrize("command", KNOWN_MISSES)
-def test_the_known_misses_are_asked(root, command, sandbox):
-    assert_asked(root, command, sandbox)
-
-
 READ_ONLY = ["ls -la", "cat a.txt | grep body", "grep -n body *.txt", "wc -l a.txt b.txt",
              "find . -name '*.txt' | sort", "ls missing 2>/dev/null; echo ok", "pwd && cd build && ls",
-             "if [ -f a.txt ]; then head -1 a.txt; fi", "echo $(cat list) >/dev/null"]
+             "if [ -f a.txt ]; then head -1 a.txt; fi", "echo $(cat list) >/dev/null",
+             "echo hi > /dev/null", "echo hi >/dev/stderr"]            # the device rule spares these
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
@@ -108,7 +100,8 @@ def test_plainly_read_only_commands_run_unasked(root, command, sandbox):
 NEVER = ["rm -fr /", "rm -r -f /", "rm -Rf /", 'rm -rf "/"', "rm -rf //", "rm -rf /*", "rm -rf ~",
          "timeout 5 rm -rf /", "bash -c 'rm -rf /'", "rm --no-preserve-root -r /x", "sudo rm -rf /",
          "mkfs.ext4 /dev/sda", ":(){ :|:& };:", "echo x > /dev/sda", "shutdown now",
-         "dd if=/dev/zero of=/dev/sda", "find . -exec sh -c 'rm -rf ~' \\;", "echo 'x | sudo y"]
+         "dd if=/dev/zero of=/dev/sda", "find . -exec sh -c 'rm -rf ~' \\;", "echo 'x | sudo y",
+         "cat x >/dev/nvme0n1", "echo x > /dev/nullx"]
 
 
 @pytest.mark.parametrize("command", NEVER)
@@ -127,18 +120,10 @@ def test_a_yes_runs_it_and_no_confirm_never_asks(root):
     assert Workspace(root, confirm=None).run("bash", {"command": "rm b.txt; ls"}) == "build\nlist\nold"
 
 
-@pytest.mark.parametrize(("answer", "removed"), [("y", True), ("yes", True), ("n", False),
-                                                 ("no", False), ("", False), (EOFError, False)])
-def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answer, removed):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    prompts: list[str] = []
-
-    def fake_input(prompt):
-        prompts.append(prompt)
-        if answer is EOFError:
-            raise EOFError
-        return answer
-    monkeypatch.setattr(builtins, "input", fake_input)
+@pytest.mark.parametrize(("prompts", "removed"), [("y", True), ("yes", True), ("n", False),
+                                                  ("no", False), ("", False), (EOFError, False)],
+                         indirect=["prompts"])
+def test_the_default_asks_on_stdin_with_or_without_a_key(root, prompts, removed):
     ws = Workspace(root)
     assert ws.confirm is ask_on_stdin
     ws.run("bash", {"command": "ls"})
@@ -147,22 +132,14 @@ def test_the_default_asks_on_stdin_with_or_without_a_key(root, monkeypatch, answ
     assert (root / "a.txt").exists() is not removed
 
 
-def test_a_refused_command_in_the_loop_is_an_error_result(root):
-    client = scripted(tool_call("bash", {"command": "rm a.txt"}), reply(text("not deleted")))
-    messages = [user("clean up")]
-    trace = run_agent(messages, client, Workspace(root, confirm=lambda cmd: False), model="scripted")
-    assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
-    assert trace.answer == "not deleted" and (root / "a.txt").exists()
-
-
-def test_an_sdk_client_with_no_key_in_the_environment_asks(root, prompts):
-    client = scripted(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it")))
+def test_an_sdk_client_with_no_key_in_the_environment_asks_and_a_no_is_an_error_result(root, prompts):
+    client = Script(tool_call("bash", {"command": "rm -rf build"}), reply(text("left it"))).client
     assert isinstance(client, anthropic.Anthropic)
     messages = [user("Run `rm -rf build`")]
-    run_agent(messages, client, root, lambda m: "s", model="scripted")
+    trace = run_agent(messages, client, root, lambda m: "s", model="scripted")
     assert len(prompts) == 1 and "rm -rf build" in prompts[0]
     assert messages[2]["content"][0]["content"].startswith("Error: command not confirmed")
-    assert (root / "build" / "out.o").exists()
+    assert trace.answer == "left it" and (root / "build" / "out.o").exists()    # the loop goes on
 
 
 def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkeypatch):
@@ -184,7 +161,7 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
 
 
 def test_a_lab_with_a_real_client_asks(tmp_path, prompts):
-    client = scripted(tool_call("bash", {"command": "rm -rf s01_agent_loop"}), reply(text("done")))
+    client = Script(tool_call("bash", {"command": "rm -rf s01_agent_loop"}), reply(text("done"))).client
     result = Lab(client=client, root=tmp_path / "runs").run(1)
     assert len(prompts) == 1 and "rm -rf s01_agent_loop" in prompts[0]
     assert (result.workdir / "s01_agent_loop").is_dir()

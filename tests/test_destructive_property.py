@@ -1,9 +1,6 @@
-"""A property of the judgement of bash commands, checked by running what it judges.
-
-Hypothesis writes shell scripts from deleting and harmless commands (LOSES, HARMLESS, VARIABLE)
-inside wrappers, compounds and substitutions (AROUND, JOINS); each runs through the real
-Workspace, in bubblewrap, in a throwaway git repository compared before and after. A script that
-changed or wrote any file must have been asked about, or blocked.
+"""The judgement of bash commands, checked by running what it judges: hypothesis nests deleting
+and harmless commands in wrappers, compounds and substitutions; each script runs through the real
+Workspace, in bubblewrap, in a throwaway git repository; one that changed any file was asked, or blocked.
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import make_files
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -56,12 +54,9 @@ scripts = st.recursive(leaves, lambda inner: st.one_of(
 def judged_folder():
     """A throwaway git repository with a few files, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="judged-") as folder:
-        root = Path(folder)
-        (root / "sub").mkdir()
+        root = make_files(Path(folder), {"a.txt": "alpha a\n", "b.txt": "bravo b\n", "c.txt": "charlie c\n",
+                                         "sub/d.txt": "delta d\n", "list": "a.txt\n"})
         (root / "empty").mkdir()
-        for name, text in (("a.txt", "alpha a\n"), ("b.txt", "bravo b\n"), ("c.txt", "charlie c\n"),
-                           ("sub/d.txt", "delta d\n"), ("list", "a.txt\n")):
-            (root / name).write_text(text)
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         yield root
 

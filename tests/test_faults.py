@@ -15,9 +15,9 @@ from pathlib import Path
 import anthropic
 import httpx2
 import pytest
-from conftest import fake_summary, run_agent
+from conftest import fake_summary, make_files, run_agent
 from histories import session, user
-from replies import Script, reply, text
+from replies import Script, api_error, client_for, reply, text, tool_call
 
 from compact import Compactor, LoopOptions, StorageError, SummaryError, Workspace, summarizer_for
 from compact.model_call import ModelResponseError
@@ -41,93 +41,62 @@ def untouched(history: list, root: Path):
 @pytest.fixture
 def workdir(tmp_path):
     """A workdir that already holds a transcript and a persisted result from earlier."""
-    (tmp_path / ".transcripts").mkdir()
-    (tmp_path / ".transcripts" / "transcript-0001.jsonl").write_text('{"role":"user"}\n')
-    (tmp_path / ".task_outputs" / "tool-results").mkdir(parents=True)
-    (tmp_path / ".task_outputs" / "tool-results" / "t0_0.txt").write_text("an older persisted result")
-    return tmp_path
+    return make_files(tmp_path, {".transcripts/transcript-0001.jsonl": '{"role":"user"}\n',
+                                 ".task_outputs/tool-results/t0_0.txt": "an older persisted result"})
 
 
 def enospc(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def client_for(handler) -> anthropic.Anthropic:
-    """A real SDK client whose HTTP answers come from ``handler`` (no network)."""
-    return anthropic.Anthropic(api_key="x", base_url="http://offline.invalid", max_retries=0,
-                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-
-
-def scripted(*replies) -> anthropic.Anthropic:
-    return Script(*replies).client
-
-
-def tool_call(name: str, tool_input: dict, call_id: str = "toolu_1") -> dict:
-    return reply({"type": "tool_use", "id": call_id, "name": name, "input": tool_input},
-                 stop="tool_use")
-
-
-def mkstemp_failing(monkeypatch, folder_fails) -> None:
-    real_mkstemp = storage.tempfile.mkstemp
-
-    def mkstemp(dir, **kw):
-        if folder_fails(Path(dir)):
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real_mkstemp(dir=dir, **kw)
-    monkeypatch.setattr(storage.tempfile, "mkstemp", mkstemp)
-
-
-OVERLOADED = httpx2.Response(529, json={"type": "error", "error": {
-    "type": "overloaded_error", "message": "Overloaded"}})
+OVERLOADED = api_error(529, "overloaded_error", "Overloaded")
 
 # ---- storage: full or unwritable disk -----------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["compact_history", "reactive_compact"])
-def test_transcript_folder_full(workdir, monkeypatch, method):
-    history = session([["a" * 500], ["b" * 500], ["c" * 500], ["d" * 500]])  # reactive acts
-    monkeypatch.setattr(storage.os, "fsync", enospc)
+class HalfWriter(io.FileIO):
+    """The disk fills after half the bytes."""
+    def write(self, data):
+        super().write(data[: len(data) // 2])
+        enospc()
+
+
+def break_storage(monkeypatch, fault: str, folder: Path) -> None:
+    real_mkstemp = storage.tempfile.mkstemp
+
+    def mkstemp(dir, **kw):
+        if Path(dir) == folder:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_mkstemp(dir=dir, **kw)
+    if fault == "unwritable":             # EACCES, simulated: as root, chmod does not stop writes
+        monkeypatch.setattr(storage.tempfile, "mkstemp", mkstemp)
+    elif fault == "halfway":
+        monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
+    else:
+        monkeypatch.setattr(storage.os, fault, enospc)
+
+
+TRANSCRIPTS, TOOL_RESULTS = ".transcripts", ".task_outputs/tool-results"
+
+
+@pytest.mark.parametrize(("fault", "folder", "method"), [
+    ("fsync", TRANSCRIPTS, "compact_history"), ("fsync", TRANSCRIPTS, "reactive_compact"),
+    ("halfway", TRANSCRIPTS, "compact_history"), ("unwritable", TRANSCRIPTS, "compact_history"),
+    ("link", TOOL_RESULTS, "tool_result_budget"), ("link", TOOL_RESULTS, "prepare"),
+    ("unwritable", TOOL_RESULTS, "tool_result_budget"),
+])
+def test_a_full_or_unwritable_folder_changes_nothing_and_says_so(workdir, monkeypatch, fault, folder,
+                                                                  method):
+    """No half file under a real name, no temp file, and the error names the folder and the fix."""
+    history = session([["a" * 500], ["b" * 500], ["c" * 500], ["z" * 250_000]])   # reactive acts
+    break_storage(monkeypatch, fault, workdir / folder)
+    stage = getattr(Compactor(workdir, summarize=fake_summary), method)
     with untouched(history, workdir), pytest.raises(StorageError) as caught:
-        getattr(Compactor(workdir, summarize=fake_summary), method)(history, "task")
-    message = str(caught.value)
-    assert "transcript" in message and str(workdir / ".transcripts") in message
-    assert "No space left on device" in message and "Free some disk space" in message
-
-
-def test_transcript_write_stops_halfway(workdir, monkeypatch):
-    """The disk fills after half the bytes: no half file under a real name, no temp file."""
-    class HalfWriter(io.FileIO):
-        def write(self, data):
-            super().write(data[: len(data) // 2])
-            enospc()
-
-    monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: HalfWriter(fd, mode))
-    history = session([["a" * 5_000]])
-    with untouched(history, workdir), pytest.raises(StorageError, match="cannot write the transcript"):
-        Compactor(workdir, summarize=fake_summary).compact_history(history, "task")
-
-
-def test_tool_results_folder_full(workdir, monkeypatch):
-    history = session([["z" * 250_000, "y" * 250_000]])
-    monkeypatch.setattr(storage.os, "link", enospc)
-    compactor = Compactor(workdir, summarize=fake_summary)
-    for call in (compactor.tool_result_budget, lambda m: compactor.prepare(m, "task")):
-        with untouched(history, workdir), pytest.raises(StorageError) as caught:
-            call(history)
-        assert str(workdir / ".task_outputs" / "tool-results") in str(caught.value)
-        assert "Free some disk space or make the folder writable" in str(caught.value)
-
-
-@pytest.mark.parametrize(("folder", "method"), [(".task_outputs/tool-results", "tool_result_budget"),
-                                                (".transcripts", "compact_history")])
-def test_folder_unwritable(workdir, monkeypatch, folder, method):
-    """EACCES (simulated: the tests run as root, where chmod does not stop writes)."""
-    mkstemp_failing(monkeypatch, lambda dir: dir == workdir / folder)
-    history = session([["z" * 250_000]])
-    args = (history, "task") if method == "compact_history" else (history,)
-    with untouched(history, workdir), pytest.raises(
-            StorageError, match="Permission denied. .*make the folder writable"):
-        getattr(Compactor(workdir, summarize=fake_summary), method)(*args)
+        stage(history) if method == "tool_result_budget" else stage(history, "task")
+    what, why = ("transcript" if folder == TRANSCRIPTS else "tool-results",
+                 "Permission denied" if fault == "unwritable" else "No space left on device")
+    assert f"cannot write the {what} in {workdir / folder}: {why}. Free some disk space or make the " \
+           "folder writable; the history was left unchanged." in str(caught.value)
 
 
 def test_folder_linked_outside_the_workdir_is_refused(tmp_path):
@@ -168,11 +137,9 @@ def test_transcripts_are_new_files_never_overwrites(workdir, monkeypatch, link):
 
 
 def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkeypatch):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "one.py").write_text('"""Module one."""\n' + "x = 1\n" * 5_000)
-    (ws / "two.py").write_text('"""Module two."""\n' + "y = 2\n" * 5_000)
-    mkstemp_failing(monkeypatch, lambda dir: dir.name == ".transcripts")
+    ws = make_files(tmp_path / "ws", {"one.py": '"""Module one."""\n' + "x = 1\n" * 5_000,
+                                      "two.py": '"""Module two."""\n' + "y = 2\n" * 5_000})
+    break_storage(monkeypatch, "unwritable", ws / TRANSCRIPTS)
     client = OfflineModel().client()
     messages = [user("Compare one.py and two.py")]
     snapshots = []
@@ -191,13 +158,28 @@ def raising(error: Exception):
     return summarize
 
 
+def read_timeout(request):
+    raise httpx2.ReadTimeout("read timed out", request=request)
+
+
+def answered(handler):
+    """The summariser of an SDK client whose HTTP answers come from ``handler``."""
+    return summarizer_for(client_for(handler))
+
+
 @pytest.mark.parametrize(("summarize", "words"), [
     (raising(RuntimeError("summariser crashed")), "RuntimeError: summariser crashed"),
     (raising(TimeoutError("the summariser took too long")), "TimeoutError: the summariser took too long"),
     (lambda m: "", "returned no text"),
     (lambda m: "   \n", "returned no text"),
     (lambda m: None, "returned no text"),
-])
+    (answered(read_timeout), r"the summariser failed \(APITimeoutError"),
+    (answered(lambda r: OVERLOADED), "the summariser failed"),
+    (answered(lambda r: httpx2.Response(200, text="<html>proxy login</html>",
+                                        headers={"content-type": "text/html"})), "the summariser failed"),
+    (answered(lambda r: httpx2.Response(200, json={"content": "not a list"})), "the summariser failed"),
+], ids=["crash", "timeout", "empty", "blank", "none", "client-timeout", "client-529", "client-html",
+        "client-wrong-shape"])
 @pytest.mark.parametrize("method", ["compact_history", "reactive_compact", "prepare"])
 def test_summariser_fails(tmp_path, summarize, words, method):
     # > 50,000 chars (micro_compact leaves a 100-char result), and it precedes reactive's tail of 5
@@ -206,30 +188,11 @@ def test_summariser_fails(tmp_path, summarize, words, method):
     with pytest.raises(SummaryError, match=words) as caught:
         getattr(Compactor(tmp_path, summarize=summarize), method)(history, "task")
     assert "left unchanged" in str(caught.value) and "retry" in str(caught.value)
+    if "APITimeoutError" in words:
+        assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
     assert history == before
     saved = list((tmp_path / ".transcripts").glob("*.jsonl"))
     assert len(saved) == 1 and storage.read_transcript(saved[0]) == before   # nothing lost
-
-
-def read_timeout(request):
-    raise httpx2.ReadTimeout("read timed out", request=request)
-
-
-@pytest.mark.parametrize("handler", [
-    read_timeout,
-    lambda r: OVERLOADED,
-    lambda r: httpx2.Response(200, text="<html>proxy login</html>", headers={"content-type": "text/html"}),
-    lambda r: httpx2.Response(200, json={"content": "not a list"}),
-], ids=["timeout", "529", "html", "wrong-shape"])
-def test_summariser_client_fails(tmp_path, handler):
-    history = session([["a" * 500]])
-    before = copy.deepcopy(history)
-    with pytest.raises(SummaryError, match="the summariser failed") as caught:
-        Compactor(tmp_path, summarize=summarizer_for(client_for(handler))).compact_history(history, "t")
-    if handler is read_timeout:
-        assert isinstance(caught.value.__cause__, anthropic.APITimeoutError)
-        assert "APITimeoutError" in str(caught.value)
-    assert history == before and len(list((tmp_path / ".transcripts").glob("*.jsonl"))) == 1
 
 # ---- the model API ------------------------------------------------------------------------
 
@@ -251,7 +214,7 @@ def test_a_failing_model_call_is_raised_unchanged_and_a_retry_carries_on(tmp_pat
         assert caught.value.status_code == 529
     if hasattr(caught.value, "add_note"):
         assert all(note in " ".join(caught.value.__notes__) for note in notes)
-    trace = run_agent(messages, scripted(reply(text("done"))), tmp_path, request="do it",
+    trace = run_agent(messages, Script(reply(text("done"))).client, tmp_path, request="do it",
                       model="scripted")
     assert trace.answer == "done" and messages == [*before, {"role": "assistant", "content": [
         text("done")]}]
@@ -298,7 +261,7 @@ class BrokenWorkspace(Workspace):
 
 
 def test_a_tool_that_raises_becomes_an_error_result_and_the_loop_goes_on(tmp_path):
-    client = scripted(tool_call("read_file", {"path": "a.txt"}), reply(text("could not read it")))
+    client = Script(tool_call("read_file", {"path": "a.txt"}), reply(text("could not read it"))).client
     messages = [user("read a.txt")]
     trace = run_agent(messages, client, BrokenWorkspace(tmp_path), model="scripted")
     result = messages[2]["content"][0]
@@ -307,18 +270,16 @@ def test_a_tool_that_raises_becomes_an_error_result_and_the_loop_goes_on(tmp_pat
                                         "(RuntimeError: disk on fire)")
     assert "Try another tool or approach" in result["content"]
     assert trace.answer == "could not read it"
-
-
-def test_offline_agent_survives_a_raising_tool(tmp_path):
-    (tmp_path / "a.txt").write_text("alpha")
+    (tmp_path / "a.txt").write_text("alpha")                   # the offline model carries on too
     messages, client = [user("Read a.txt")], OfflineModel().client()
     trace = run_agent(messages, client, BrokenWorkspace(tmp_path), summarizer_for(client))
     assert "Error: read_file failed unexpectedly" in messages[2]["content"][0]["content"]
     assert "(offline model)" in trace.answer and "disk on fire" in trace.answer
 
 
-def test_a_hanging_tool_times_out_and_the_loop_goes_on(tmp_path):
-    client = scripted(tool_call("bash", {"command": "sleep 5"}), reply(text("it hung")))
+def test_a_hanging_tool_times_out_leaves_no_process_behind_and_the_loop_goes_on(tmp_path):
+    command = "(sleep 1; touch late.txt) & sleep 5"
+    client = Script(tool_call("bash", {"command": command}), reply(text("it hung"))).client
     messages = [user("wait")]
     started = time.monotonic()
     trace = run_agent(messages, client, Workspace(tmp_path, bash_timeout=0.5), model="scripted")
@@ -327,11 +288,6 @@ def test_a_hanging_tool_times_out_and_the_loop_goes_on(tmp_path):
         "Error: command timed out after 0.5 s and was stopped")
     assert "raise Workspace.bash_timeout" in messages[2]["content"][0]["content"]
     assert trace.answer == "it hung"
-
-
-def test_a_timed_out_command_leaves_no_process_behind(tmp_path):
-    ws = Workspace(tmp_path, bash_timeout=0.3)
-    assert "timed out" in ws.run("bash", {"command": "(sleep 1; touch late.txt) & sleep 5"})
     time.sleep(1.5)
     assert not (tmp_path / "late.txt").exists()          # the whole process group was stopped
 

@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from conftest import make_files
 
 from compact import Workspace, globbing
 
@@ -30,9 +31,7 @@ print(round(time.monotonic() - started, 3), repr(out))
 ])
 def test_a_pattern_that_makes_a_regex_backtrack_returns_within_the_timeout(tmp_path, name,
                                                                              pattern):
-    target = tmp_path / name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("x")
+    make_files(tmp_path, {name: "x"})
     done = subprocess.run([sys.executable, "-c", HANG, str(tmp_path), pattern],
                           capture_output=True, text=True, timeout=30)
     seconds, out = done.stdout.split(" ", 1)
@@ -41,8 +40,7 @@ def test_a_pattern_that_makes_a_regex_backtrack_returns_within_the_timeout(tmp_p
 
 
 def test_the_deadline_is_checked_before_every_name(tmp_path, monkeypatch):
-    for k in range(100):
-        (tmp_path / f"f{k:03d}.txt").write_text("x")
+    make_files(tmp_path, {f"f{k:03d}.txt": "x" for k in range(100)})
     real = globbing.path_matches
 
     def slow(parts, names):

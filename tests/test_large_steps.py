@@ -1,7 +1,7 @@
 """The cache-friendly configuration: compaction in large steps, and the bounded, merged summary."""
 
 import pytest
-from histories import tool_turn, user
+from histories import assistant, tool_turn, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +41,8 @@ def summary_of(messages: list) -> str:
 
 
 def grow(history: list, k: int, chars: int = 3_000) -> None:
-    history += tool_turn([f"{k} " + "x" * chars], prefix=f"g{k}_")
-    history.append({"role": "assistant", "content": [{"type": "text", "text": f"noted {k}"}]})
-    history.append(user(f"step {k + 1}"))
+    history += [*tool_turn([f"{k} " + "x" * chars], prefix=f"g{k}_"), assistant(f"noted {k}"),
+                user(f"step {k + 1}")]
 
 
 def test_the_core_knows_nothing_of_the_extension():
@@ -178,8 +177,7 @@ def test_a_summary_without_headings_is_merged_as_findings():
 def test_compacting_again_with_nothing_new_keeps_the_summary(tmp_path):
     calls = []
     compactor = stepped(tmp_path, lambda m: calls.append(m) or summary_of(m))
-    history = [user("never touch vendor/"), *tool_turn(["x" * 100]),
-               {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
+    history = [user("never touch vendor/"), *tool_turn(["x" * 100]), assistant("done")]
     once = compactor.compact_history(history, "go")
     twice = compactor.compact_history(once, "go")              # the compact tool, called again
     assert len(calls) == 1                                     # no summary of nothing

@@ -13,8 +13,8 @@ from compact.pipeline.tool_result_budget import persisted_text
 
 
 def in_place_budget(messages, ctx, keep=persisted_text):
-    workdir, limits = ctx.workdir, ctx.limits
     """The lesson's loop as printed: it edits the last message's blocks and returns the list."""
+    workdir, limits = ctx.workdir, ctx.limits
     last = messages[-1]
     if last["role"] != "user" or not isinstance(last["content"], list):
         return messages
@@ -63,22 +63,17 @@ def test_a_wrong_preview_fails_the_check_where_it_differs_and_changes_the_run(tm
     assert "the answers differ" in found and mine.fired == ["tool_result_budget"]
 
 
-def test_your_compact_history_reports_the_transcript_it_wrote(tmp_path):
-    """Not the folder's .gitignore (written with the folder): the loop's line names the JSONL."""
-    mine = run_experiment(3, stages={"compact_history": solutions.compact_history}, workdir=tmp_path)
-    [event] = [e for e in mine.events if e.stage == "compact_history" and e.fired]
-    assert [Path(f).suffix for f in event.files_written] == [".jsonl"]
-    assert any(line.startswith("[transcript saved: .transcripts/transcript-") for line in mine.log)
-
-
 def test_the_run_says_when_the_stage_passed_in_is_the_worked_solution(tmp_path):
-    """A learner who has not deleted the import line reads that the solution ran, not theirs."""
+    """A learner who has not deleted the import line reads that the solution ran, not theirs;
+    either reports the transcript it wrote (the JSONL, not the folder's .gitignore)."""
     solution = run_experiment(3, stages={"compact_history": solutions.compact_history},
                               workdir=tmp_path / "solution")
     mine = run_experiment(3, stages={"compact_history": lambda m, ctx: solutions.compact_history(m, ctx)},
                           workdir=tmp_path / "mine")
     [told] = [e for e in solution.events if e.stage == "compact_history" and e.fired]
     [own] = [e for e in mine.events if e.stage == "compact_history" and e.fired]
+    assert [Path(f).suffix for f in told.files_written] == [".jsonl"]
+    assert any(line.startswith("[transcript saved: .transcripts/transcript-") for line in solution.log)
     assert told.function == "compact.classroom.solutions.compact_history"
     assert own.function.endswith("<lambda>") and own.detail == told.detail
     assert "the worked solution's compact_history ran, not yours" in turns(solution, "experiment 3").title

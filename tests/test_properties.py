@@ -15,26 +15,22 @@ EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
 LIMITS = st.sampled_from([SMALL, Limits()])
 
 
-@EXAMPLES
-@given(histories(), LIMITS)
-def test_prepare_keeps_pairs_whole_and_starts_with_user(history, limits):
-    with scratch() as workdir:
-        result = Compactor(workdir, limits, summarize=fake_summary).prepare(history, "task")
-    assert pairing_problems(result) == []
-    validate_history(result)
-    assert result[0]["role"] == "user"
-
-
-@EXAMPLES
-@given(histories(), LIMITS)
-def test_prepare_twice_changes_nothing_the_second_time(history, limits):
+def prepare_invariants(history: list, limits: Limits) -> None:
+    """prepare() keeps pairs whole, starts with a user message, and a second run changes nothing."""
     with scratch() as workdir:
         compactor = Compactor(workdir, limits, summarize=fake_summary)
         once = compactor.prepare(history, "task")
         written = len(compactor.events)
-        twice = compactor.prepare(once, "task")
-        assert twice == once
+        assert pairing_problems(once) == [] and once[0]["role"] == "user"
+        validate_history(once)
+        assert compactor.prepare(once, "task") == once
         assert not any(e.fired for e in compactor.events[written:])
+
+
+@EXAMPLES
+@given(histories(), LIMITS)
+def test_prepare_keeps_pairs_whole_and_a_second_run_changes_nothing(history, limits):
+    prepare_invariants(history, limits)
 
 
 @EXAMPLES
@@ -54,8 +50,4 @@ def test_stages_one_to_three_never_grow_the_context(history, limits):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(histories(), LIMITS)
 def test_all_invariants_at_scale(history, limits):
-    with scratch() as workdir:
-        compactor = Compactor(workdir, limits, summarize=fake_summary)
-        once = compactor.prepare(history, "task")
-        assert pairing_problems(once) == [] and once[0]["role"] == "user"
-        assert compactor.prepare(once, "task") == once
+    prepare_invariants(history, limits)

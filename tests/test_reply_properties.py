@@ -1,13 +1,7 @@
-"""Property: whatever mix of real-API replies the model sends, every request agent_loop sends
-is one the Messages API accepts, and the history stays valid turn after turn.
-
-Hypothesis scripts sessions of replies mixing tool calls, ``end_turn`` with tool calls,
-``max_tokens`` (sometimes cut inside a tool call, its input partial or absent),
-``pause_turn``, ``refusal`` and empty or blank text blocks, and drives them through the real
-SDK, turn after turn as the REPL does. The oracle is the offline model's own rule set
-(``compact.offline.api``), checked here against the independent reference of
-tests/test_strict_api.py too.
-"""
+"""Property: whatever mix of real-API replies the model sends (tool calls, a call cut off by
+max_tokens, pause_turn, refusal, blank text), every request agent_loop sends is one the Messages
+API accepts (by compact.offline.api and by test_strict_api's independent reference), and the
+history stays valid turn after turn."""
 
 from __future__ import annotations
 

@@ -130,18 +130,13 @@ def test_a_lab_keeps_its_newest_runs_of_each_experiment_and_says_how_much_it_hol
     assert "keeps its newest 2 of each experiment" in lab.runs_kept.value
 
 
-def test_runs_go_on_after_the_runs_folder_is_deleted_by_hand(tmp_path):
-    lab = Lab(root=tmp_path / "runs")
-    lab.run(1)
-    shutil.rmtree(tmp_path / "runs")
-    again = lab.run(2)                                 # no FileNotFoundError
-    assert again.workdir.is_dir() and again.tool_results
-    assert runs.statuses(lab.root) == {again.workdir.name: "mine"}
-
-
-def test_a_listing_survives_files_vanishing_under_it(tmp_path):
+def test_runs_and_listings_go_on_after_files_are_deleted_by_hand(tmp_path):
     lab = Lab(root=tmp_path / "runs")
     transcript = lab.run(3).transcripts[0]
     transcript.unlink()                                # by hand, after the run listed it
     assert file_size(transcript) == "removed since"
+    shutil.rmtree(tmp_path / "runs")
+    again = lab.run(2)                                 # no FileNotFoundError
+    assert again.workdir.is_dir() and again.tool_results
+    assert runs.statuses(lab.root) == {again.workdir.name: "mine"}
     assert runs.folder_bytes(tmp_path / "nowhere") == 0 and runs.usage(tmp_path / "nowhere") == (0, 0)

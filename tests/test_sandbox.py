@@ -3,18 +3,15 @@
 import os
 
 import pytest
+from conftest import make_files
 
 from compact import Workspace
 
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("secret")
-    (root / "inside.txt").write_text("inside")
+    root = make_files(tmp_path / "ws", {"inside.txt": "inside"})
+    outside = make_files(tmp_path / "outside", {"secret.txt": "secret"})
     os.symlink(outside, root / "link")
     os.symlink(outside / "secret.txt", root / "secret-link.txt")
     return Workspace(root)
@@ -49,6 +46,7 @@ def test_glob_does_not_follow_into_hidden_or_outside(ws):
 
 def test_inside_paths_work(ws):
     assert ws.run("read_file", {"path": "inside.txt"}) == "inside"
+    assert ws.run("bash", {"command": "pwd"}) == str(ws.root.resolve())
     assert ws.run("write_file", {"path": "sub/new.txt", "content": "x"}).startswith("Wrote")
     assert ws.run("edit_file", {"path": "sub/new.txt", "old_text": "x", "new_text": "y"}) == \
         "Edited sub/new.txt"

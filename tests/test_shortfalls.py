@@ -4,7 +4,7 @@ import copy
 import json
 
 from histories import assistant, session, tool_turn, user
-from test_faults import client_for
+from replies import client_for
 
 from compact import PLACEHOLDER, Compactor, estimate_size, summarizer_for
 from compact.classroom import as_written as lesson

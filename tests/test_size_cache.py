@@ -4,8 +4,8 @@ import copy
 import math
 
 import pytest
-from conftest import fake_summary
-from histories import histories, tool_turn, user
+from conftest import fake_summary, make_files
+from histories import histories, session, tool_turn, user
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,22 +27,14 @@ EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "
          "orphan", "role", "image", "result_image", "image_data"]
 
 
-def cached(workdir):
-    return size_cached(Compactor(workdir, summarize=fake_summary))
-
-
-def _blocks(history):
-    return [(i, j) for i, m in enumerate(history) if isinstance(m.get("content"), list)
-            for j in range(len(m["content"]))]
-
-
 def edit(history: list, kind: str, at: int, value) -> None:
     """One in-place edit of the kind a caller might make between two turns."""
     if not history:
         return
     i = at % len(history)
     message = history[i]
-    blocks = _blocks(history)
+    blocks = [b for m in history if isinstance(m.get("content"), list) for b in m["content"]]
+    block = blocks[at % len(blocks)] if blocks else None
     if kind == "text":
         if isinstance(message["content"], str):
             message["content"] = message["content"] + str(value)
@@ -55,8 +47,6 @@ def edit(history: list, kind: str, at: int, value) -> None:
     elif kind == "drop_block" and isinstance(message["content"], list) and message["content"]:
         message["content"].pop()
     elif kind in ("input_number", "input_nested", "nan", "negative_zero") and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        block = history[bi]["content"][bj]
         target = block.setdefault("input", {}) if block.get("type") == "tool_use" else block
         if kind == "input_number":     # 1 → True → 1.0: equal in Python, not in JSON
             old = target.get("limit", 1)
@@ -80,8 +70,7 @@ def edit(history: list, kind: str, at: int, value) -> None:
     elif kind == "equal_copy":
         history[i] = copy.deepcopy(message)
     elif kind == "bad_bytes" and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        history[bi]["content"][bj]["extra"] = b"raw"
+        block["extra"] = b"raw"
     elif kind == "orphan":
         history.insert(i, {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
@@ -92,12 +81,9 @@ def edit(history: list, kind: str, at: int, value) -> None:
             {"type": "text", "text": str(value)},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                          "data": "iVBORw0KGgo" * (at % 50)}}]})
-    elif kind == "result_image" and blocks:
-        bi, bj = blocks[at % len(blocks)]
-        block = history[bi]["content"][bj]
-        if block.get("type") == "tool_result":
-            block["content"] = [{"type": "text", "text": str(value)},
-                                {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]
+    elif kind == "result_image" and blocks and block.get("type") == "tool_result":
+        block["content"] = [{"type": "text", "text": str(value)},
+                            {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]
     elif kind == "image_data":            # the base64 grows in place: the size must not move
         for m in history:
             for b in m["content"] if isinstance(m["content"], list) else []:
@@ -132,7 +118,7 @@ def test_cached_size_equals_estimate_size_under_in_place_edits(history, edits):
         assert outcome(cache.measure, history) == outcome(reference, history), kind
 
 
-def test_numbers_equal_in_python_but_not_in_json_are_told_apart():
+def test_a_snapshot_tells_apart_what_json_does_and_copies_only_plain_data():
     for before, after in ((1, True), (True, 1), (1, 1.0), (0.0, -0.0), (math.nan, math.nan)):
         message = {"role": "user", "content": [{"type": "text", "text": "t", "n": before}]}
         kept = snapshot(message)
@@ -140,9 +126,7 @@ def test_numbers_equal_in_python_but_not_in_json_are_told_apart():
         same_json = messages_module.wire_json(before) == messages_module.wire_json(after)
         assert (kept == message) == same_json
 
-
-def test_sdk_objects_and_odd_keys_are_never_cached():
-    class Model:
+    class Model:                                      # SDK objects and odd keys: never cached
         def model_dump(self, **_):
             return {"type": "text", "text": "typed"}
 
@@ -157,9 +141,7 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
     calls = []
     real = messages_module.wire_json
     monkeypatch.setattr(messages_module, "wire_json", lambda v: calls.append(v) or real(v))
-    history = [user("go")]
-    for k in range(200):
-        history += tool_turn([f"result {k}"], prefix=f"r{k}_")
+    history = session([[f"result {k}"] for k in range(200)], "go")
     sizes = SizeCache()
     compactor = size_cached(Compactor(tmp_path, summarize=fake_summary, stages=()), sizes)
     compactor.prepare(history, "go")
@@ -177,20 +159,25 @@ def test_a_turn_serialises_only_the_new_messages(tmp_path, monkeypatch):
 
 def test_an_in_place_edit_is_seen_and_the_size_stays_exact(tmp_path):
     history = [user("go"), *tool_turn(["a" * 500, "b" * 500])]
-    compactor = cached(tmp_path)
+    compactor = size_cached(Compactor(tmp_path, summarize=fake_summary))
     compactor.measure(history)
     history[2]["content"][1]["content"] = "short"      # edited where it lies
     assert compactor.measure(history) == estimate_size(history)
     history[2]["content"][1]["content"] = b"bytes"     # now invalid: the check runs again
     with pytest.raises(HistoryError):
         compactor.measure(history)
+    history[2]["content"][1]["content"] = "short"
+    compactor.measure(history)
+    history.append({"role": "user", "content": [                     # an orphan added after measuring
+        {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
+    with pytest.raises(HistoryError, match="no matching tool_use"):
+        compactor.prepare(history, "go")                            # measured again, refused
+    history.pop()
+    assert compactor.measure(history) == estimate_size(history)
 
 
 def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    for k in range(4):
-        (root / f"f{k}.md").write_text(f"# F{k}\n" + "text " * 3_000)
+    root = make_files(tmp_path / "ws", {f"f{k}.md": f"# F{k}\n" + "text " * 3_000 for k in range(4)})
     history = [user("Read f0.md")]
     client = OfflineModel().client()
     compactor = Compactor(root, summarize=summarizer_for(client))
@@ -205,27 +192,11 @@ def test_agent_loop_trace_sizes_match_estimate_size(tmp_path):
     assert all(a == b for a, b in seen) and len(seen) >= 4
 
 
-def test_an_orphan_added_after_measuring_is_refused_by_prepare(tmp_path):
-    history = [user("go"), *tool_turn(["a" * 500])]
-    compactor = cached(tmp_path)
-    compactor.measure(history)
-    history.append({"role": "user", "content": [                     # added after measuring
-        {"type": "tool_result", "tool_use_id": "nobody", "content": "x"}]})
-    with pytest.raises(HistoryError, match="no matching tool_use"):
-        compactor.prepare(history, "go")                            # measured again, refused
-    history.pop()
-    assert compactor.measure(history) == estimate_size(history)
-
-
 def test_agent_loop_measures_with_a_size_cache_of_its_own(tmp_path):
     """agent_loop's own Compactor opts into the cache: a turn on a long kept history checks
     only the new messages (counted by the cache, not timed)."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    history = [user("go")]
-    for k in range(300):
-        history += tool_turn([f"result {k}"], prefix=f"r{k}_")
-    history.append(user("Say hello"))
+    root = make_files(tmp_path / "ws", {})
+    history = [*session([[f"result {k}"] for k in range(300)], "go"), user("Say hello")]
     sizes = SizeCache()
     compactor = size_cached(Compactor(root, summarize=fake_summary, stages=()), sizes)
     trace = agent_loop(history, "Say hello", client=OfflineModel(window_tokens=10**7).client(),
