@@ -8,16 +8,20 @@ import json
 import re
 
 import pytest
+from conftest import run_agent
 from served import answered
 
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
+from compact.client import summarizer_for
 from compact.demo import expected_titles
+from compact.offline import OfflineModel
 from compact.offline.phrases import CATALOGS, LANGUAGES, forms, phrase
 from compact.offline.summarizer import Entry, offline_summary
 from compact.offline.view import notes_in, read_view
 from compact.pipeline.formats import COMPACTED, compacted_message, parse_compacted
 from compact.pipeline.summary import SUMMARY_SYSTEM, render_history
 from compact.texts import language
+from compact.tools import Workspace
 
 _TAKEN_OUT = re.compile(
     r"`[^`]*`"                                   # code spans
@@ -182,3 +186,17 @@ def test_summaries_asked_every_way_of_a_chinese_conversation_are_chinese():
         assert summary.startswith(phrase("summary_label", "zh")), summary
         assert re.search(r"笔记 \[s08/code\.py\]：Python，\d 行（完整解析）", summary)
         assert "用户约束：不要修改文件。" in summary and not english_sentences(summary)
+
+
+@pytest.mark.parametrize("request_text", ["写入 notes.md，内容为 'hello world'，然后压缩对话。",
+                                          "把对话压缩之前，先写入 notes.md，内容是「hello world」"])
+def test_a_write_then_compact_request_in_chinese_is_done_once_and_answered_in_chinese(tmp_path, request_text):
+    """Notebook 05's compact-tool request, as its Chinese edition asks it: the file written once,
+    the compact tool called in the same batch, and the answer in Chinese."""
+    client = OfflineModel().client()
+    trace = run_agent([{"role": "user", "content": request_text}], client, Workspace(tmp_path),
+                      summarize=summarizer_for(client))
+    assert [name for turn in trace.turns for name, _ in turn.tool_calls] == ["write_file", "compact"]
+    assert (tmp_path / "notes.md").read_text() == "hello world"
+    assert "compact_tool" in trace.turns[0].stages
+    assert trace.answer.startswith("（离线模型）") and english_sentences(trace.answer) == []

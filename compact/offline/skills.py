@@ -43,18 +43,18 @@ from .phrases import language, offline_label, phrase, split_parts
 from .view import View
 
 # One pattern both picks the skill and reads the request, so a request it picks is one it can read.
-WRITE = re.compile(r"write\s+(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
-                   r"(?:containing|saying|with)\s+['\"](.+?)['\"]", re.I | re.S)
+WRITE = re.compile(r"(?:write|写入)\s*(?:a file\s+)?(?:called\s+|named\s+)?`?([\w./-]+)`?.*?"
+                   r"(?:containing|saying|with|内容为|内容是)\s*['\"“「](.+?)['\"”」]", re.I | re.S)
 
 
 def write_file(view: View) -> Step:
-    """"Write P containing 'T'" (and, if asked, compact afterwards): once, never again."""
+    """"Write P containing 'T'" or 「写入 P，内容为 'T'」, and compact afterwards if asked: once only."""
     match = WRITE.search(view.request)
     path, text = match.group(1).removeprefix("./"), match.group(2)
     written = bool(view.note(f"write_file {path}")) or any(
         c.name == "write_file" and c.input.get("path") == path for c in view.calls) or any(
         f"write_file {path}" in ref for ref in view.reference)
-    wants_compact = bool(re.search(r"\bcompact", view.request.replace(path, ""), re.I))
+    wants_compact = bool(re.search(r"\bcompact|压缩", view.request.replace(path, ""), re.I))
     lang = view.lang
     if not written:
         calls = [("write_file", {"path": path, "content": text})]
