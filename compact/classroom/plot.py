@@ -412,7 +412,15 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
                 plot_context(run, ax=ax, limit=limit)
             else:
                 PANELS[name](run, ax=ax)
+        if window and "context" in panels:     # the counted tokens are drawn: chars ÷ 4 is only the estimate
+            _estimate_axis(axes[panels.index("context")])
     return fig
+
+
+def _estimate_axis(ax: Axes) -> None:
+    """The context panel's right axis, labelled as the chars ÷ 4 estimate it is."""
+    for right in ax.child_axes:
+        right.set_ylabel(say("plot.tokens_axis_estimate"))
 
 
 def stage_markers(ax: Axes) -> dict[str, int]:
