@@ -124,7 +124,7 @@ def test_a_field_that_is_a_key_is_shown_as_its_text(english):
     text_table.language("zh")
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
     assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
-    assert same.lines()[1].endswith("：这里没有）")
+    assert same.lines()[1].endswith("，而这里没有差别）")
 
 
 def test_a_plain_why_is_shown_as_given(english):
