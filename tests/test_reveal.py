@@ -106,9 +106,9 @@ def test_a_key_is_shown_in_the_chosen_language(english):
         "Why: each turn reads one whole code file and keeps it: turn 4 would have sent both files, "
         "254,886 chars, which the model counts as 63,722 tokens, over its 16,000-token window"]
     text_table.language("zh")
-    assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中：第 4 轮本要同时发送"
-                                "两个文件，共 254,886 个字符，模型算作 63,722 个 token，超出了它 16,000 "
-                                "token 的窗口")
+    assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
+                                "第 4 轮本要同时发送两个文件，共 254,886 个字符，模型算作 63,722 个 token，"
+                                "超出了它 16,000 token 的窗口")
     assert "第 4 轮" in shown._repr_html_()
 
 
@@ -124,7 +124,7 @@ def test_a_field_that_is_a_key_is_shown_as_its_text(english):
     text_table.language("zh")
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
     assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
-    assert same.lines()[1].endswith("：这里没有）")
+    assert same.lines()[1].endswith("，而这里没有差别）")
 
 
 def test_a_plain_why_is_shown_as_given(english):
