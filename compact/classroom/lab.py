@@ -37,7 +37,7 @@ SLIDERS = {   # Limits field → (min, max, step); its tip (the experiment it ch
     "persist_threshold": (5_000, 400_000, 5_000),
     "preview_chars": (200, 10_000, 200),
 }
-FIGSIZE = (7.5, 6.2)        # inches; shown at CSS_DPI css pixels per inch
+FIGSIZE = (7.5, 6.6)        # inches; shown at CSS_DPI css pixels per inch
 CSS_DPI, PIXEL_RATIO = 96, 2    # rendered at 2× for high-DPI screens and projectors
 CSS_WIDTH = int(FIGSIZE[0] * CSS_DPI)
 NUMERALS = {1: "一", 2: "二", 3: "三"}     # experiment n in Chinese, as the lesson names them: 实验一
@@ -62,9 +62,10 @@ def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
     plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)
-    top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panel holds them
+    top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panels hold them
+    bottom.set_ylabel(say("lab.composition_axis"))
     [tokens] = top.child_axes
-    tokens.set_ylabel(say("lab.tokens_axis"))
+    tokens.set_ylabel(say("lab.tokens_axis"), labelpad=10)   # clear of the tick labels
     return fig
 
 
