@@ -118,7 +118,7 @@ def test_the_book_of_a_fresh_clone_shows_every_notebook_executed(tmp_path, execu
     assert "<code>" in index and "`" not in re.sub(r"<[^>]+>", "", index)    # titles rendered
     lab = (site / "06_lab.html").read_text(encoding="utf-8")
     assert lab.count('src="data:image/png;base64,') >= 4          # the gallery: every experiment
-    assert "The lab's dashboard: run this cell" in lab             # not a VBox(...) repr
+    assert "The lab's dashboard appears here when this cell runs" in lab             # not a VBox(...) repr
     readme = (site / "README.html").read_text(encoding="utf-8")
     assert 'href="docs/running.html"' in readme and 'href="00_context_window.html"' not in readme
     alternates = {"06_lab.html": "zh/06_lab.html", "zh/06_lab.html": "../06_lab.html", "index.html":

@@ -203,7 +203,9 @@ def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
     assert "first difference at character" in text
     mine = run_experiment(3, stages={"compact_history": planted("04")}, workdir=tmp_path / "mine")
     theirs = run_experiment(3, workdir=tmp_path / "theirs")
-    assert any(line.startswith("turn 3: yours sent") for line in mine.differences(theirs))
+    found = mine.differences(theirs)      # turns 3 to 6 differ: three named, the fourth counted
+    assert [line[:6] for line in found] == ["turn 3", "turn 4", "turn 5", "… and "], found
+    assert found[3] == "… and 1 more turn(s) where the sizes differ"
 
 
 def session():

@@ -163,7 +163,7 @@ def test_a_fresh_lab_says_offline_and_without_a_kernel_shows_a_sentence_not_a_re
     assert "[offline] model offline-compact-1" in lab.status.value
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert bundle["text/plain"].startswith("The lab's dashboard: run this cell")
+    assert bundle["text/plain"].startswith("The lab's dashboard appears here when this cell runs")
 
 
 def test_the_gallery_renders_every_experiment_as_plain_outputs(lab):

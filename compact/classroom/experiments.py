@@ -103,8 +103,9 @@ class ExperimentResult:
         """Where this run and ``other`` (e.g. yours and the package's) part ways, in words; [] if nowhere."""
         a, b = self.trace.turns, other.trace.turns
         found = [say("own.turns", mine=len(a), theirs=len(b))] if len(a) != len(b) else []
-        found += [say("own.turn", turn=x.turn, mine=x.size_sent, theirs=y.size_sent)
-                  for x, y in zip(a, b, strict=False) if x.size_sent != y.size_sent][:3]
+        sizes = [say("own.turn", turn=x.turn, mine=x.size_sent, theirs=y.size_sent)
+                 for x, y in zip(a, b, strict=False) if x.size_sent != y.size_sent]
+        found += sizes[:3] + ([say("own.more_turns", count=len(sizes) - 3)] if len(sizes) > 3 else [])
         if sorted(set(self.fired)) != sorted(set(other.fired)):
             found.append(say("own.fired", mine=sorted(set(self.fired)), theirs=sorted(set(other.fired))))
         if self.answer != other.answer:
