@@ -136,6 +136,32 @@ def test_no_name_is_assigned_in_two_cells_and_no_cell_reads_the_last_event(path)
             owner[name] = index
 
 
+CHECKS_HEAD = "# Checks: the claims above, as the tests run them"
+
+
+def only_checks(statements) -> bool:
+    """Asserts, and the assignments, ``if`` and ``for`` blocks they need: nothing a learner reads."""
+    return all(isinstance(s, (ast.Assert, ast.Assign)) or (
+        isinstance(s, (ast.If, ast.For)) and only_checks(s.body) and only_checks(s.orelse))
+        for s in statements)
+
+
+@ALL
+def test_a_cell_tagged_checks_is_collapsed_and_holds_only_checks(path):
+    """A learner sees a cell's prints; the asserts that check them sit in a collapsed cell after it."""
+    for cell in code_cells(nbformat.read(path, as_version=4)):
+        if "checks" in cell.metadata.get("tags", []):
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.id
+            assert cell.source.startswith(CHECKS_HEAD + "\n"), cell.id
+            tree = ast.parse(cell.source)
+            assert only_checks(tree.body) and any(isinstance(n, ast.Assert) for n in ast.walk(tree)), cell.id
+
+
+def test_the_checks_test_would_catch_a_print():
+    assert only_checks(ast.parse("x = 1\nif x:\n    assert x\nfor y in [x]:\n    assert y").body)
+    assert not only_checks(ast.parse("assert 1\nprint(2)").body)
+
+
 def test_the_name_check_would_catch_a_reassignment():
     assert assigned_names("a = 1\nb, c = 2, 3\nd += 1\nfor e in x: f = e") == {"a", "b", "c", "d"}
 

@@ -29,6 +29,7 @@ STYLES = {
     "context editing": ("#E69F00", "--", None),
     "server compaction": ("#CC79A7", "-.", None),
     "both": ("#009E73", ":", "^"),          # dotted with markers: it can lie on context editing's line
+    "(e) pipeline at 200k": ("#0072B2", "--", "v"),   # the lesson's pipeline again, at the API's threshold
 }
 # A line that can lie on another's is drawn thin and on top, so the wider line shows around it.
 THIN = {"both": 1.2}
