@@ -54,7 +54,7 @@ def imports() -> dict[str, list[tuple[str, int, bool]]]:
 
 @pytest.mark.parametrize("layer, allowed", [
     ("compact.pipeline", ()),            # nothing above it (so none of compact.extensions either)
-    ("compact.offline", ("compact.pipeline.messages", "compact.pipeline.formats")),
+    ("compact.offline", ("compact.pipeline.messages", "compact.pipeline.formats", "compact.texts")),
 ])
 def test_a_layer_imports_only_itself_and_what_it_is_allowed(layer, allowed):
     for name, found in imports().items():

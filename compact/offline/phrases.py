@@ -7,17 +7,16 @@ The model answers in the language of the request it is sent; readers of its own 
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
-LANGUAGES = ("en", "zh")
+from ..texts import CATALOGS as _BY_LANGUAGE
+from ..texts import LANGUAGES
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
-# The phrases are the package's catalogs' ``offline.<name>`` texts, read here (this layer imports
-# nothing above it), so the language is the request's, not the one a notebook chose.
-CATALOGS = [json.loads((Path(__file__).parents[1] / "locale" / f"{lang}.json").read_text(encoding="utf-8"))
-            for lang in LANGUAGES]
+# The phrases are the catalogs' ``offline.<name>`` texts, as compact.texts read them (it imports
+# nothing of the package); the language is the request's, not the one a notebook chose.
+CATALOGS = [_BY_LANGUAGE[lang] for lang in LANGUAGES]
 
 
 def language(request: str) -> str:
