@@ -87,7 +87,7 @@ def _walk(node, reading: _Reading) -> None:
     elif kind == "function":
         _function(node, reading)
     elif kind in ("commandsubstitution", "processsubstitution"):
-        if "\n" in _text(node, reading) or _text(node, reading)[-1:] not in (")", "`"):
+        if "\n" in (text := _text(node, reading)) or text[-1:] not in (")", "`"):
             raise ValueError("bashlex reads $(...), `...` or <(...) only up to a newline inside it")
         _walk(node.command, reading)
     elif kind == "parameter" and not _PARAMETER.fullmatch(getattr(node, "value", None) or ""):
