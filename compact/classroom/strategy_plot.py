@@ -29,11 +29,12 @@ STYLES = {
     "context editing": ("#E69F00", "--", None),
     "server compaction": ("#CC79A7", "-.", None),
     "both": ("#009E73", ":", "^"),          # dotted with markers: it can lie on context editing's line
-    "(e) pipeline at 200k": ("#0072B2", "--", "v"),   # the lesson's pipeline again, at the API's threshold
 }
 # A line that can lie on another's is drawn thin and on top, so the wider line shows around it.
 THIN = {"both": 1.2}
-FALLBACK = [("#009E73", "--", "^"), ("#999999", ":", "v")]
+# Any other strategy (a notebook's own variant, e.g. the pipeline at other numbers): styles no named
+# strategy uses, the first the pipeline's colour, dashed.
+FALLBACK = [("#0072B2", "--", "v"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
 MEASURES = ("plain", "cache-aware")
