@@ -49,6 +49,11 @@ def translated(text: str, prefix: str = "notebook.", /, **fields: object) -> str
     return text.format(**fields) if fields else text
 
 
+def known(key: str) -> bool:
+    """Whether the catalogs hold ``key``."""
+    return key in _TABLE
+
+
 def texts() -> dict[str, dict[str, str]]:
     """The whole table, ``{key: {language: text}}`` (for tests and translators)."""
     return dict(_TABLE)

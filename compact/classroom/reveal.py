@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import os
 
-from ..texts import say, texts
+from ..texts import known, say
 from .solutions import MODULE as SOLUTIONS
 
 CHECK_CLAIMS = "COMPACT_CHECK_CLAIMS"     # set by the test suite: a wrong claim fails the run
@@ -24,10 +24,9 @@ def _same(guess: object, actual: object) -> bool:
 def explanation(why: str, fields: dict[str, object]) -> str:
     """``why`` in the chosen language, formatted with ``fields`` (a field that is a key shown as its
     text); ``why`` as written if it is no key."""
-    table = texts()
-    if why not in table:
+    if not known(why):
         return why
-    shown = {name: say(value, **fields) if isinstance(value, str) and value in table else value
+    shown = {name: say(value, **fields) if isinstance(value, str) and known(value) else value
              for name, value in fields.items()}
     return say(why, **shown)
 
@@ -41,7 +40,7 @@ def chosen(why: str, actual: object, expected: object) -> tuple[str, str]:
     """(the outcome: ``holds``, ``otherwise`` or ``unexpected``; the explanation's key)."""
     if not why or expected is Ellipsis or actual == expected:
         return "holds", why
-    if f"{why}.otherwise" in texts():
+    if known(f"{why}.otherwise"):
         return "otherwise", f"{why}.otherwise"
     return "unexpected", "reveal.unexpected"
 
@@ -81,6 +80,6 @@ def reveal(guess: object, actual: object, *, expected: object = Ellipsis, why: s
     (``COMPACT_CHECK_CLAIMS=1``) ``actual`` must equal ``expected``."""
     if expected is not Ellipsis and os.environ.get(CHECK_CLAIMS) and actual != expected:
         raise AssertionError(say("reveal.claim", expected=expected, actual=actual))
-    if is_solution(stage) and f"{why}.solution" in texts() and (expected is Ellipsis or actual == expected):
+    if is_solution(stage) and known(f"{why}.solution") and (expected is Ellipsis or actual == expected):
         why = f"{why}.solution"      # the run used the worked solution: say so, not "your stage ..."
     return Reveal(guess, actual, why, fields, expected)

@@ -17,7 +17,7 @@ from ..offline.view import NOTE
 from ..pipeline.compactor import StageEvent
 from ..pipeline.formats import AUTHORITATIVE, REFERENCE, parse_compacted
 from ..pipeline.messages import block_type, joined_text, plain_text, to_plain
-from ..texts import language, say, texts, translated
+from ..texts import known, language, say, translated
 from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
@@ -196,7 +196,7 @@ class Event:
 def event_detail(event: StageEvent) -> str:
     """What a stage did, without the sizes, in the chosen language (English: the stage's own
     sentence; Chinese: built from the event's numbers; nothing for a stage that did not fire)."""
-    if language() == "en" or f"event.{event.stage}" not in texts():
+    if language() == "en" or not known(f"event.{event.stage}"):
         return event.detail
     if not event.fired:
         return ""
