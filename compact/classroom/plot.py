@@ -26,7 +26,7 @@ from matplotlib.transforms import ScaledTranslation
 
 from ..offline.markers import read_persisted, read_placeholder
 from ..pipeline import Limits
-from ..pipeline.formats import snipped_count
+from ..pipeline.formats import conversation_length
 from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, iter_tool_results, joined_text
 from ..texts import say
 from ..trace import KINDS, Trace, Turn
@@ -69,11 +69,6 @@ def placeholders(messages: list) -> int:
                for _, _, b in iter_tool_results(messages))
 
 
-def conversation(messages: list) -> int:
-    """How many messages snip_compact counts: the list without its snip markers."""
-    return sum(snipped_count(m) is None for m in messages)
-
-
 def _describe(stage: str, hits: list, trace: Trace) -> str:
     turn, event = hits[-1]
     if stage == "micro_compact":
@@ -85,8 +80,8 @@ def _describe(stage: str, hits: list, trace: Trace) -> str:
         turns = sorted({t for t, _ in hits})
         last = next(t for t in trace.turns if t.turn == turn)       # counted as the plot counts
         return say("plot.headline.snip_compact", turns=", ".join(map(str, turns)),
-                   before=conversation(last.before) if last.before else event.messages_before,
-                   after=conversation(last.sent) if last.sent else event.messages_after)
+                   before=conversation_length(last.before) if last.before else event.messages_before,
+                   after=conversation_length(last.sent) if last.sent else event.messages_after)
     return say("plot.headline.summary", stage=stage, turn=turn, before=event.size_before,
                                   after=event.size_after)
 
@@ -349,12 +344,12 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
     trace, limits, _ = _parts(run)
     with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
-        before = [conversation(t.before) if t.before else t.messages_before for t in trace.turns]
-        sent = [conversation(t.sent) for t in trace.turns]
+        before = [conversation_length(t.before) if t.before else t.messages_before for t in trace.turns]
+        sent = [conversation_length(t.sent) for t in trace.turns]
         _before_and_sent(ax, trace, (before, sent), say("plot.messages"))
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
-        _stage_markers(ax, trace, ["snip_compact"], lambda t: conversation(t.sent))
+        _stage_markers(ax, trace, ["snip_compact"], lambda t: conversation_length(t.sent))
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])

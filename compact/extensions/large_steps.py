@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..pipeline.context import Context
-from ..pipeline.formats import snip_markers
+from ..pipeline.formats import conversation_length
 from ..pipeline.messages import estimate_size, is_tool_result_message, pair_safe_start
 from ..pipeline.micro_compact import micro_compact
 from .bounded_summary import BoundedSummaryCompactor
@@ -42,7 +42,7 @@ class CacheFriendlyCompactor(BoundedSummaryCompactor):
 
     def compaction_point(self, messages: list, size: int) -> bool:
         """Whether this call is where the context is rewritten (else it is sent as it is)."""
-        real = len(messages) - len(snip_markers(messages)) if len(messages) > self.limits.max_messages else 0
+        real = conversation_length(messages) if len(messages) > self.limits.max_messages else 0
         return size > self.high_water_mark or real > self.limits.max_messages
 
     def prepare(self, messages: list, active_request: str) -> list:
