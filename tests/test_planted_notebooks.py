@@ -6,6 +6,7 @@ import re
 
 import nbformat
 import pytest
+from conftest import errors
 from nbclient import NotebookClient
 from planted import PLANTED
 from test_notebooks import NOTEBOOK_DIR
@@ -42,8 +43,7 @@ def test_a_wrong_stage_runs_to_the_end_and_every_reveal_follows_its_result(case,
     NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(kernel_home)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    errors = [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
-    assert errors == [], errors
+    assert errors(nb.cells) == [], errors(nb.cells)
     outcomes = [m for o in outputs for m in OUTCOME.findall(o.get("data", {}).get("text/html", ""))]
     assert "unexpected" not in outcomes, "a reveal has no explanation for what the wrong stage did"
     assert "otherwise" in outcomes, "the reveal on the learner's run should say it went another way"
