@@ -91,11 +91,6 @@ def json_problem(body: bytes) -> tuple[Any, str | None]:
 
 def lone_surrogate(value: Any) -> str | None:
     """The path of the first string holding a lone surrogate (no client can encode it), or None."""
-    try:
-        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return None
-    except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
-        pass                                 # a surrogate (or not plain JSON): the walk decides
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, item = stack.pop()
@@ -417,44 +412,47 @@ def _field_problem(payload: dict, count_only: bool) -> str | None:
     return None
 
 
-def _option_problem(payload: dict) -> str | None:
-    """thinking, output_config and speed: only their plain settings are supported."""
-    thinking = payload.get("thinking")
-    if thinking is not None and (not isinstance(thinking, dict) or thinking.get("type") != "disabled"):
-        return (f"thinking: {thinking!r}: extended thinking is not supported by the offline model "
-                f"offline-compact-1 (it writes no thinking blocks); send {{\"type\": \"disabled\"}} "
-                "or leave it out")
-    config = payload.get("output_config")
-    if config is not None and not isinstance(config, dict):
-        return "output_config: Input should be a valid dictionary"
-    extra = [k for k, v in (config or {}).items() if v is not None and k != "effort"]
-    if extra:
-        return unsupported(f"output_config.{extra[0]}", "structured outputs and task budgets")
-    if (config or {}).get("effort") not in (None, *EFFORTS):
-        return literal("output_config.effort", EFFORTS)
-    return unsupported("speed", "fast-mode requests") if payload.get("speed") not in (None, "standard") \
-        else None
+def _number(value: Any, low: float, high: float = math.inf) -> bool:
+    return type(value) in (int, float) and low <= value <= high
 
 
-def _sampling_problem(payload: dict) -> str | None:
-    for name in ("temperature", "top_p"):
-        value = payload.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not 0 <= value <= 1):
-            return f"{name}: Input should be a number between 0 and 1"
-    top_k = payload.get("top_k")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
-        return "top_k: Input should be a non-negative integer"
-    if payload.get("service_tier") not in (None, "auto", "standard_only"):
-        return literal("service_tier", ("auto", "standard_only"))
-    if payload.get("stream") not in (None, True, False):
-        return "stream: Input should be a valid boolean"
-    stops = payload.get("stop_sequences")
-    if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
-        return "stop_sequences: Input should be a valid list of strings"
-    if stops and any(not s.strip() for s in stops):
-        return "stop_sequences: each stop sequence must contain non-whitespace characters"
-    return None
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(s, str) for s in value)
+
+
+def rules_problem(value: dict, rules: tuple, where: str = "") -> str | None:
+    """The refusal of the first rule (field, accepts, refusal) whose field is sent and not
+    accepted; a refusal is a text (``{where}`` filled in) or made from the value."""
+    return next((refusal(value[name]) if callable(refusal) else refusal.format(where=where)
+                 for name, accepts, refusal in rules
+                 if value.get(name) is not None and not accepts(value[name])), None)
+
+
+def _config_extra(config: dict) -> list:
+    return [k for k, v in config.items() if v is not None and k != "effort"]
+
+
+# thinking, output_config and speed: only their plain settings are supported
+VALUE_RULES = (
+    ("thinking", lambda v: isinstance(v, dict) and v.get("type") == "disabled", lambda v: (
+        f"thinking: {v!r}: extended thinking is not supported by the offline model "
+        'offline-compact-1 (it writes no thinking blocks); send {"type": "disabled"} or leave it out')),
+    ("output_config", lambda v: isinstance(v, dict), "output_config: Input should be a valid dictionary"),
+    ("output_config", lambda v: not _config_extra(v), lambda v: unsupported(
+        f"output_config.{_config_extra(v)[0]}", "structured outputs and task budgets")),
+    ("output_config", lambda v: v.get("effort") in (None, *EFFORTS),
+     literal("output_config.effort", EFFORTS)),
+    ("speed", lambda v: v == "standard", unsupported("speed", "fast-mode requests")),
+    ("temperature", lambda v: _number(v, 0, 1), "temperature: Input should be a number between 0 and 1"),
+    ("top_p", lambda v: _number(v, 0, 1), "top_p: Input should be a number between 0 and 1"),
+    ("top_k", lambda v: type(v) is int and v >= 0, "top_k: Input should be a non-negative integer"),
+    ("service_tier", lambda v: v in ("auto", "standard_only"),
+     literal("service_tier", ("auto", "standard_only"))),
+    ("stream", lambda v: v in (True, False), "stream: Input should be a valid boolean"),
+    ("stop_sequences", _strings, "stop_sequences: Input should be a valid list of strings"),
+    ("stop_sequences", lambda v: all(s.strip() for s in v),
+     "stop_sequences: each stop sequence must contain non-whitespace characters"),
+)
 
 
 def _tool_choice_problem(choice: Any, tools: Any) -> str | None:
@@ -501,8 +499,8 @@ def _betas_problem(payload: dict, headers: Any) -> str | None:
 
 def surface_problem(payload: dict, headers: Any = None, count_only: bool = False) -> str | None:
     """The first field of ``payload`` the offline model refuses, in the API's words, or None."""
-    return _field_problem(payload, count_only) or _option_problem(payload) \
-        or _sampling_problem(payload) or tools_problem(payload.get("tools")) \
+    return _field_problem(payload, count_only) or rules_problem(payload, VALUE_RULES) \
+        or tools_problem(payload.get("tools")) \
         or _tool_choice_problem(payload.get("tool_choice"), payload.get("tools")) \
         or _betas_problem(payload, headers)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of, to_plain
-from .api import edits_of, literal
+from .api import edits_of, literal, rules_problem
 from .markers import CLEARED
 from .summarizer import entries_of_messages, offline_summary
 
@@ -178,55 +178,41 @@ def _keeps_all(keep: Any) -> bool:
     return keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all")
 
 
-def _threshold_problem(value: Any, where: str, kinds: tuple[str, ...], low: int) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or value.get("type") not in kinds:
-        return literal(f"{where}.type", kinds)
-    number = value.get("value")
-    if isinstance(number, bool) or not isinstance(number, int) or number < low:
-        return f"{where}.value: Input should be an integer >= {low}"
-    return None
+def _count(value: Any, low: int) -> bool:
+    return type(value) is int and value >= low
 
 
-def _names_problem(value: Any, allow_bool: bool) -> bool:
-    return value is not None and not (allow_bool and isinstance(value, bool)) and not (
-        isinstance(value, list) and all(isinstance(n, str) for n in value))
+def _threshold(name: str, kinds: tuple[str, ...], low: int, also=lambda v: False) -> tuple:
+    """The rules of a ``{"type": kind, "value": n}`` setting (``also``: another accepted value)."""
+    return ((name, lambda v: also(v) or isinstance(v, dict) and v.get("type") in kinds,
+             literal(f"{{where}}.{name}.type", kinds)),
+            (name, lambda v: also(v) or _count(v.get("value"), low),
+             f"{{where}}.{name}.value: Input should be an integer >= {low}"))
 
 
-def _tool_edit_problem(edit: dict, where: str) -> str | None:
-    for name, kinds, low in (("trigger", ("input_tokens", "tool_uses"), 1),
-                             ("keep", ("tool_uses",), 0), ("clear_at_least", ("input_tokens",), 0)):
-        if problem := _threshold_problem(edit.get(name), f"{where}.{name}", kinds, low):
-            return problem
-    if _names_problem(edit.get("exclude_tools"), False):
-        return f"{where}.exclude_tools: Input should be a valid list of tool names"
-    if _names_problem(edit.get("clear_tool_inputs"), True):
-        return f"{where}.clear_tool_inputs: Input should be a boolean or a list of tool names"
-    return None
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(n, str) for n in value)
 
 
-def _thinking_edit_problem(edit: dict, where: str) -> str | None:
-    keep = edit.get("keep")
-    return None if _keeps_all(keep) else _threshold_problem(keep, f"{where}.keep", ("thinking_turns",), 1)
+def _text(name: str) -> tuple:
+    return name, lambda v: isinstance(v, str), f"{{where}}.{name}: Input should be a valid string"
 
 
-def _compact_edit_problem(edit: dict, where: str) -> str | None:
-    trigger = edit.get("trigger")
-    if trigger is not None and (not isinstance(trigger, dict) or trigger.get("type") != "input_tokens"):
-        return literal(f"{where}.trigger.type", ("input_tokens",))
-    value = MIN_TRIGGER if trigger is None else trigger.get("value")
-    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_TRIGGER:
-        return f"{where}.trigger.value: Input should be greater than or equal to {MIN_TRIGGER}"
-    if not isinstance(edit.get("pause_after_compaction", False), bool):
-        return f"{where}.pause_after_compaction: Input should be a valid boolean"
-    if edit.get("instructions") is not None and not isinstance(edit["instructions"], str):
-        return f"{where}.instructions: Input should be a valid string"
-    return None
-
-
-CHECKS = {"clear_tool_uses_20250919": _tool_edit_problem,
-          "clear_thinking_20251015": _thinking_edit_problem, EDIT: _compact_edit_problem}
+RULES = {   # edit type → its rules (``api.rules_problem``)
+    "clear_tool_uses_20250919": (
+        *_threshold("trigger", ("input_tokens", "tool_uses"), 1), *_threshold("keep", ("tool_uses",), 0),
+        *_threshold("clear_at_least", ("input_tokens",), 0),
+        ("exclude_tools", _names, "{where}.exclude_tools: Input should be a valid list of tool names"),
+        ("clear_tool_inputs", lambda v: isinstance(v, bool) or _names(v),
+         "{where}.clear_tool_inputs: Input should be a boolean or a list of tool names")),
+    "clear_thinking_20251015": _threshold("keep", ("thinking_turns",), 1, also=_keeps_all),
+    EDIT: (("trigger", lambda v: isinstance(v, dict) and v.get("type") == "input_tokens",
+            literal("{where}.trigger.type", ("input_tokens",))),
+           ("trigger", lambda v: _count(v.get("value"), MIN_TRIGGER),
+            f"{{where}}.trigger.value: Input should be greater than or equal to {MIN_TRIGGER}"),
+           ("pause_after_compaction", lambda v: isinstance(v, bool),
+            "{where}.pause_after_compaction: Input should be a valid boolean"), _text("instructions")),
+}
 
 
 def _edits_problem(management: Any) -> str | None:
@@ -237,15 +223,15 @@ def _edits_problem(management: Any) -> str | None:
     seen = []
     for k, edit in enumerate(management.get("edits", [])):
         where = f"context_management.edits.{k}"
-        if not isinstance(edit, dict) or str(edit.get("type")) not in CHECKS:
+        if not isinstance(edit, dict) or str(edit.get("type")) not in RULES:
             return (f"{where}: Input tag found using 'type' does not match any of the expected "
-                    "tags: " + ", ".join(f"'{t}'" for t in CHECKS))
+                    "tags: " + ", ".join(f"'{t}'" for t in RULES))
         if edit["type"] in seen:
             return f"{where}: each edit type may appear once; {edit['type']!r} is repeated"
         if edit["type"] == "clear_thinking_20251015" and k != 0:
             return f"{where}: clear_thinking_20251015 must be the first edit in the list"
         seen.append(edit["type"])
-        if problem := CHECKS[edit["type"]](edit, where):
+        if problem := rules_problem(edit, RULES[edit["type"]], where):
             return problem
     return None
 
@@ -256,8 +242,8 @@ def _config_problem(config: Any, edits: list) -> str | None:
         return None
     if not isinstance(config, dict) or config.get("type") != "summarize":
         return literal("compaction.type", ("summarize",))
-    if config.get("instructions") is not None and not isinstance(config["instructions"], str):
-        return "compaction.instructions: Input should be a valid string"
+    if problem := rules_problem(config, (_text("instructions"),), "compaction"):
+        return problem
     if any(e.get("type") == EDIT for e in edits):
         return (f"compaction: cannot be combined with a {EDIT} edit in context_management; "
                 "send one or the other")
