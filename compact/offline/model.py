@@ -203,7 +203,7 @@ class Replier:
         content += [{"type": "tool_use", "id": f"toolu_off_{self.digest}{k:02d}", "name": name,
                      "input": tool_input} for k, (name, tool_input) in enumerate(calls)]
         if not calls and step.calls:
-            missing = toolbox.missing([r for r, _ in step.calls])
+            missing = dict.fromkeys(r for r, _ in step.calls if r not in toolbox.tools)
             needed = ", ".join(phrase(f"can_{r}", view.lang) for r in missing)
             offered = ", ".join(toolbox.offered) or phrase("no_tools", view.lang)
             content = [{"type": "text", "text": offline_label(view.lang) + phrase(

@@ -214,11 +214,10 @@ class Toolbox:
     offered: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_request(cls, tools: object) -> Toolbox:
+    def from_request(cls, tools: list | None) -> Toolbox:
+        """The roles of a request's tools (checked by ``api.tools_problem``)."""
         box = cls()
-        for spec in tools if isinstance(tools, list) else []:
-            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
-                continue
+        for spec in tools or []:
             box.offered.append(spec["name"])
             if defined_role(spec) == "text_editor":
                 for role in EDITOR_COMMANDS.values():
@@ -251,9 +250,6 @@ class Toolbox:
             return tool.name, editor_input(role, planned) or {}
         return tool.name, {tool.arguments.get(k, k): v for k, v in planned.items()
                            if k in tool.arguments}
-
-    def missing(self, roles: list[str]) -> list[str]:
-        return [r for r in dict.fromkeys(roles) if r not in self.tools]
 
 
 def editor_input(role: str, planned: dict) -> dict | None:
