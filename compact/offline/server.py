@@ -21,19 +21,15 @@ REQUEST_DEADLINE = 30.0                  # seconds a client may take to send its
 LINGER_SECONDS, LINGER_BYTES = 1.0, 4 * 1024 * 1024   # what is read after an early answer
 
 
-def host_name(header: str) -> str:
-    """The name of a Host header, without its port (``[::1]:8765`` → ``::1``)."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
-
-
-def is_loopback(name: str) -> bool:
-    if name in ("localhost", "localhost."):
-        return True
+def is_loopback(host: str) -> bool:
+    """Whether a Host header names this machine, port or not (``[::1]:8765``, ``localhost``)."""
+    name = host.strip().lower()
+    if name.startswith("["):
+        name = name[1:].split("]", 1)[0]
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return name in ("localhost", "localhost.") or ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
 
@@ -41,7 +37,7 @@ def is_loopback(name: str) -> bool:
 def guard_problem(headers, allowed_origins: tuple[str, ...]) -> tuple[int, dict] | None:
     """The refusal of a request by its Host and Origin headers, or None."""
     host = headers.get("host")
-    if not host or not is_loopback(host_name(host)):
+    if not host or not is_loopback(host):
         return error_answer(403, "permission_error", f"Host {host!r} is not a loopback name: this "
                             "server answers only http://127.0.0.1, http://localhost or http://[::1]")
     origin = headers.get("origin")
