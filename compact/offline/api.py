@@ -39,8 +39,13 @@ def count_tokens(payload: dict) -> int:
     return estimate_tokens({k: payload.get(k) for k in ("system", "messages", "tools") if k in payload})
 
 
-def error_answer(status: int, kind: str, message: str) -> tuple[int, dict]:
-    """An error answer in the API's shape: ``{"type": "error", "error": {type, message}}``."""
+ERROR_KINDS = {403: "permission_error", 404: "not_found_error", 413: "request_too_large", 500: "api_error"}
+
+
+def error_answer(status: int, message: str, kind: str | None = None) -> tuple[int, dict]:
+    """An error answer in the API's shape: ``{"type": "error", "error": {type, message}}``, its
+    type the API's for the status unless given."""
+    kind = kind or ERROR_KINDS.get(status, "invalid_request_error")
     return status, {"type": "error", "error": {"type": kind, "message": message}}
 
 
@@ -55,8 +60,8 @@ def models_answer(method: str, path: str, max_tokens: int, window: int) -> tuple
         return 200, {"data": [info], "has_more": False, "first_id": MODEL_NAME, "last_id": MODEL_NAME}
     if path == f"/v1/models/{MODEL_NAME}":
         return 200, info
-    return error_answer(404, "not_found_error", f"model {path.rsplit('/', 1)[-1]!r} is not "
-                        f"served here; this server is {MODEL_NAME}")
+    return error_answer(404, f"model {path.rsplit('/', 1)[-1]!r} is not served here; this "
+                        f"server is {MODEL_NAME}")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -521,19 +526,18 @@ class Threads:
         if thread is None or isinstance(thread, dict) and thread.get("type") == "create":
             return payload, None
         if not isinstance(thread, dict) or thread.get("type") != "continue":
-            return payload, error_answer(400, "invalid_request_error",
-                                         literal("thread.type", ("create", "continue")))
+            return payload, error_answer(400, literal("thread.type", ("create", "continue")))
         previous = thread.get("previous_message_id")
         held = self.held.get(previous) if isinstance(previous, str) else None
         if held is None:
-            status, body = error_answer(404, "not_found_error", f"thread.previous_message_id: "
-                                        f"no thread ends at {previous!r} (this server keeps the "
-                                        f"last {MAX_THREADS}); send the whole conversation")
+            status, body = error_answer(404, f"thread.previous_message_id: no thread ends at "
+                                        f"{previous!r} (this server keeps the last {MAX_THREADS}); "
+                                        "send the whole conversation")
             body["error"]["details"] = {"error_code": "thread_not_found"}
             return payload, (status, body)
         if repeated := [f for f in CREATE_ONLY if f in payload]:
-            return payload, error_answer(400, "invalid_request_error", f"{repeated[0]}: a thread "
-                                         "continue takes it from the thread; leave it out")
+            return payload, error_answer(400, f"{repeated[0]}: a thread continue takes it from "
+                                         "the thread; leave it out")
         if not isinstance(payload.get("messages"), list):
             return payload, None            # the rules refuse it in the API's words
         return {**payload, **{f: held[f] for f in CREATE_ONLY if f in held},

@@ -37,12 +37,16 @@ class Prepared:
 
 
 def prepare(payload: dict, count: Count) -> Prepared:
-    """``count(messages)``: the input tokens of this request holding those messages."""
+    """What the model is shown: the compaction blocks read, then each clearing edit in order;
+    ``count(messages)``: the input tokens of this request holding those messages."""
     visible = visible_messages(payload["messages"])
-    original = count(visible)
-    edits = edits_of(payload)
-    seen, applied, tokens = apply_edits(visible, edits, count, original)
-    prepared = Prepared(seen, original, tokens, applied)
+    edits, original = edits_of(payload), count(visible)
+    prepared = Prepared(visible, original, original)
+    for edit in (e for e in edits if e["type"] in EDITORS):     # compact_20260112: below
+        prepared.messages, report = EDITORS[edit["type"]](prepared.messages, edit, count, prepared.tokens)
+        if report:
+            prepared.applied.append(report)
+            prepared.tokens -= report["cleared_input_tokens"]
     edit = next((e for e in edits if e.get("type") == EDIT), None)
     if payload.get("compaction") is not None:
         prepared.compaction, prepared.edit = "summarize", payload["compaction"]
@@ -111,18 +115,6 @@ def clear_thinking(messages: list, edit: dict, count: Count, before: int) -> tup
 
 
 EDITORS = {"clear_tool_uses_20250919": clear_tool_uses, "clear_thinking_20251015": clear_thinking}
-
-
-def apply_edits(messages: list, edits: list, count: Count, tokens: int) -> tuple[list, list[dict], int]:
-    """The messages after every clearing edit, in order, the edits that applied, and the
-    tokens left (``tokens``: ``count(messages)``)."""
-    applied = []
-    for edit in (e for e in edits if e["type"] in EDITORS):     # compact_20260112: ``prepare``
-        messages, report = EDITORS[edit["type"]](messages, edit, count, tokens)
-        if report:
-            applied.append(report)
-            tokens -= report["cleared_input_tokens"]
-    return messages, applied, tokens
 
 
 def signature(content: str) -> str:

@@ -55,8 +55,8 @@ class Answer(NamedTuple):
 
 
 def _failed(status: int, error: Exception, stream: bool = False) -> Answer:
-    return Answer(*error_answer(status, "api_error", f"the offline model failed: "
-                                f"{type(error).__name__}: {error}"), stream=stream)
+    return Answer(*error_answer(status, f"the offline model failed: {type(error).__name__}: "
+                                f"{error}", "api_error"), stream=stream)
 
 
 @dataclass
@@ -88,7 +88,7 @@ class OfflineModel:
 
     def _respond(self, method: str, path: str, body: bytes, headers: Any) -> Answer:
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            return Answer(*error_answer(404, "not_found_error", f"{method} {path} is not served here"))
+            return Answer(*error_answer(404, f"{method} {path} is not served here"))
         payload, problem = json_problem(body)
         count_only = path.endswith("count_tokens")
         if problem is None and isinstance(payload, dict):
@@ -101,14 +101,14 @@ class OfflineModel:
                                              model=MODEL_NAME, count_only=count_only) \
             or management_problem(payload)
         if problem:
-            return Answer(*error_answer(400, "invalid_request_error", problem))
+            return Answer(*error_answer(400, problem))
         prepared = prepare(payload, lambda messages: count_tokens({**payload, "messages": messages}))
         if count_only:
             managed = {} if payload.get("context_management") is None else \
                 {"context_management": {"original_input_tokens": prepared.original_tokens}}
             return Answer(200, {"input_tokens": prepared.tokens, **managed})
         if problem := window_problem(prepared.tokens, payload["max_tokens"], self.window_tokens):
-            return Answer(*error_answer(400, "invalid_request_error", problem))
+            return Answer(*error_answer(400, problem))
         raw = body if isinstance(body, bytes) else str(body).encode("utf-8", "surrogatepass")
         return self._reply(payload, prepared, hashlib.sha256(raw).hexdigest()[:16])
 

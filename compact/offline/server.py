@@ -38,28 +38,26 @@ def guard_problem(headers, allowed_origins: tuple[str, ...]) -> tuple[int, dict]
     """The refusal of a request by its Host and Origin headers, or None."""
     host = headers.get("host")
     if not host or not is_loopback(host):
-        return error_answer(403, "permission_error", f"Host {host!r} is not a loopback name: this "
-                            "server answers only http://127.0.0.1, http://localhost or http://[::1]")
+        return error_answer(403, f"Host {host!r} is not a loopback name: this server answers "
+                            "only http://127.0.0.1, http://localhost or http://[::1]")
     origin = headers.get("origin")
     if origin is not None and origin not in allowed_origins:
-        return error_answer(403, "permission_error", f"Origin {origin!r} is not allowed: a web page "
-                            "may not use this server; start it with `serve --allow-origin "
-                            f"{origin}` to allow that page")
+        return error_answer(403, f"Origin {origin!r} is not allowed: a web page may not use this "
+                            f"server; start it with `serve --allow-origin {origin}` to allow that page")
     return None
 
 
 def length_problem(headers) -> tuple[int | None, tuple[int, dict] | None]:
     """(the body's length, None), or (None, the answer to a length that cannot be read)."""
     if "chunked" in (headers.get("transfer-encoding") or "").lower():
-        return None, error_answer(411, "invalid_request_error",
-                                  "chunked bodies are not accepted: send Content-Length")
+        return None, error_answer(411, "chunked bodies are not accepted: send Content-Length")
     raw = (headers.get("content-length") or "0").strip()
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
         shown = raw[:40] + ("…" if len(raw) > 40 else "")
-        return None, error_answer(400, "invalid_request_error", f"Content-Length {shown!r} is not "
-                                  "a non-negative integer of at most 18 digits")
+        return None, error_answer(400, f"Content-Length {shown!r} is not a non-negative integer "
+                                  "of at most 18 digits")
     if int(raw) > MAX_BODY_BYTES:
-        return None, error_answer(413, "request_too_large", "Request exceeds the maximum size")
+        return None, error_answer(413, "Request exceeds the maximum size")
     return int(raw), None
 
 
@@ -107,8 +105,8 @@ class Handler(BaseHTTPRequestHandler):
         if got < length:
             late = (f" within the {self.seconds:g} s this server gives a whole request"
                     if self.expired else "")
-            return None, error_answer(400, "invalid_request_error", f"the request body ended after "
-                                      f"{got} of {length} bytes (Content-Length){late}; send the whole body")
+            return None, error_answer(400, f"the request body ended after {got} of {length} bytes "
+                                      f"(Content-Length){late}; send the whole body")
         return b"".join(chunks), None
 
     def _answer(self) -> None:
