@@ -68,16 +68,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 NOT_AN_OBJECT = "Input should be a valid dictionary or object to extract fields from"
 
 
-def _too_deep(value: Any) -> bool:
-    """Whether arrays and objects nest more than MAX_NESTING deep (walked without recursion)."""
-    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+def _walk(value: Any) -> Iterator[tuple[str, int, Any]]:
+    """(path, depth, item) of ``value`` and all it holds, keys too, without recursion (the last
+    key first, then the last value)."""
+    stack = [("", 1, value)]
     while stack:
-        item, depth = stack.pop()
-        if depth > MAX_NESTING:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
+        path, depth, item = stack.pop()
+        yield path, depth, item
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), depth + 1, v) for k, v in item.items())
+            stack.extend((f"{path}.{k}" if path else "key", depth + 1, k) for k in item if isinstance(k, str))
+        elif isinstance(item, list):
+            stack.extend((f"{path}.{k}", depth + 1, v) for k, v in enumerate(item))
 
 
 def json_problem(body: bytes) -> tuple[Any, str | None]:
@@ -88,7 +90,7 @@ def json_problem(body: bytes) -> tuple[Any, str | None]:
         return None, "the request body is nested too deeply to parse"
     except ValueError as error:             # bad JSON, or bytes that are not UTF-8
         return None, f"the request body is not valid JSON ({error})"
-    if _too_deep(payload):
+    if any(depth > MAX_NESTING for _, depth, item in _walk(payload) if isinstance(item, (dict, list))):
         return None, (f"the request body is nested too deeply: arrays and objects more than "
                       f"{MAX_NESTING} levels inside each other are not accepted")
     return payload, None
@@ -96,18 +98,8 @@ def json_problem(body: bytes) -> tuple[Any, str | None]:
 
 def lone_surrogate(value: Any) -> str | None:
     """The path of the first string holding a lone surrogate (no client can encode it), or None."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return path or "body"
-        elif isinstance(item, dict):
-            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in item.items())
-            stack.extend((f"{path}.{k}" if path else "key", k) for k in item if isinstance(k, str))
-        elif isinstance(item, list):
-            stack.extend((f"{path}.{k}", v) for k, v in enumerate(item))
-    return None
+    return next((path or "body" for path, _, item in _walk(value)
+                 if isinstance(item, str) and _SURROGATE.search(item)), None)
 
 
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
