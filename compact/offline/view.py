@@ -175,6 +175,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     "new_text": ("new_text", "new_string", "new_str", "new"),
     "limit": ("limit", "max_lines"),
 }
+EDITOR_ARGUMENTS = {"path": "path", "content": "file_text", "old_text": "old_str", "new_text": "new_str"}
 NEEDS: dict[str, tuple[str, ...]] = {
     "read_file": ("path",), "glob": ("pattern",), "bash": ("command",),
     "write_file": ("path", "content"), "edit_file": ("path", "old_text", "new_text"),
@@ -205,7 +206,7 @@ def role_of(name: str, description: object = "") -> str | None:
 class Tool:
     name: str
     arguments: dict[str, str] = field(default_factory=dict)   # plan's argument → client's
-    editor: bool = False       # an Anthropic-defined text editor: one tool, a command per role
+    command: str | None = None  # an Anthropic-defined text editor's: one tool, a command per role
 
 
 @dataclass
@@ -220,8 +221,8 @@ class Toolbox:
         for spec in tools or []:
             box.offered.append(spec["name"])
             if defined_role(spec) == "text_editor":
-                for role in EDITOR_COMMANDS.values():
-                    box.tools.setdefault(role, Tool(spec["name"], editor=True))
+                for command, role in EDITOR_COMMANDS.items():
+                    box.tools.setdefault(role, Tool(spec["name"], EDITOR_ARGUMENTS, command))
                 continue
             role = defined_role(spec) or role_of(spec["name"], spec.get("description"))
             if role is None or role in box.tools:
@@ -241,24 +242,15 @@ class Toolbox:
     def roles_by_name(self) -> dict[str, str]:
         """The client's tool name → the role it plays (for calls found in the history); a text
         editor's calls play the role their ``command`` names."""
-        return {tool.name: "text_editor" if tool.editor else role for role, tool in self.tools.items()}
+        return {tool.name: "text_editor" if tool.command else role for role, tool in self.tools.items()}
 
     def call(self, role: str, planned: dict) -> tuple[str, dict]:
         """The client's (name, input) for a planned call of ``role``."""
         tool = self.tools[role]
-        if tool.editor:
-            return tool.name, editor_input(role, planned) or {}
-        return tool.name, {tool.arguments.get(k, k): v for k, v in planned.items()
-                           if k in tool.arguments}
-
-
-def editor_input(role: str, planned: dict) -> dict | None:
-    """A text editor call for a planned ``read_file``/``write_file``/``edit_file``, or None."""
-    command = next((c for c, r in EDITOR_COMMANDS.items() if r == role), None)
-    if command is None or "path" not in planned:
-        return None
-    names = {"path": "path", "content": "file_text", "old_text": "old_str", "new_text": "new_str"}
-    return {"command": command, **{names[k]: v for k, v in planned.items() if k in names}}
+        if tool.command and "path" not in planned:
+            return tool.name, {}
+        named = {tool.arguments[k]: v for k, v in planned.items() if k in tool.arguments}
+        return tool.name, {"command": tool.command, **named} if tool.command else named
 
 
 def _match_arguments(role: str, properties: list[str], required: list[str]) -> dict[str, str] | None:
