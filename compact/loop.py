@@ -25,7 +25,7 @@ import anthropic
 from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
 from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
-from .pipeline import CompactError, Compactor
+from .pipeline import CompactError, Compactor, StageEvent
 from .reply import CUT_OFF, Reply, answer_open_calls, read_reply, run_tool_batch
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, TurnStart, record_turn, refusals
@@ -83,7 +83,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
             messages[:] = reactive_retry(error, messages, compactor, active_request, start)
             say(f"[reactive compact] {api_message(error)}")
-            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
+            say(saved(compactor.events[-1]))
             continue
         except anthropic.APIError as error:
             explain(error)
@@ -162,11 +162,15 @@ def compact_closed_turn(messages: list, compactor: Compactor, active_request: st
         return
     turn.events.append(event)
     turn.stages.append("compact_tool")
-    say(f"[transcript saved: {event.files_written[0]}]")
+    say(saved(event))
 
 
 def say_stages(turn: Turn, say: Say) -> None:
     for event in turn.events:
         if event.stage == "compact_history":
             say("[auto compact]")
-            say(f"[transcript saved: {event.files_written[0]}]")
+            say(saved(event))
+
+
+def saved(event: StageEvent) -> str:       # the lesson's line after every summary
+    return f"[transcript saved: {event.files_written[0]}]"
