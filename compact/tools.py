@@ -1,10 +1,6 @@
-"""The agent's tools on one workspace folder, plus the model-invoked compact tool.
-
-A tool never raises into the loop: a refused or failed call becomes an ``Error: ...`` tool
-result the model can read, and every result is valid text. The file tools stay inside the
-workspace (``fileio``); ``bash`` runs as ``shell`` describes, after ``asking`` (SECURITY.md
-says exactly what holds).
-"""
+"""The agent's tools on one workspace folder, plus the model-invoked compact tool. A tool
+never raises into the loop: a refused or failed call becomes an ``Error: ...`` result the
+model can read (SECURITY.md says exactly what holds)."""
 
 from __future__ import annotations
 
@@ -51,9 +47,8 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")   # not valid Unicode text: never
 
 
 def printable(text: str) -> str:
-    """Tool output as valid, encodable text: a byte of a non-UTF-8 file name (which Python
-    holds as a lone surrogate) becomes ``\\xNN``, any other lone surrogate U+FFFD. One
-    lone surrogate in a result would make every later request fail to encode."""
+    """Tool output as encodable text: a lone surrogate (a byte of a non-UTF-8 file name) becomes
+    ``\\xNN``, any other U+FFFD; one in a result would make every later request fail."""
     def escape(match: re.Match) -> str:
         code = ord(match.group())
         return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
@@ -73,13 +68,9 @@ def _encoded(text: Any, name: str) -> bytes:
 class Workspace:
     """File and shell tools rooted at ``root``: the file tools never reach outside it.
 
-    ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works here (writes only inside
-    the workspace, no home folder, no network), ``"network"`` the same with the network,
-    ``"off"`` as you; ``self.sandboxed`` says which holds. ``confirm(command) -> bool`` is
-    asked before every bash command that is not plainly read-only (``asking.judge``): the
-    default ``"auto"`` asks on stdin (no answer is "no"), ``None`` never asks. Offline, a
-    command the user's request names in backticks exactly runs unasked (``for_run``).
-    """
+    ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works (writes only inside the
+    workspace, no network), ``"network"`` with the network, ``"off"`` as you. ``confirm(command)``
+    is asked before a bash command that is not plainly read-only (``"auto"``: on stdin)."""
 
     glob_timeout = 10.0       # seconds a glob may search (set on an instance to change it)
 
@@ -98,8 +89,7 @@ class Workspace:
         self.named_commands: frozenset[str] = frozenset()
 
     def for_run(self, offline: bool, request: str) -> Workspace:
-        """A copy for one run: offline (``client.is_offline``), a command ``request`` names in
-        backticks runs unasked; with any other client every such command is asked."""
+        """A copy for one run: offline, a command the request names in backticks runs unasked."""
         run = copy.copy(self)
         named = {c.strip() for c in _NAMED.findall(request)} \
             if offline and isinstance(request, str) else set()
@@ -149,8 +139,7 @@ class Workspace:
         return text
 
     def write_file(self, path: str, content: str) -> str:
-        """The file becomes ``content``, whole or not at all (the old file stays whole if
-        the write fails part-way); "Wrote" means it is on disk."""
+        """The file becomes ``content``, whole or not at all."""
         data = _encoded(content, "content")
         target = self.path(path)
         if target == self.root:
@@ -159,8 +148,7 @@ class Workspace:
         return f"Wrote {len(content)} chars to {path}"
 
     def edit_file(self, path: str, old_text: str, new_text: str) -> str:
-        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes.
-        Edits of one file wait for each other, so "Edited" means this edit is on disk."""
+        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes."""
         old, new = _encoded(old_text, "old_text"), _encoded(new_text, "new_text")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace")

@@ -1,6 +1,5 @@
 """The archiving variant: whatever snip, micro and history remove is written to disk first and
-the context keeps its path — nothing is lost, only moved (as the lesson's newer v8 does).
-"""
+the context keeps its path — nothing is lost, only moved (as the lesson's newer v8 does)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The bounded summary: the lesson's compact_history re-summarises the previous summary each
-time, so it keeps growing; ``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only
-the span after the previous ``[Compacted]`` message and merges it into the previous summary,
-heading by heading (``merge_summaries``), under a cap.
-"""
+"""The bounded summary: instead of re-summarising the previous summary each time (so it keeps
+growing), ``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only the span after it
+and merges the two heading by heading (``merge_summaries``), under a cap."""
 
 from __future__ import annotations
 
@@ -57,8 +55,7 @@ def summary_sections(summary: str) -> tuple[list[str], dict[str, list[str]]]:
 
 def render_summary(preamble: list[str], sections: dict[str, list[str]], transcript: str,
                    left_out: int = 0, cap: int = 0) -> str:
-    """A merged summary in the summariser's own layout, naming the transcript that holds
-    everything before it (and so, link by link, every earlier summary whole)."""
+    """A merged summary in the summariser's own layout, naming the transcript before it."""
     lines = list(preamble)
     for heading in SUMMARY_HEADINGS:
         items = sections.get(heading, [])
@@ -130,8 +127,8 @@ class BoundedSummaryCompactor(Compactor):
             self.functions["compact_history"] = self.bounded_history
 
     def bounded_history(self, messages: list, ctx: Context) -> list:
-        """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
-        the last summary (up to ``keep_from``) is summarised and merged, the rest kept."""
+        """Stage 4, bounded: the transcript saved, the span since the last summary (up to
+        ``keep_from``) summarised and merged, the rest kept."""
         keep_from = len(messages) if self.keep_from is None else self.keep_from
         previous = previous_summary(messages)
         span = messages[1 if previous is not None else 0:keep_from]

@@ -1,12 +1,7 @@
 """The long session again, with the API's own context management instead of (or with) the
-lesson's (``API_STRATEGIES``): ``ApiClient`` sends every request through
-``client.beta.messages.create`` with the strategy's ``context_management``, to the offline
-model (a real model's 200,000-token window) or, with a key, to Claude.
-
-What the model was shown is worked out from the documented rules with the offline model's own
-code (``compact.offline.context_management``); the cache ledger and the probes' retention are
-measured on it, and a compaction counts as a one-off request of its size (``usage.iterations``).
-"""
+lesson's (``API_STRATEGIES``), through ``client.beta.messages.create``, offline or with Claude.
+What the model was shown is worked out with the offline model's own code
+(``compact.offline.context_management``) and measured like any other session."""
 
 from __future__ import annotations
 
@@ -68,8 +63,8 @@ API_STRATEGIES = [
 
 
 def shown(request: dict, management: dict | None) -> list:
-    """The messages the model was shown for ``request`` under ``management``: the history's
-    own message objects where no edit changed them (so the cache ledger knows them again)."""
+    """The messages the model was shown for ``request`` under ``management`` (unchanged ones
+    are the history's own objects, so the cache ledger knows them again)."""
     payload = {**request, "messages": as_plain(request["messages"]),
                **({"context_management": management} if management else {})}
     return prepare(payload, lambda messages: count_tokens({**payload, "messages": messages})).messages

@@ -1,11 +1,7 @@
-"""Strategies compared on the same long session: each is a configuration of the pipeline
-(``STRATEGIES``, each with its description: "micro only" is the client-side analogue of the
-API's context editing ``clear_tool_uses_20250919``, "summary only" of server-side compaction
-``compact_20260112``, "cache-friendly" compacts rarely, in large steps, so the cached prefix
-survives between them). Tool output is capped at 50,000 chars, this study's workload cap (the
-lesson's tools do not cut their output), and every request is accounted plainly and
-cache-aware (``caching.py``).
-"""
+"""Strategies compared on the same long session, each a configuration of the pipeline
+(``STRATEGIES``: "micro only" is the client-side analogue of the API's ``clear_tool_uses``,
+"summary only" of server-side compaction). Tool output is capped at 50,000 chars (this study's
+cap), and every request is accounted plainly and cache-aware (``caching.py``)."""
 
 from __future__ import annotations
 
@@ -159,9 +155,8 @@ def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             strategies: list[Strategy] = STRATEGIES,
             progress: Callable[[str, int, int], None] | None = None,
             workers: int = 1) -> list[SessionReport]:
-    """Every strategy on the same session, in order (``workers`` > 1: that many processes at
-    once). The package's own strategies on the default session are remembered
-    (``remembered.py``): with the same code, they are loaded, not replayed."""
+    """Every strategy on the same session, in order (``workers`` > 1: in that many processes);
+    the package's own strategies on the default session are remembered (``remembered.py``)."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
     kept = [recall(KIND, s.name) if rememberable(s, turns) else None for s in strategies]
     for strategy, report in zip(strategies, kept, strict=True):
