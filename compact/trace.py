@@ -112,10 +112,6 @@ class Trace:
         return [e for t in self.turns for e in t.events]
 
     @property
-    def files_written(self) -> list[str]:
-        return [f for e in self.events for f in e.files_written]
-
-    @property
     def rereads(self) -> int:
         """Tool calls that repeat an earlier call exactly (the cost of forgetting)."""
         seen, repeats = set(), 0

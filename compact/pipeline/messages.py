@@ -146,8 +146,7 @@ def pair_safe_start(messages: list, start: int) -> int:
 
 
 def with_results_replaced(messages: list, replacements: dict[tuple[int, int], str]) -> list:
-    """A new list with block (i, j)'s content replaced; touched messages are copied, so the
-    caller's list and dicts never change."""
+    """A new list with block (i, j)'s content replaced; the caller's list and dicts never change."""
     result = list(messages)
     for (i, j), text in replacements.items():
         if result[i] is messages[i]:

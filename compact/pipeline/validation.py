@@ -12,8 +12,7 @@ RESULT_BLOCKS = ("text", "image", "document", "search_result")   # what a tool_r
 
 
 def validate_history(messages: Any, start: int = 0) -> None:
-    """Shape and pairing (each tool_result answers a tool_use of the message right before it);
-    ``start``: the messages before it are known to be valid."""
+    """Shape and pairing, from ``start`` on (the messages before it are known to be valid)."""
     if not isinstance(messages, list):
         raise HistoryError(f"a history must be a list of messages, got {type(messages).__name__}")
     for index in range(start, len(messages)):
@@ -60,7 +59,6 @@ def block_problem(block: Any, role: str, where: str) -> str | None:
 
 
 def result_content_problem(block: dict) -> str | None:
-    """Why a tool_result's content is not a string or a list of text and image blocks."""
     content = block.get("content", "")
     where = f"tool_result {block.get('tool_use_id')!r}"
     if not isinstance(content, (str, list)):
@@ -85,7 +83,7 @@ def result_content_problem(block: dict) -> str | None:
 
 
 def pairing_problems(messages: list, start: int = 0) -> list[str]:
-    """What the API would reject about tool_use/tool_result pairing, from message ``start`` on."""
+    """What the API would reject about tool_use/tool_result pairing, from ``start`` on."""
     problems = []
     for index in range(start, len(messages)):
         message, before = messages[index], messages[index - 1] if index else {}
