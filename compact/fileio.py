@@ -32,6 +32,8 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 LOCK_DIR = Path(tempfile.gettempdir()) / f"compact-locks-{os.getuid()}"
 LOCK_TIMEOUT = 30.0        # seconds one write waits for another to finish
+SWAPPED = ("path {!r} changed while it was being opened (a symlink appeared in it): refused; "
+           "only files inside the workspace can be used")
 
 
 class ToolError(CompactError):
@@ -89,8 +91,7 @@ def opened_dir(root: Path, target: Path, shown: str, create: bool = False) -> It
 
 def _open_error(error: OSError, shown: str) -> Exception:
     if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        return ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
-                         "in it): refused; only files inside the workspace can be used")
+        return ToolError(SWAPPED.format(shown))
     if error.errno == errno.ENOENT:
         return ToolError(f"no file {shown!r} in the workspace")
     if error.errno == errno.ENXIO:
@@ -194,8 +195,7 @@ def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(info.st_mode):            # the path was resolved: a link appeared since
-        raise ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
-                        "in it): refused; only files inside the workspace can be used")
+        raise ToolError(SWAPPED.format(shown))
     if not stat.S_ISREG(info.st_mode):
         raise ToolError(f"{shown!r} is not a regular file; nothing was written")
     return info

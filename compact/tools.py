@@ -112,14 +112,12 @@ class Workspace:
                             "only files inside it can be used")
         return target
 
-    def _cap(self, text: str, stopped: bool = False) -> str:
-        if len(text) <= self.max_output_chars and not stopped:
+    def _cap(self, text: str, unread: str | None = None) -> str:
+        """``text`` cut at the cap; ``unread``: why the rest was never read (else its length)."""
+        cap = self.max_output_chars
+        if len(text) <= cap and unread is None:
             return text
-        if stopped:       # the command was stopped at the cap: the rest was never read
-            return (text[: self.max_output_chars] + f"\n[... output truncated at "
-                    f"{self.max_output_chars} chars; the command was stopped there]")
-        return (text[: self.max_output_chars]
-                + f"\n[... output truncated: {len(text) - self.max_output_chars} more chars]")
+        return text[:cap] + f"\n[... output truncated{unread or f': {len(text) - cap} more chars'}]"
 
     def read_file(self, path: str, limit: int | None = None) -> str:
         """The file's text, reading only what is shown: ``limit`` lines, at most the cap."""
@@ -133,9 +131,8 @@ class Workspace:
             return self._cap("".join(lines[:limit])) + (
                 f"... (more lines follow; the file has {size:,} bytes: raise limit to read on)")
         if more or len(text) > self.max_output_chars:
-            return (text[: self.max_output_chars] + f"\n[... output truncated at "
-                    f"{self.max_output_chars:,} chars; the file has {size:,} bytes and the rest "
-                    "was not read]")
+            return self._cap(text, f" at {self.max_output_chars:,} chars; the file has {size:,} bytes "
+                                   "and the rest was not read")
         return text
 
     def write_file(self, path: str, content: str) -> str:
@@ -184,7 +181,9 @@ class Workspace:
             raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
-        return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
+        stopped = f" at {self.max_output_chars} chars; the command was stopped there"
+        return self._cap(output or f"(no output, exit code {done.returncode})",
+                         stopped if done.stopped else None)
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""
