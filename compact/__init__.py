@@ -10,9 +10,8 @@ from .model_call import ModelResponseError
 from .pipeline import STAGES, Compactor, Limits, StageEvent
 from .pipeline.context import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
-from .pipeline.messages import estimate_size
+from .pipeline.messages import estimate_size, validate_history
 from .pipeline.storage import read_transcript
-from .pipeline.validation import validate_history
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, composition
 

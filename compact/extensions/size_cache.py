@@ -9,8 +9,7 @@ import operator
 from typing import Any, TypeVar
 
 from ..pipeline.compactor import Compactor
-from ..pipeline.messages import estimate_size
-from ..pipeline.validation import validate_history
+from ..pipeline.messages import estimate_size, validate_history
 
 _FIRST = object()             # the "predecessor" of message 0
 REMEMBERED = 4                # lists remembered whole

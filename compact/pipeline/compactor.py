@@ -28,12 +28,11 @@ from pathlib import Path
 from .compact_history import compact_history, reactive_compact
 from .context import Context, Limits, Summarizer
 from .formats import parse_compacted, snipped_count
-from .messages import iter_tool_results, plain_text
+from .messages import checked_size, iter_tool_results, plain_text
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from .tool_result_budget import tool_result_budget
-from .validation import checked_size
 
 Stage = Callable[[list, Context], list]
 LESSON_STAGES: dict[str, Stage] = {          # in the lesson's order
