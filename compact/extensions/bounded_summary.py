@@ -18,6 +18,7 @@ from ..pipeline.summary import clip, clip_marker
 
 SUMMARY_HEADINGS = ("Goal", "Findings", "Files", "Remaining work", "User constraints")
 ONE_LINE_HEADINGS = ("Goal", "Remaining work", "User constraints")
+REPLACED = ("Goal", "Remaining work")        # the newest replaces the old; the others are merged
 LEFT_OUT_PREFIX = "[Earlier lines left out to stay under "
 _HEADING = re.compile(r"^[#*\s]*(" + "|".join(SUMMARY_HEADINGS) + r")[*\s]*:?[*\s]*(.*)$",
                       re.IGNORECASE)
@@ -89,13 +90,8 @@ def merge_summaries(previous: str | None, new: str, transcript: str, cap: int) -
     and files of both (oldest left out first, with a line naming ``transcript``)."""
     old_pre, old = summary_sections(previous) if previous else ([], {})
     new_pre, fresh = summary_sections(new)
-    merged = {
-        "Goal": fresh["Goal"] or old.get("Goal", []),
-        "Findings": _union(old.get("Findings", []), fresh["Findings"]),
-        "Files": _union(old.get("Files", []), fresh["Files"]),
-        "Remaining work": fresh["Remaining work"] or old.get("Remaining work", []),
-        "User constraints": _union(old.get("User constraints", []), fresh["User constraints"]),
-    }
+    merged = {h: (fresh[h] or old.get(h, [])) if h in REPLACED
+              else list(dict.fromkeys([*old.get(h, []), *fresh[h]])) for h in SUMMARY_HEADINGS}
     preamble = new_pre or old_pre
     text = render_summary(preamble, merged, transcript)
     left_out = 0
@@ -106,10 +102,6 @@ def merge_summaries(previous: str | None, new: str, transcript: str, cap: int) -
     if cap and len(text) > cap:               # constraints and goal alone are too long
         text = clip(text, cap - CLIP_MARKER)
     return text
-
-
-def _union(older: list[str], newer: list[str]) -> list[str]:
-    return list(dict.fromkeys([*older, *newer]))
 
 
 class BoundedSummaryCompactor(Compactor):
