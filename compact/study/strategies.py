@@ -145,7 +145,7 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
     workspace = session_workspace(workdir, "session-")
     model = OfflineModel(window_tokens=BIG_WINDOW)
     client = RecordingClient(model.client())
-    client.usage = model.usage
+    client.usage = model.usage          # what play counts: (kind, input tokens) per call
     report = play(client, strategy.build(workspace.root, client), workspace, turns or session_turns(),
                   partial(progress, strategy.name) if progress else None)
     return replace(report, strategy=strategy.name)
