@@ -20,24 +20,22 @@ COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
                 "input_schema": {"type": "object", "properties": {}}}
 
+
+def tool_schema(name: str, description: str, required: list[str], **types: str) -> dict:
+    properties = {key: {"type": kind} for key, kind in types.items()}
+    return {"name": name, "description": description,
+            "input_schema": {"type": "object", "properties": properties, "required": required}}
+
+
 TOOLS = [
-    {"name": "bash", "description": "Run a shell command in the workspace.",
-     "input_schema": {"type": "object", "properties": {"command": {"type": "string"}},
-                      "required": ["command"]}},
-    {"name": "read_file", "description": "Read a text file in the workspace.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}},
-    {"name": "write_file", "description": "Write a text file in the workspace.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "content": {"type": "string"}},
-         "required": ["path", "content"]}},
-    {"name": "edit_file", "description": "Replace exact text once in a workspace file.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "old_text": {"type": "string"},
-         "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"]}},
-    {"name": "glob", "description": "List workspace files matching a glob pattern.",
-     "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}},
-                      "required": ["pattern"]}},
+    tool_schema("bash", "Run a shell command in the workspace.", ["command"], command="string"),
+    tool_schema("read_file", "Read a text file in the workspace.", ["path"],
+                path="string", limit="integer"),
+    tool_schema("write_file", "Write a text file in the workspace.", ["path", "content"],
+                path="string", content="string"),
+    tool_schema("edit_file", "Replace exact text once in a workspace file.",
+                ["path", "old_text", "new_text"], path="string", old_text="string", new_text="string"),
+    tool_schema("glob", "List workspace files matching a glob pattern.", ["pattern"], pattern="string"),
     COMPACT_TOOL,
 ]
 
