@@ -97,7 +97,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
             compact_closed_turn(messages, compactor, active_request, turn, say)
         if settings.on_turn:
             settings.on_turn(turn)
-        if (not reply.calls or reply.stop == "refusal") and reply.stop != "pause_turn":  # finished
+        if finished(reply):
             trace.answer, trace.stop_reason = reply.text, reply.stop
             return trace
     raise TurnLimitError(f"the agent did not finish within {settings.max_turns} turns; the history "
@@ -126,6 +126,11 @@ def reactive_retry(error: Exception, messages: list, compactor: Compactor, activ
         raise error
     start.refusals.append(api_message(error))   # the turn's record keeps the API's numbers
     return compacted
+
+
+def finished(reply: Reply) -> bool:
+    """No call to answer (a refusal's are answered, not run), and not paused."""
+    return (not reply.calls or reply.stop == "refusal") and reply.stop != "pause_turn"
 
 
 def answer(reply: Reply, messages: list, workspace: Workspace, max_tokens: int, say: Say) -> bool:
