@@ -1,12 +1,7 @@
-"""compact — how a coding agent keeps its context window from overflowing.
-
-The lesson's four-stage pipeline, run before every model call (``pipeline/``: start at
-``pipeline/compactor.py``), the reactive path, the model-invoked ``compact`` tool, and
-``agent_loop`` that ties them together; offline on an embedded model unless ANTHROPIC_API_KEY
-is set. The layers above the pipeline: ``extensions/`` (variants beyond the lesson),
-``offline/`` (the embedded model), the agent (``loop.py`` and what it uses), ``classroom/``
-(experiments, plots, the lab) and ``study/`` (the long session, the strategy comparison).
-"""
+"""compact — how a coding agent keeps its context window from overflowing: the lesson's
+pipeline (start at ``pipeline/compactor.py``) and ``agent_loop``, offline on an embedded model
+unless ANTHROPIC_API_KEY is set. Above the pipeline: ``extensions/``, ``offline/``, the agent
+(``loop.py``), ``classroom/`` and ``study/``."""
 
 from .client import banner, default_model, make_client, summarizer_for
 from .fileio import ToolError
@@ -15,9 +10,8 @@ from .model_call import ModelResponseError
 from .pipeline import STAGES, Compactor, Limits, StageEvent
 from .pipeline.context import CompactError, HistoryError, StorageError, SummaryError
 from .pipeline.formats import PLACEHOLDER, compacted_message, parse_compacted
-from .pipeline.messages import estimate_size
+from .pipeline.messages import estimate_size, validate_history
 from .pipeline.storage import read_transcript
-from .pipeline.validation import validate_history
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, composition
 

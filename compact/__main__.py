@@ -1,11 +1,6 @@
 """python -m compact — the lesson's REPL (prompt ``s08 >>``, ``q`` to quit), offline by default.
-
-Ctrl-C during a turn stops it (a running command and everything it started are killed,
-the interrupted calls are answered) and returns to the prompt; a failed turn prints its
-error and returns to the prompt too. The history stays valid either way. A typed line that
-is not valid UTF-8 is refused (never sent), and what it prints is escaped where the terminal
-cannot show it (a lone surrogate becomes ``\\udcff``): neither ends the REPL.
-"""
+Ctrl-C or a failed turn returns to the prompt with the history valid; a line that is not UTF-8
+is refused, and what the terminal cannot show is escaped."""
 
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ from .tools import LONE_SURROGATE, Workspace
 
 
 def robust_streams() -> None:
-    """Typed bytes that are not UTF-8 arrive as lone surrogates (found, then refused) and
-    printed text the terminal cannot encode is escaped, instead of raising."""
+    """Non-UTF-8 input arrives as lone surrogates (then refused); unprintable output is escaped."""
     for stream, errors in ((sys.stdin, "surrogateescape"), (sys.stdout, "backslashreplace"),
                            (sys.stderr, "backslashreplace")):
         reconfigure = getattr(stream, "reconfigure", None)

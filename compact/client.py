@@ -1,14 +1,9 @@
 """One factory for the model client, and what a client talks to, asked — never guessed.
 
 ``make_client()`` gives real Claude with ANTHROPIC_API_KEY and the embedded offline model
-without; both are the real ``anthropic.Anthropic`` class, so every line of the agent is the
-same in a classroom with no key and on a laptop with one. ``endpoint(client)`` says what a
-client talks to, by asking it: the in-process offline model (base URL ``IN_PROCESS_URL``, which
-no network resolves) and any endpoint on this machine (``python -m compact.offline serve``
-answers with the ``x-offline-model`` header) are asked for the offline model's entry in their
-models list; any other endpoint is Claude. The answer is remembered here, not on the client.
-What the environment says is read here too: ANTHROPIC_API_KEY, MODEL_ID, ANTHROPIC_BASE_URL.
-"""
+without, both the real ``anthropic.Anthropic`` class. ``endpoint(client)`` asks an in-process
+or loopback endpoint for the offline model's entry (the ``x-offline-model`` header); any other
+endpoint is Claude."""
 
 from __future__ import annotations
 
@@ -68,8 +63,7 @@ _KNOWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def endpoint(client: Any) -> Endpoint:
-    """Ask once what ``client`` (an ``anthropic.Anthropic``, or a wrapper that forwards its
-    attributes) talks to: one GET of the offline model's entry, for an endpoint on this machine."""
+    """Ask once what ``client`` talks to (one GET, for an endpoint on this machine)."""
     if client not in _KNOWN:
         _KNOWN[client] = _ask(client)
     return _KNOWN[client]
@@ -113,8 +107,7 @@ def default_model(client: Any = None) -> str:
 
 
 def default_max_tokens(client: Any = None, model: str | None = None) -> int:
-    """``max_tokens`` for agent_loop: the offline model's short answers (``AGENT_MAX_TOKENS``,
-    within what it accepts), else the lesson's 8,000 for Claude."""
+    """The offline model's short answers (``AGENT_MAX_TOKENS``), else the lesson's 8,000."""
     if _asks(client):
         return endpoint(client).max_tokens
     return AGENT_MAX_TOKENS if model == MODEL_NAME else LESSON_MAX_TOKENS
@@ -126,9 +119,8 @@ def summarizer_for(client: Any, model: str | None = None) -> ClientSummarizer:
 
 
 def shown_url(url: str) -> str:
-    """An endpoint URL as the banner shows it: scheme, host, port and path, nothing else. A
-    user and password, a query or a fragment in ``ANTHROPIC_BASE_URL`` is never shown (in a
-    notebook output, the lab or the REPL); a URL that cannot be read is ``(unreadable URL)``."""
+    """An endpoint URL as the banner shows it: scheme, host, port and path, never a password,
+    query or fragment; ``(unreadable URL)`` if it cannot be read."""
     try:
         parts = urllib.parse.urlsplit(url.strip())
         host, port = parts.hostname, parts.port
@@ -152,11 +144,8 @@ def banner(client: Any) -> str:
 
 
 def make_client(quiet: bool = False, **offline_options: Any) -> anthropic.Anthropic:
-    """Live client if ANTHROPIC_API_KEY is set (honouring ANTHROPIC_BASE_URL), else offline.
-
-    ``offline_options`` (e.g. ``window_tokens=...``) configure the offline model only, which is
-    loaded here, when it is used: ``import compact.loop`` does not load it.
-    """
+    """Live client if ANTHROPIC_API_KEY is set (honouring ANTHROPIC_BASE_URL), else offline
+    (``offline_options`` configure it; it is loaded only here)."""
     client = anthropic.Anthropic(base_url=base_url()) if is_live() \
         else importlib.import_module(OFFLINE_MODULE).OfflineModel(**offline_options).client()
     if not quiet:

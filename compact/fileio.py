@@ -1,18 +1,11 @@
 """Workspace files opened, read and edited without leaving the workspace or losing a byte.
 
-* A path is looked up as the disk spells it (``stored_spelling``): a name missing as typed is
-  matched to its one look-alike under Unicode normalisation (NFC ``café.md`` finds it stored
-  NFD, as macOS writes it); several look-alikes are an error naming them; none: as typed.
-* Opening walks the checked path one folder at a time from the workspace's descriptor, with
-  ``O_NOFOLLOW`` at every step: a symlink swapped in after the check makes the open fail.
-* Reading reads only what will be shown; editing changes only the replaced bytes of a UTF-8
-  file (any other file is refused, never re-decoded).
-* Writing replaces a file whole or not at all (``commit``), one writer at a time
-  (``one_writer``: a ``filelock`` per file, kept in the system's temp folder; it does not hold
-  ``bash``). ``write_atomically`` is the same for the package's own files.
+* A path is looked up as the disk spells it (``stored_spelling``: NFC ``café.md`` finds NFD).
+* Opening walks the path one folder at a time with ``O_NOFOLLOW``: a symlink swapped in fails.
+* Reading reads only what is shown; editing changes only the replaced bytes of a UTF-8 file.
+* Writing replaces a file whole or not at all (``commit``), one writer at a time (``one_writer``).
 
-A refused file operation raises ``ToolError``, the error of every tool (reported to the model).
-"""
+A refused file operation raises ``ToolError``, the error of every tool (reported to the model)."""
 
 from __future__ import annotations
 
@@ -39,6 +32,8 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 LOCK_DIR = Path(tempfile.gettempdir()) / f"compact-locks-{os.getuid()}"
 LOCK_TIMEOUT = 30.0        # seconds one write waits for another to finish
+SWAPPED = ("path {!r} changed while it was being opened (a symlink appeared in it): refused; "
+           "only files inside the workspace can be used")
 
 
 class ToolError(CompactError):
@@ -96,8 +91,7 @@ def opened_dir(root: Path, target: Path, shown: str, create: bool = False) -> It
 
 def _open_error(error: OSError, shown: str) -> Exception:
     if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        return ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
-                         "in it): refused; only files inside the workspace can be used")
+        return ToolError(SWAPPED.format(shown))
     if error.errno == errno.ENOENT:
         return ToolError(f"no file {shown!r} in the workspace")
     if error.errno == errno.ENXIO:
@@ -107,8 +101,7 @@ def _open_error(error: OSError, shown: str) -> Exception:
 
 @contextmanager
 def opened(root: Path, target: Path, shown: str) -> Iterator[tuple[int, int]]:
-    """(folder descriptor, file descriptor) of a regular file inside the workspace, opened
-    for reading."""
+    """(folder descriptor, file descriptor) of a regular file in the workspace, for reading."""
     if target == root:
         raise ToolError(f"{shown!r} is the workspace folder itself, not a file")
     with opened_dir(root, target, shown) as dir_fd:
@@ -127,9 +120,8 @@ def opened(root: Path, target: Path, shown: str) -> Iterator[tuple[int, int]]:
 
 
 def read_text(fd: int, max_chars: int, max_lines: int | None) -> tuple[str, bool]:
-    """(text, more): the file's start, decoded as UTF-8 (invalid bytes become U+FFFD), read
-    until it holds more than ``max_chars`` characters or more than ``max_lines`` lines;
-    ``more`` says the file goes on past what was read."""
+    """(text, more): the file's start as UTF-8 (bad bytes: U+FFFD), up to just past
+    ``max_chars`` characters or ``max_lines`` lines; ``more``: the file goes on."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     parts: list[str] = []
     chars = lines = 0
@@ -157,20 +149,15 @@ def read_all(fd: int, shown: str, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
 
 
 def write_whole(root: Path, target: Path, shown: str, data: bytes) -> None:
-    """Make ``data`` the file's whole content: the old file stays whole until the new one
-    is complete on disk (``commit``); its permission bits are kept."""
+    """Make ``data`` the file's whole content, atomically, keeping its permission bits."""
     with one_writer(target, shown), opened_dir(root, target, shown, create=True) as dir_fd:
         old = existing_mode(dir_fd, target.name, shown)
         commit(dir_fd, target.name, [data], old)
 
 
 def replace_bytes(root: Path, target: Path, shown: str, old: bytes, new: bytes) -> None:
-    """Replace the first ``old`` with ``new`` in the file's raw bytes; every other byte stays.
-
-    The file must be UTF-8 text (a Latin-1 or binary file is refused, unchanged). It is read
-    and replaced under the file's lock, so a concurrent edit is never lost, and replaced
-    atomically, keeping its permission bits (``commit``).
-    """
+    """Replace the first ``old`` with ``new`` in a UTF-8 file's raw bytes, under its lock,
+    atomically; every other byte stays (any other file is refused, unchanged)."""
     with one_writer(target, shown), opened(root, target, shown) as (dir_fd, fd):
         raw = read_all(fd, shown)
         info = os.fstat(fd)
@@ -202,24 +189,21 @@ def one_writer(target: Path, shown: str) -> Iterator[None]:
 
 
 def existing_mode(dir_fd: int, name: str, shown: str) -> os.stat_result | None:
-    """The stat of the file ``name`` is replacing (None if there is none); a folder, pipe,
-    device or symlink is refused."""
+    """The stat of the file ``name`` replaces (None if none); only a regular file is accepted."""
     try:
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(info.st_mode):            # the path was resolved: a link appeared since
-        raise ToolError(f"path {shown!r} changed while it was being opened (a symlink appeared "
-                        "in it): refused; only files inside the workspace can be used")
+        raise ToolError(SWAPPED.format(shown))
     if not stat.S_ISREG(info.st_mode):
         raise ToolError(f"{shown!r} is not a regular file; nothing was written")
     return info
 
 
 def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result | None) -> None:
-    """Make ``chunks`` the whole content of ``name`` in the folder ``dir_fd``, atomically: a
-    synced temporary file, given the old file's mode (and owner, where allowed), renamed over
-    it, then the folder synced. A full disk or a crash leaves the old file whole."""
+    """Make ``chunks`` the whole content of ``name`` in ``dir_fd``: a synced temporary file,
+    given the old file's mode (and owner, where allowed), renamed over it."""
     temp = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o666,
                  dir_fd=dir_fd)
@@ -246,8 +230,7 @@ def commit(dir_fd: int, name: str, chunks: Iterable[bytes], old: os.stat_result 
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder: a reader sees
-    the old file or the new one, never half of it, even when the disk fills up."""
+    """Write ``data`` to ``path`` through a temporary file: readers never see half of it."""
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False)
     try:
         os.chmod(handle.name, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644)

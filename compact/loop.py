@@ -8,11 +8,8 @@
     run the whole batch, append ONE user message answering every call
     compact was called → messages[:] = compactor.compact_history(messages, active_request)
 
-It changes ``messages`` in place like the lesson's loop (``messages[:] = ...``), so the
-caller's history always holds the last valid state, and returns a per-turn ``Trace``. What
-real replies need besides (``reply.py``): ``pause_turn`` is sent back for the model to
-continue, a refusal or a cut-off answer ends the turn, a call cut off by ``max_tokens`` is
-answered with an error, Ctrl-C answers the interrupted batch.
+It changes ``messages`` in place, so the caller's history always holds the last valid state,
+and returns a per-turn ``Trace``; what real replies need besides is in ``reply.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ import anthropic
 from .client import default_max_tokens, default_model, is_offline, make_client, summarizer_for
 from .extensions import size_cached
 from .model_call import api_message, call_model, explain, is_prompt_too_long
-from .pipeline import CompactError, Compactor
+from .pipeline import CompactError, Compactor, StageEvent
 from .reply import CUT_OFF, Reply, answer_open_calls, read_reply, run_tool_batch
 from .tools import TOOLS, Workspace
 from .trace import Trace, Turn, TurnStart, record_turn, refusals
@@ -53,9 +50,7 @@ class TurnLimitError(CompactError):
 
 @dataclass(frozen=True)
 class LoopOptions:
-    """How the loop calls the model, what it says and when it stops: pass the fields by name
-    (``agent_loop(..., max_turns=3, log=print)``) or whole (``options=LoopOptions(...)``)."""
-
+    """How the loop calls the model, what it says and when it stops."""
     model: str | None = None           # the client's default model when None
     max_tokens: int | None = None      # what the client's model is asked for when None
     tools: list | None = None          # the lesson's tools (and compact) when None
@@ -69,13 +64,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                compactor: Compactor | None = None, workspace: Workspace | str | Path = ".",
                **options: Any) -> Trace:
     """Run until a reply calls no tool (and is not paused); return the per-turn trace.
-
-    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)`` (fields by name
-    replace its own). If a step fails, ``messages`` holds the last valid state (SECURITY.md): a
-    failing stage leaves it as it was before that stage; a failing model call (an
-    ``anthropic.APIError``, a second prompt-too-long, ``ModelResponseError``) is raised with a
-    note, the list as it was just before that call. A failing tool's result is ``Error: ...``.
-    """
+    ``options``: ``LoopOptions`` fields by name, or ``options=LoopOptions(...)``. If a step
+    fails, ``messages`` holds the last valid state (SECURITY.md)."""
     client = client or make_client()
     settings = replace(options.pop("options", LoopOptions()), **options)   # a wrong name: TypeError
     request = model_request(client, settings)
@@ -93,7 +83,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
         except (anthropic.BadRequestError, anthropic.ContentTooLargeError) as error:
             messages[:] = reactive_retry(error, messages, compactor, active_request, start)
             say(f"[reactive compact] {api_message(error)}")
-            say(f"[transcript saved: {compactor.events[-1].files_written[0]}]")
+            say(saved(compactor.events[-1]))
             continue
         except anthropic.APIError as error:
             explain(error)
@@ -115,8 +105,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
                          "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
 
 
-def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:
-    """What every model call sends besides the messages."""
+def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:   # all but the messages
     model = options.model or default_model(client)
     return {"model": model, "system": options.system,
             "tools": TOOLS if options.tools is None else options.tools,
@@ -126,8 +115,7 @@ def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:
 
 def reactive_retry(error: Exception, messages: list, compactor: Compactor, active_request: str,
                    start: TurnStart) -> list:
-    """The lesson's rule: a prompt-too-long refusal gets one reactive compaction, no more. Any
-    other refusal, or a compaction that kept the whole history, is re-raised with a note."""
+    """One reactive compaction for a prompt-too-long refusal; anything else is re-raised."""
     if not (is_prompt_too_long(error) and "reactive_compact" in compactor.stages
             and refusals(start, compactor) < compactor.limits.max_reactive_retries):
         explain(error)
@@ -141,13 +129,12 @@ def reactive_retry(error: Exception, messages: list, compactor: Compactor, activ
 
 
 def finished(reply: Reply) -> bool:
-    """No call to answer (a refusal's calls are answered but not run), and not paused."""
+    """No call to answer (a refusal's are answered, not run), and not paused."""
     return (not reply.calls or reply.stop == "refusal") and reply.stop != "pause_turn"
 
 
 def answer(reply: Reply, messages: list, workspace: Workspace, max_tokens: int, say: Say) -> bool:
-    """Append the reply and the one message answering all its tool calls; True if ``compact``
-    was called. Whatever interrupts this (Ctrl-C), the history ends valid."""
+    """Append the reply and the one message answering its calls; True if ``compact`` was called."""
     try:
         if reply.content:                   # an empty reply adds no (invalid) empty message
             messages.append({"role": "assistant", "content": reply.content})
@@ -167,7 +154,6 @@ def answer(reply: Reply, messages: list, workspace: Workspace, max_tokens: int, 
 
 def compact_closed_turn(messages: list, compactor: Compactor, active_request: str, turn: Turn,
                         say: Say) -> None:
-    """The compact tool's effect: summarise the history now that the batch is answered."""
     say("[compact tool] summarising the completed turn")
     messages[:] = compactor.compact_history(messages, active_request)
     event = compactor.events[-1]
@@ -176,12 +162,15 @@ def compact_closed_turn(messages: list, compactor: Compactor, active_request: st
         return
     turn.events.append(event)
     turn.stages.append("compact_tool")
-    say(f"[transcript saved: {event.files_written[0]}]")
+    say(saved(event))
 
 
 def say_stages(turn: Turn, say: Say) -> None:
-    """The lesson's ``[auto compact]`` and ``[transcript saved: <path>]`` lines."""
     for event in turn.events:
         if event.stage == "compact_history":
             say("[auto compact]")
-            say(f"[transcript saved: {event.files_written[0]}]")
+            say(saved(event))
+
+
+def saved(event: StageEvent) -> str:       # the lesson's line after every summary
+    return f"[transcript saved: {event.files_written[0]}]"

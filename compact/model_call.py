@@ -1,10 +1,5 @@
-"""One model call, checked; which refusals mean "prompt is too long"; what to do after an error.
-
-The loop's ``try``/``except`` (``compact/loop.py``) calls ``call_model``; on a refusal that
-``is_prompt_too_long`` it runs ``reactive_compact`` once and calls again. Any other API error,
-or a second refusal, reaches the caller unchanged, with a note (``explain``) saying what
-state the history is in and what to do.
-"""
+"""One model call, checked; which refusals mean "prompt is too long"; what to do after an error
+(``explain`` adds a note to the error, which reaches the caller unchanged)."""
 
 from __future__ import annotations
 
@@ -18,8 +13,7 @@ from .reply import CUT_OFF
 
 
 class ModelResponseError(CompactError, RuntimeError):
-    """The model API answered with a body that is not a message (a proxy's HTML page, wrong
-    JSON); the history holds the state from just before the call (``call_model``)."""
+    """The model API's body is not a message (a proxy's HTML page, wrong JSON)."""
 
 
 def api_message(error: Exception) -> str:
@@ -35,9 +29,7 @@ _TOO_LONG = ("prompt is too long", "prompt_too_long", "too many tokens",
 
 
 def is_prompt_too_long(error: Exception) -> bool:
-    """Whether the API refused the request for its size: "prompt is too long", "input length
-    and `max_tokens` exceed context limit", or HTTP 413 ``request_too_large``. All three are
-    answered the same way: a smaller history (the reactive path)."""
+    """Whether the API refused the request for its size (any wording, or HTTP 413)."""
     if getattr(error, "status_code", None) == 413:
         return True
     text = f"{api_message(error)} {error}".lower()
@@ -45,8 +37,8 @@ def is_prompt_too_long(error: Exception) -> bool:
 
 
 def response_problem(response: Any) -> str | None:
-    """What makes ``response`` unusable as a Messages-API message, or None. A tool call a
-    ``max_tokens`` cut ended with may lack its input: it is answered with an error, never run."""
+    """What makes ``response`` unusable as a Messages-API message, or None (a call max_tokens
+    cut off may lack its input: it is answered with an error, never run)."""
     content = getattr(response, "content", None)
     if not isinstance(content, list):
         return f"the reply is a {type(response).__name__} without a list of content blocks"
@@ -69,8 +61,7 @@ def response_problem(response: Any) -> str | None:
 
 
 def call_model(client: Any, **request: Any) -> Any:
-    """One ``messages.create`` whose reply is checked before the history is touched: the SDK
-    does not validate bodies. API errors (429/5xx/529, timeouts) pass through unchanged."""
+    """One ``messages.create``, its reply checked (the SDK does not validate bodies)."""
     try:
         response = client.messages.create(**request)
     except json.JSONDecodeError as error:
@@ -86,8 +77,7 @@ def call_model(client: Any, **request: Any) -> Any:
 
 
 def explain(error: Exception) -> None:
-    """Add a note saying what failed, what state ``messages`` is in, what to do (callers
-    expect the SDK's own error types, so it is not wrapped)."""
+    """Add a note saying what failed, what state ``messages`` is in, what to do."""
     if is_prompt_too_long(error):
         todo = ("the request is still too long after compaction (or reactive_compact is off): "
                 "lower Limits.reactive_keep_messages or Limits.context_limit, or start a new "

@@ -1,12 +1,8 @@
 """A model reply as the loop reads it, and its tool calls run as a batch answered by ONE message.
 
-Every reply real Claude can send leaves the history valid: empty text blocks are dropped (the
-API refuses them sent back), a lone surrogate becomes U+FFFD (the SDK would refuse to send
-every later request), a call cut off by ``max_tokens`` keeps an object input and is answered
-with an error, never run, and after a refusal none is run. The batch is closed before the
-compact tool's summary (no orphan result, no repeated side effect); Ctrl-C answers the
-interrupted call and those after it, then reaches the caller with the history valid.
-"""
+Every reply real Claude can send leaves the history valid: empty text blocks are dropped, a lone
+surrogate becomes U+FFFD, a call cut off by ``max_tokens`` is answered with an error (never
+run), none is run after a refusal, and Ctrl-C answers the interrupted calls."""
 
 from __future__ import annotations
 
@@ -50,8 +46,7 @@ def read_reply(response: Any) -> Reply:
 
 
 def assistant_message(content: Any) -> dict:
-    """An assistant message from ``response.content``, keeping only the fields the API takes
-    back; empty (or whitespace-only) text blocks are dropped."""
+    """``response.content`` as a message: only the fields the API takes back, no empty text."""
     blocks = []
     for block in to_plain(list(content)):
         if block.get("type") == "text":
@@ -89,8 +84,8 @@ def result_block(call: dict, output: str) -> dict:
 
 
 def run_tool_batch(reply: Reply, workspace: Workspace, messages: list, max_tokens: int) -> bool:
-    """Run every call of ``reply`` and append the one message answering all of them; return
-    whether the model called ``compact`` (the caller compacts once the batch is closed)."""
+    """Run every call of ``reply``, append the one message answering them; True if ``compact``
+    was called."""
     results: list[dict] = []
     compact_requested = False
     try:

@@ -1,10 +1,6 @@
-"""The agent's tools on one workspace folder, plus the model-invoked compact tool.
-
-A tool never raises into the loop: a refused or failed call becomes an ``Error: ...`` tool
-result the model can read, and every result is valid text. The file tools stay inside the
-workspace (``fileio``); ``bash`` runs as ``shell`` describes, after ``asking`` (SECURITY.md
-says exactly what holds).
-"""
+"""The agent's tools on one workspace folder, plus the model-invoked compact tool. A tool
+never raises into the loop: a refused or failed call becomes an ``Error: ...`` result the
+model can read (SECURITY.md says exactly what holds)."""
 
 from __future__ import annotations
 
@@ -24,24 +20,22 @@ COMPACT_TOOL = {"name": "compact",
                 "description": "Summarize earlier conversation to free context space.",
                 "input_schema": {"type": "object", "properties": {}}}
 
+
+def tool_schema(name: str, description: str, required: list[str], **types: str) -> dict:
+    properties = {key: {"type": kind} for key, kind in types.items()}
+    return {"name": name, "description": description,
+            "input_schema": {"type": "object", "properties": properties, "required": required}}
+
+
 TOOLS = [
-    {"name": "bash", "description": "Run a shell command in the workspace.",
-     "input_schema": {"type": "object", "properties": {"command": {"type": "string"}},
-                      "required": ["command"]}},
-    {"name": "read_file", "description": "Read a text file in the workspace.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["path"]}},
-    {"name": "write_file", "description": "Write a text file in the workspace.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "content": {"type": "string"}},
-         "required": ["path", "content"]}},
-    {"name": "edit_file", "description": "Replace exact text once in a workspace file.",
-     "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "old_text": {"type": "string"},
-         "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"]}},
-    {"name": "glob", "description": "List workspace files matching a glob pattern.",
-     "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}},
-                      "required": ["pattern"]}},
+    tool_schema("bash", "Run a shell command in the workspace.", ["command"], command="string"),
+    tool_schema("read_file", "Read a text file in the workspace.", ["path"],
+                path="string", limit="integer"),
+    tool_schema("write_file", "Write a text file in the workspace.", ["path", "content"],
+                path="string", content="string"),
+    tool_schema("edit_file", "Replace exact text once in a workspace file.",
+                ["path", "old_text", "new_text"], path="string", old_text="string", new_text="string"),
+    tool_schema("glob", "List workspace files matching a glob pattern.", ["pattern"], pattern="string"),
     COMPACT_TOOL,
 ]
 
@@ -51,9 +45,8 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")   # not valid Unicode text: never
 
 
 def printable(text: str) -> str:
-    """Tool output as valid, encodable text: a byte of a non-UTF-8 file name (which Python
-    holds as a lone surrogate) becomes ``\\xNN``, any other lone surrogate U+FFFD. One
-    lone surrogate in a result would make every later request fail to encode."""
+    """Tool output as encodable text: a lone surrogate (a byte of a non-UTF-8 file name) becomes
+    ``\\xNN``, any other U+FFFD; one in a result would make every later request fail."""
     def escape(match: re.Match) -> str:
         code = ord(match.group())
         return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
@@ -73,13 +66,9 @@ def _encoded(text: Any, name: str) -> bytes:
 class Workspace:
     """File and shell tools rooted at ``root``: the file tools never reach outside it.
 
-    ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works here (writes only inside
-    the workspace, no home folder, no network), ``"network"`` the same with the network,
-    ``"off"`` as you; ``self.sandboxed`` says which holds. ``confirm(command) -> bool`` is
-    asked before every bash command that is not plainly read-only (``asking.judge``): the
-    default ``"auto"`` asks on stdin (no answer is "no"), ``None`` never asks. Offline, a
-    command the user's request names in backticks exactly runs unasked (``for_run``).
-    """
+    ``sandbox``: ``"auto"`` runs bash in bubblewrap where it works (writes only inside the
+    workspace, no network), ``"network"`` with the network, ``"off"`` as you. ``confirm(command)``
+    is asked before a bash command that is not plainly read-only (``"auto"``: on stdin)."""
 
     glob_timeout = 10.0       # seconds a glob may search (set on an instance to change it)
 
@@ -98,8 +87,7 @@ class Workspace:
         self.named_commands: frozenset[str] = frozenset()
 
     def for_run(self, offline: bool, request: str) -> Workspace:
-        """A copy for one run: offline (``client.is_offline``), a command ``request`` names in
-        backticks runs unasked; with any other client every such command is asked."""
+        """A copy for one run: offline, a command the request names in backticks runs unasked."""
         run = copy.copy(self)
         named = {c.strip() for c in _NAMED.findall(request)} \
             if offline and isinstance(request, str) else set()
@@ -122,14 +110,12 @@ class Workspace:
                             "only files inside it can be used")
         return target
 
-    def _cap(self, text: str, stopped: bool = False) -> str:
-        if len(text) <= self.max_output_chars and not stopped:
+    def _cap(self, text: str, unread: str | None = None) -> str:
+        """``text`` cut at the cap; ``unread``: why the rest was never read (else its length)."""
+        cap = self.max_output_chars
+        if len(text) <= cap and unread is None:
             return text
-        if stopped:       # the command was stopped at the cap: the rest was never read
-            return (text[: self.max_output_chars] + f"\n[... output truncated at "
-                    f"{self.max_output_chars} chars; the command was stopped there]")
-        return (text[: self.max_output_chars]
-                + f"\n[... output truncated: {len(text) - self.max_output_chars} more chars]")
+        return text[:cap] + f"\n[... output truncated{unread or f': {len(text) - cap} more chars'}]"
 
     def read_file(self, path: str, limit: int | None = None) -> str:
         """The file's text, reading only what is shown: ``limit`` lines, at most the cap."""
@@ -143,14 +129,12 @@ class Workspace:
             return self._cap("".join(lines[:limit])) + (
                 f"... (more lines follow; the file has {size:,} bytes: raise limit to read on)")
         if more or len(text) > self.max_output_chars:
-            return (text[: self.max_output_chars] + f"\n[... output truncated at "
-                    f"{self.max_output_chars:,} chars; the file has {size:,} bytes and the rest "
-                    "was not read]")
+            return self._cap(text, f" at {self.max_output_chars:,} chars; the file has {size:,} bytes "
+                                   "and the rest was not read")
         return text
 
     def write_file(self, path: str, content: str) -> str:
-        """The file becomes ``content``, whole or not at all (the old file stays whole if
-        the write fails part-way); "Wrote" means it is on disk."""
+        """The file becomes ``content``, whole or not at all."""
         data = _encoded(content, "content")
         target = self.path(path)
         if target == self.root:
@@ -159,8 +143,7 @@ class Workspace:
         return f"Wrote {len(content)} chars to {path}"
 
     def edit_file(self, path: str, old_text: str, new_text: str) -> str:
-        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes.
-        Edits of one file wait for each other, so "Edited" means this edit is on disk."""
+        """Replace ``old_text`` once in the file's bytes; nothing else in the file changes."""
         old, new = _encoded(old_text, "old_text"), _encoded(new_text, "new_text")
         if not old:
             raise ToolError("old_text is empty: give the exact text to replace")
@@ -196,7 +179,9 @@ class Workspace:
             raise ToolError(f"command timed out after {self.bash_timeout:g} s and was stopped: "
                             f"{command!r}; run a shorter step, or raise Workspace.bash_timeout")
         output = done.output.decode("utf-8", errors="replace").strip()
-        return self._cap(output or f"(no output, exit code {done.returncode})", done.stopped)
+        stopped = f" at {self.max_output_chars} chars; the command was stopped there"
+        return self._cap(output or f"(no output, exit code {done.returncode})",
+                         stopped if done.stopped else None)
 
     def run(self, name: str, tool_input: dict) -> str:
         """Run one tool call; refusals and failures come back as ``Error: ...`` text."""

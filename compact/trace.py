@@ -1,6 +1,5 @@
-"""What agent_loop returns: a record of every model call (``Turn``) and the run (``Trace``), and
-what the context is made of: characters per kind of content (``composition``: each Turn
-records it; the plots stack it)."""
+"""What agent_loop returns: a record of every model call (``Turn``) and the run (``Trace``),
+and what the context is made of (``composition``: characters per kind of content)."""
 
 from __future__ import annotations
 
@@ -70,8 +69,7 @@ class Turn:
 
 @dataclass(frozen=True)
 class TurnStart:
-    """Where a turn began: its number, the history then (the list as it was), the compactor's
-    next event."""
+    """Where a turn began: its number, the history then, the compactor's next event."""
 
     number: int
     history: list
@@ -81,8 +79,7 @@ class TurnStart:
 
 def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compactor: Compactor) -> Turn:
     """The trace's record of one model call: what the pipeline did since the turn began, what
-    was sent, the prompt-too-long refusals before it was accepted. The size before is the first
-    stage's (no stage ran: nothing changed, it is the size sent)."""
+    was sent, the refusals before it was accepted."""
     events = compactor.events[start.first_event:]
     size_sent = compactor.measure(sent)
     fired = [e for e in events if e.fired]
@@ -94,8 +91,7 @@ def record_turn(start: TurnStart, sent: list, reply: Reply, response: Any, compa
 
 
 def refusals(start: TurnStart, compactor: Compactor) -> int:
-    """The prompt-too-long refusals since the turn began: the loop answers each one it survives
-    with a reactive compaction, so they are the ``reactive_compact`` events since then."""
+    """The prompt-too-long refusals since the turn began (each met by a reactive compaction)."""
     return sum(e.stage == "reactive_compact" for e in compactor.events[start.first_event:])
 
 
@@ -114,10 +110,6 @@ class Trace:
     @property
     def events(self) -> list[StageEvent]:
         return [e for t in self.turns for e in t.events]
-
-    @property
-    def files_written(self) -> list[str]:
-        return [f for e in self.events for f in e.files_written]
 
     @property
     def rereads(self) -> int:

@@ -9,8 +9,8 @@ from histories import assistant, user
 
 from compact import Compactor, Limits, agent_loop, read_transcript
 from compact.offline import OfflineModel
+from compact.pipeline.messages import pairing_problems
 from compact.pipeline.summary import ClientSummarizer, SummaryInput
-from compact.pipeline.validation import pairing_problems
 
 
 @pytest.fixture

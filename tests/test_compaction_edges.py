@@ -19,9 +19,8 @@ from compact.extensions import ArchivingCompactor
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.offline.api import messages_problem
 from compact.pipeline.formats import PLACEHOLDER, parse_compacted
-from compact.pipeline.messages import IMAGE_CHARS
+from compact.pipeline.messages import IMAGE_CHARS, validate_history
 from compact.pipeline.summary import ClientSummarizer, SummaryInput, render_history
-from compact.pipeline.validation import validate_history
 
 # ---- images inside a tool_result (screenshots, computer use) --------------------------------------
 

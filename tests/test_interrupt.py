@@ -24,7 +24,7 @@ from test_real_files import running
 
 from compact import Workspace
 from compact.offline.api import messages_problem
-from compact.pipeline.validation import validate_history
+from compact.pipeline.messages import validate_history
 from compact.reply import INTERRUPTED, NOT_RUN_INTERRUPTED
 
 SECONDS = 10_000_000 + 10 * os.getpid()     # sleep durations no other test process runs

@@ -14,8 +14,8 @@ from compact.extensions.bounded_summary import (
     summary_sections,
 )
 from compact.extensions.large_steps import unseen_start
+from compact.pipeline.messages import pairing_problems, validate_history
 from compact.pipeline.summary import SUMMARY_SYSTEM
-from compact.pipeline.validation import pairing_problems, validate_history
 
 STEPS = {"high_water_mark": 20_000, "low_water_mark": 5_000, "summary_max_chars": 2_000}
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scratch import scratch
 
 from compact import Compactor, Limits, estimate_size
-from compact.pipeline.validation import pairing_problems, validate_history
+from compact.pipeline.messages import pairing_problems, validate_history
 
 EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

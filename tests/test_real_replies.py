@@ -13,7 +13,7 @@ from replies import Script, api_error, call, reply, text
 from compact import Compactor, LoopOptions, Workspace, agent_loop
 from compact import __main__ as repl
 from compact.offline.api import messages_problem
-from compact.pipeline.validation import validate_history
+from compact.pipeline.messages import validate_history
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from test_strict_api import reference_problem
 
 from compact import Compactor, Limits, LoopOptions, Workspace, agent_loop
 from compact.offline.api import messages_problem
-from compact.pipeline.validation import validate_history
+from compact.pipeline.messages import validate_history
 
 STOPS = ["tool_use", "end_turn", "max_tokens", "pause_turn", "refusal", "stop_sequence"]
 BLOCKS = ["text", "empty text", "blank text", "read", "read missing", "glob", "bash", "write",

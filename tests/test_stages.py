@@ -21,9 +21,9 @@ from compact import (
 from compact.classroom import results
 from compact.classroom.stage_cases import chat
 from compact.pipeline.formats import persisted_path
+from compact.pipeline.messages import pairing_problems
 from compact.pipeline.summary import ClientSummarizer, SummaryInput, render_history, summary_cut_note
 from compact.pipeline.tool_result_budget import preview_of
-from compact.pipeline.validation import pairing_problems
 
 # ---- stage 1: tool_result_budget ----------------------------------------------------------
 

@@ -26,9 +26,9 @@ from ..pipeline.messages import (
     is_tool_result_message,
     iter_tool_results,
     joined_text,
+    pairing_problems,
     plain_text,
 )
-from ..pipeline.validation import pairing_problems
 from ..texts import say
 from .reveal import CHECK_CLAIMS, is_solution
 from .stage_cases import SIGNATURE, Case, cases

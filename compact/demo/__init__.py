@@ -1,11 +1,8 @@
 """The demo workspace: a small course repository for the offline agent to work in.
 
-``make_workspace(dest)`` copies the static files in ``compact/demo/files/`` (nine lesson folders
-with a README each, two long ``code.py`` modules, a tiny web front end) and writes one large
-generated file, ``web/src/data/generated/docs.json``: the bulky tool output that makes
-compaction necessary. Everything is deterministic (fixed word lists and seeds, sorted files,
-"\\n" line endings): the same call always produces the same bytes.
-"""
+``make_workspace(dest)`` copies ``compact/demo/files/`` and writes one large generated file,
+``web/src/data/generated/docs.json`` (the bulky tool output that makes compaction necessary),
+deterministically: the same call always produces the same bytes."""
 
 from __future__ import annotations
 
@@ -53,8 +50,7 @@ def static_files() -> list[str]:
 
 
 def make_workspace(dest: str | os.PathLike[str]) -> Path:
-    """Create the demo workspace at ``dest`` (new or an empty folder, else FileExistsError, so
-    no existing work is ever overwritten) and return its path."""
+    """Create the demo workspace at ``dest`` (new or empty, else FileExistsError); its path."""
     root = Path(dest)
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise FileExistsError(f"cannot create demo workspace: {root} is a file or not empty; "

@@ -1,28 +1,19 @@
 """The archiving variant: whatever snip, micro and history remove is written to disk first and
-the context keeps its path — nothing is lost, only moved (as the lesson's newer v8 does).
-"""
+the context keeps its path — nothing is lost, only moved (as the lesson's newer v8 does)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..pipeline.compact_history import compact_history
+from ..pipeline.compact_history import compact_history, run_summarizer, summarizer
 from ..pipeline.compactor import Compactor, snip_span
 from ..pipeline.context import Context
-from ..pipeline.formats import (
-    COMPACTED,
-    PLACEHOLDER,
-    TRANSCRIPT_LINE,
-    compacted_message,
-    kept_path_placeholder,
-    parse_compacted,
-    snip_marker,
-)
+from ..pipeline.formats import PLACEHOLDER, TRANSCRIPT_LINE, kept_path_placeholder, snip_marker
 from ..pipeline.messages import (
-    estimate_size,
     iter_tool_results,
-    plain_text,
     result_images,
     result_text,
     wire_json,
@@ -69,12 +60,12 @@ def archived_micro(messages: list, ctx: Context) -> list:
 
 
 def cited_history(messages: list, ctx: Context) -> list:
-    """compact_history, its summary naming the transcript it saved (the newest one)."""
-    result = compact_history(messages, ctx)
-    if result is messages:
-        return result
+    """compact_history, its summary naming the transcript it saved."""
+    cited = replace(ctx, summarize=partial(_cited, ctx)) if ctx.summarize else ctx
+    return compact_history(messages, cited)
+
+
+def _cited(ctx: Context, span: list) -> str:      # compact_history saves the transcript first
     saved = sorted((Path(ctx.workdir) / TRANSCRIPT_DIR).glob("transcript-*.jsonl"))[-1]
-    summary = f"{parse_compacted(plain_text(result[0]))[1]}\n{TRANSCRIPT_LINE}" \
-              f"{saved.relative_to(ctx.workdir).as_posix()}"
-    cited = [compacted_message(COMPACTED, str(ctx.active_request), summary), *result[1:]]
-    return cited if estimate_size(cited) < estimate_size(messages) else result
+    path = saved.relative_to(ctx.workdir).as_posix()
+    return f"{run_summarizer(summarizer(ctx), span)}\n{TRANSCRIPT_LINE}{path}"

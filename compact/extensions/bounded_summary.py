@@ -1,8 +1,6 @@
-"""The bounded summary: the lesson's compact_history re-summarises the previous summary each
-time, so it keeps growing; ``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only
-the span after the previous ``[Compacted]`` message and merges it into the previous summary,
-heading by heading (``merge_summaries``), under a cap.
-"""
+"""The bounded summary: instead of re-summarising the previous summary each time (so it keeps
+growing), ``BoundedSummaryCompactor(summary_max_chars=...)`` summarises only the span after it
+and merges the two heading by heading (``merge_summaries``), under a cap."""
 
 from __future__ import annotations
 
@@ -20,6 +18,7 @@ from ..pipeline.summary import clip, clip_marker
 
 SUMMARY_HEADINGS = ("Goal", "Findings", "Files", "Remaining work", "User constraints")
 ONE_LINE_HEADINGS = ("Goal", "Remaining work", "User constraints")
+REPLACED = ("Goal", "Remaining work")        # the newest replaces the old; the others are merged
 LEFT_OUT_PREFIX = "[Earlier lines left out to stay under "
 _HEADING = re.compile(r"^[#*\s]*(" + "|".join(SUMMARY_HEADINGS) + r")[*\s]*:?[*\s]*(.*)$",
                       re.IGNORECASE)
@@ -57,8 +56,7 @@ def summary_sections(summary: str) -> tuple[list[str], dict[str, list[str]]]:
 
 def render_summary(preamble: list[str], sections: dict[str, list[str]], transcript: str,
                    left_out: int = 0, cap: int = 0) -> str:
-    """A merged summary in the summariser's own layout, naming the transcript that holds
-    everything before it (and so, link by link, every earlier summary whole)."""
+    """A merged summary in the summariser's own layout, naming the transcript before it."""
     lines = list(preamble)
     for heading in SUMMARY_HEADINGS:
         items = sections.get(heading, [])
@@ -92,13 +90,8 @@ def merge_summaries(previous: str | None, new: str, transcript: str, cap: int) -
     and files of both (oldest left out first, with a line naming ``transcript``)."""
     old_pre, old = summary_sections(previous) if previous else ([], {})
     new_pre, fresh = summary_sections(new)
-    merged = {
-        "Goal": fresh["Goal"] or old.get("Goal", []),
-        "Findings": _union(old.get("Findings", []), fresh["Findings"]),
-        "Files": _union(old.get("Files", []), fresh["Files"]),
-        "Remaining work": fresh["Remaining work"] or old.get("Remaining work", []),
-        "User constraints": _union(old.get("User constraints", []), fresh["User constraints"]),
-    }
+    merged = {h: (fresh[h] or old.get(h, [])) if h in REPLACED
+              else list(dict.fromkeys([*old.get(h, []), *fresh[h]])) for h in SUMMARY_HEADINGS}
     preamble = new_pre or old_pre
     text = render_summary(preamble, merged, transcript)
     left_out = 0
@@ -109,10 +102,6 @@ def merge_summaries(previous: str | None, new: str, transcript: str, cap: int) -
     if cap and len(text) > cap:               # constraints and goal alone are too long
         text = clip(text, cap - CLIP_MARKER)
     return text
-
-
-def _union(older: list[str], newer: list[str]) -> list[str]:
-    return list(dict.fromkeys([*older, *newer]))
 
 
 class BoundedSummaryCompactor(Compactor):
@@ -130,8 +119,8 @@ class BoundedSummaryCompactor(Compactor):
             self.functions["compact_history"] = self.bounded_history
 
     def bounded_history(self, messages: list, ctx: Context) -> list:
-        """Stage 4 with a bounded summary: the transcript of everything is saved, the span since
-        the last summary (up to ``keep_from``) is summarised and merged, the rest kept."""
+        """Stage 4, bounded: the transcript saved, the span since the last summary (up to
+        ``keep_from``) summarised and merged, the rest kept."""
         keep_from = len(messages) if self.keep_from is None else self.keep_from
         previous = previous_summary(messages)
         span = messages[1 if previous is not None else 0:keep_from]

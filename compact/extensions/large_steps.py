@@ -1,7 +1,5 @@
 """The cache-friendly configuration: compact rarely, and then in one large step, so the cached
-prefix (read at a tenth of the price) survives between steps; ``micro_compact_above`` waits for
-a trigger the same way, as the API's context editing does.
-"""
+prefix (read at a tenth of the price) survives between steps."""
 
 from __future__ import annotations
 
@@ -20,8 +18,7 @@ def micro_compact_above(trigger: int, messages: list, ctx: Context) -> list:
 
 
 def unseen_start(messages: list) -> int:
-    """Where the batch the model has not read yet begins (``len`` if there is none): a
-    compaction in large steps keeps it, so no result is summarised before it is read."""
+    """Where the batch the model has not read yet begins (``len`` if none); never summarised."""
     if messages and is_tool_result_message(messages[-1]):
         return pair_safe_start(messages, len(messages) - 1)
     return len(messages)
@@ -46,8 +43,8 @@ class CacheFriendlyCompactor(BoundedSummaryCompactor):
         return size > self.high_water_mark or real > self.limits.max_messages
 
     def prepare(self, messages: list, active_request: str) -> list:
-        """Stage 1 as always (it touches only the batch not yet sent); then, at a compaction
-        point only, old results cleared and the span summarised, keeping the unread batch."""
+        """Stage 1 as always; at a compaction point only, old results cleared and the span
+        summarised, keeping the unread batch."""
         size = self.measure(messages)
         if "tool_result_budget" in self.stages:
             messages, size = self._step("tool_result_budget", messages, size)

@@ -1,11 +1,7 @@
 """A measuring object for the Compactor: sizes and validity remembered per message, so a turn
-on a long history costs only what is new (``size_cached(Compactor(...))``; agent_loop uses one).
-``SizeCache.measure`` gives exactly ``validate_history`` then ``estimate_size(messages)``.
-
-It cannot go stale: an entry holds the message (so its ``id`` is never reused) and a snapshot
-of it (``snapshot``), and is used only while the message equals its snapshot, so any in-place
-edit measures and validates it again. A list's size is its messages' sizes plus the separators.
-"""
+on a long history costs only what is new. ``SizeCache.measure`` gives exactly
+``validate_history`` then ``estimate_size``; an entry is used only while its message equals its
+snapshot, so an in-place edit measures it again."""
 
 from __future__ import annotations
 
@@ -13,8 +9,7 @@ import operator
 from typing import Any, TypeVar
 
 from ..pipeline.compactor import Compactor
-from ..pipeline.messages import estimate_size
-from ..pipeline.validation import validate_history
+from ..pipeline.messages import estimate_size, validate_history
 
 _FIRST = object()             # the "predecessor" of message 0
 REMEMBERED = 4                # lists remembered whole
@@ -59,9 +54,8 @@ def _snapshot(value: Any) -> Any:
 
 
 def snapshot(message: Any) -> Any | None:
-    """A copy that equals ``message`` for as long as its wire JSON stays the same: dicts and
-    lists copied over the same immutable leaves, numbers compared by type and spelling (a
-    comparison CPython runs in C). None if it holds anything else (SDK objects, sets)."""
+    """A copy that equals ``message`` for as long as its wire JSON stays the same, or None if it
+    holds anything but JSON values (SDK objects, sets)."""
     try:
         return _snapshot(message)
     except (_Volatile, RecursionError):
@@ -69,9 +63,8 @@ def snapshot(message: Any) -> Any | None:
 
 
 class SizeCache:
-    """Per-message sizes and validity, kept exact under in-place edits (see the module doc).
-    The last ``REMEMBERED`` lists measured are kept whole, so a list extending one of them is
-    checked with two C-speed comparisons; ``serialised`` and ``validated_from`` count its work."""
+    """Per-message sizes and validity; the last ``REMEMBERED`` lists are kept whole, so a list
+    extending one is checked at C speed. ``serialised`` and ``validated_from`` count its work."""
 
     def __init__(self) -> None:
         # id(message) -> (message, snapshot, size, predecessor it was validated after)
@@ -111,8 +104,7 @@ class SizeCache:
         return len(messages)
 
     def measure(self, messages: Any) -> int:
-        """``validate_history(messages)`` then ``estimate_size(messages)``, from the cache
-        wherever a message is unchanged. Raises HistoryError exactly as they do."""
+        """``validate_history`` then ``estimate_size``, cached where a message is unchanged."""
         if not isinstance(messages, list):
             validate_history(messages)        # raises the usual error
         remembered, prefix = self._remembered_prefix(messages)
@@ -150,8 +142,7 @@ class SizeCache:
         return entry
 
     def _remember(self, measured: tuple, extended: tuple | None, prefix: int) -> None:
-        """Keep this list in place of the one it extends, else of the oldest one; forget
-        entries for messages in no remembered list once the cache has grown well past them."""
+        """Keep this list in place of the one it extends (else the oldest); prune dead entries."""
         if extended is not None and prefix == len(extended[0]):
             self._lists.remove(extended)
         elif len(self._lists) == REMEMBERED:

@@ -1,9 +1,7 @@
-"""Stage 4, compact_history, and its emergency twin reactive_compact: the whole history is saved
-to ``.transcripts/`` (nothing is lost), and what is summarised becomes one message keeping the
-caller's active request (never recovered from ``role=user`` messages) apart from the summary
-(``formats.compacted_message``). reactive_compact (after "prompt is too long") keeps the last 5
-messages; neither ever makes the context larger.
-"""
+"""Stage 4, compact_history, and its emergency twin reactive_compact (after "prompt is too long",
+keeping the last 5 messages): the whole history is saved to ``.transcripts/`` first, and what is
+summarised becomes one message keeping the caller's active request apart from the summary.
+Neither ever makes the context larger."""
 
 from __future__ import annotations
 
@@ -35,8 +33,8 @@ def already_compacted(messages: list) -> bool:   # compacting it again would cha
 
 
 def summarise_before(messages: list, tail_start: int, header: str, ctx: Context) -> list:
-    """``messages[:tail_start]`` summarised into one ``header`` message before the kept tail;
-    the history as it was if that would not make it smaller (the transcript is saved first)."""
+    """``messages[:tail_start]`` summarised into one ``header`` message before the kept tail
+    (unchanged if that would not make it smaller)."""
     size, tail, request = estimate_size(messages), messages[tail_start:], str(ctx.active_request)
     if estimate_size([compacted_message(header, request, ""), *tail]) >= size:
         return messages                     # the request and the kept tail alone are as long

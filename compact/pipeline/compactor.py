@@ -12,11 +12,8 @@
                                           ▼
                                    reactive_compact (once) ──► model call again
 
-Stages 1–3 never call a model; stage 4 and the reactive path call the summariser passed in.
-Every stage has one shape, ``stage(messages, ctx) -> list`` (``ctx``: a ``Context``), in the
-file of its name; the Compactor records what it did (a ``StageEvent``) by comparing the list it
-gave with the list it got back and the files that appeared. A history the API would refuse
-raises ``HistoryError`` first, and a failing stage leaves the caller's list as it was. The
+Every stage is ``stage(messages, ctx) -> list``, in the file of its name; only stage 4 and the
+reactive path call a model (the summariser). A ``StageEvent`` records what each stage did. The
 model call and its one retry are in ``compact/loop.py``.
 """
 
@@ -31,12 +28,11 @@ from pathlib import Path
 from .compact_history import compact_history, reactive_compact
 from .context import Context, Limits, Summarizer
 from .formats import parse_compacted, snipped_count
-from .messages import iter_tool_results, plain_text
+from .messages import checked_size, iter_tool_results, plain_text
 from .micro_compact import micro_compact
 from .snip_compact import snip_compact
 from .storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from .tool_result_budget import tool_result_budget
-from .validation import checked_size
 
 Stage = Callable[[list, Context], list]
 LESSON_STAGES: dict[str, Stage] = {          # in the lesson's order
@@ -47,11 +43,8 @@ STAGES = tuple(LESSON_STAGES)
 
 
 class Compactor:
-    """The lesson's stages bound to a workdir, its limits and a summariser. ``stages``: the
-    ones ``prepare`` runs; ``functions``: stages to use instead of the lesson's, by name, each
-    ``stage(messages, ctx) -> list`` (given a copy); ``events``: what every stage did;
-    ``measure``: how a history is measured (``size_cached(compactor)`` sets a ``SizeCache``'s,
-    which remembers messages)."""
+    """The lesson's stages bound to a workdir, its limits and a summariser. ``stages``: the ones
+    ``prepare`` runs; ``functions``: your own stages by name (given a copy)."""
 
     def __init__(self, workdir: str | Path = ".", limits: Limits = Limits(),
                  summarize: Summarizer | None = None, stages: Iterable[str] = STAGES,
@@ -89,8 +82,7 @@ class Compactor:
 
     def _step(self, stage: str, messages: list, size: int | None = None,
               active_request: str = "") -> tuple[list, int]:
-        """One stage on a checked history (``size``: just measured); its event compares what
-        it was given with what it returned. Returns the new list and its size."""
+        """One stage on a checked history, its event recorded; the new list and its size."""
         size = self.measure(messages) if size is None else size
         function, before = self.functions[stage], files_under(self.workdir)
         given = messages if function is LESSON_STAGES.get(stage) else copy.deepcopy(messages)
@@ -107,9 +99,6 @@ class Compactor:
             changed_results(messages, result) if fired else 0, detail, extra, qualified_name(function)))
         return list(result), after
 
-
-# What a stage did, read off the list it was given, the list it returned and the files that
-# appeared: one StageEvent per stage, the package's and yours alike.
 
 SUMMARY_STAGES = ("compact_history", "reactive_compact")
 
@@ -164,8 +153,7 @@ def snip_span(before: list, after: list) -> dict:
 
 def describe(stage: str, before: list, after: list, written: tuple[str, ...],
              limits: Limits) -> tuple[str, dict]:
-    """One sentence on what a stage that fired did, and what the pictures and the study read of
-    it (``extra``: a snip's span; a summary and its transcript)."""
+    """One sentence on what a fired stage did, and ``extra`` (a snip's span; a summary)."""
     if stage == "tool_result_budget":
         persisted = sum(w.startswith(TOOL_RESULTS_DIR) for w in written)
         return (f"persisted {persisted} result(s) to disk, kept a {limits.preview_chars:,}-char "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Limits:
-    """The thresholds of the four stages and the reactive path (frozen: ``with_`` makes a copy)."""
+    """The thresholds of the four stages and the reactive path (``with_`` makes a copy)."""
 
     context_limit: int = 50_000          # CONTEXT_LIMIT: chars of messages before compact_history
     tool_result_budget: int = 200_000    # chars of tool results allowed in the newest batch

@@ -1,9 +1,6 @@
-"""Where compaction puts what leaves the context: ``.transcripts/transcript-0001.jsonl`` (one
-message a line) and ``.task_outputs/tool-results/<id>.txt`` (a result, byte for byte). Writes
-are atomic (a temp file, then a hard link that fails rather than overwrite; without hard links,
-a reserved name then a rename): a crash or a full disk never leaves half a file, and nothing
-on disk is replaced. Both folders hold a ``.gitignore`` of ``*`` from their first moment (made
-under a temporary name with it, then renamed): ``git add -A`` never publishes what the agent read."""
+"""Where compaction puts what leaves the context: ``.transcripts/transcript-0001.jsonl`` and
+``.task_outputs/tool-results/<id>.txt``. Writes are atomic and never replace a file; both folders
+hold a ``.gitignore`` of ``*`` from their first moment, so ``git add -A`` never publishes them."""
 
 from __future__ import annotations
 
@@ -38,8 +35,7 @@ def safe_id(tool_use_id: object) -> str:    # hashed if changed: ../../x cannot 
 
 
 def _folder(workdir: Path, name: str, what: str) -> Path:
-    """``workdir/name``, created (its top with a .gitignore); refused if a symlink would turn
-    compaction into a write outside the project (``ln -s /etc .transcripts`` from bash)."""
+    """``workdir/name``, created (its top with a .gitignore); refused if a symlink leads out."""
     folder = Path(workdir) / name
     if Path(workdir).resolve() not in folder.resolve().parents:
         raise StorageError(f"the {what} folder {folder} leads outside the workdir (a symlink?): "
@@ -76,8 +72,7 @@ def _place(tmp_path: str, target: Path) -> None:
 
 
 def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Path:
-    """Write ``data`` atomically under the first of ``names`` that is free (or that already
-    holds exactly these bytes); then a top folder an older version made gets its .gitignore."""
+    """Write ``data`` atomically under the first of ``names`` free (or holding these bytes)."""
     tmp_path = None
     try:
         fd, tmp_path = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
@@ -111,7 +106,6 @@ def write_new_file(folder: Path, names: list[str], data: bytes, what: str) -> Pa
 
 
 def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
-    """Save a tool result whole; return its path relative to ``workdir``."""
     base = safe_id(tool_use_id)
     names = [f"{base}.txt"] + [f"{base}.{n}.txt" for n in range(2, 1000)]
     folder = _folder(workdir, TOOL_RESULTS_DIR, "tool-results")
@@ -120,7 +114,6 @@ def persist_tool_result(workdir: Path, tool_use_id: object, text: str) -> Path:
 
 
 def write_transcript(workdir: Path, messages: list) -> Path:
-    """Save the whole history as JSONL (one message a line); return its path relative to workdir."""
     data = "\n".join(json.dumps(to_plain(m), ensure_ascii=False) for m in messages) + "\n"
     folder = _folder(workdir, TRANSCRIPT_DIR, "transcript")
     existing = len(list(folder.glob("transcript-*.jsonl")))
@@ -130,6 +123,5 @@ def write_transcript(workdir: Path, messages: list) -> Path:
 
 
 def read_transcript(path: Path) -> list[dict]:
-    """Reload a transcript: the exact messages that were saved (lone surrogates included)."""
     with open(path, encoding="utf-8", errors="surrogatepass") as handle:
         return [json.loads(line) for line in handle if line.strip()]

@@ -1,12 +1,6 @@
-"""The lesson's summariser: what it is asked, and what it is shown.
-
-Stage 4 passes the history to a summariser, ``(messages) -> str``. ``ClientSummarizer`` asks a
-Messages-API client (real Claude or the offline model) with the lesson's system prompt: facts
-only, under five headings, the conversation treated as untrusted data. Its input is capped
-(shortfall 4 of the lesson): long tool results are clipped and the rendered history keeps its
-head and tail around an "omitted" marker, so the summary call cannot fail for the very reason
-compaction was called.
-"""
+"""The lesson's summariser, ``(messages) -> str``: a Messages-API client asked for facts under
+five headings. Its input is capped (shortfall 4), so the summary call cannot fail for the very
+reason compaction was called."""
 
 from __future__ import annotations
 
@@ -32,20 +26,17 @@ _FORGED_ENTRY = re.compile(r"^(?=\[(?:user\]|assistant\]|\?\]|tool_use |tool_res
 @dataclass(frozen=True)
 class SummaryInput:
     """How much of the history the summariser is sent (in chars; UTF-8 bytes for the whole)."""
-
     input_chars: int = 40_000        # the whole rendered history
     result_chars: int = 1_500        # each tool result the model has read (it could note its facts)
     unseen_chars: int = 8_000        # ...one it has not read: the summary is its only chance
 
 
-def clip_marker(omitted: int) -> str:
-    """What ``clip`` puts, on a line of its own, where it cut a text's middle out."""
+def clip_marker(omitted: int) -> str:      # on a line of its own where clip cut
     return f"[... {omitted} chars omitted ...]"
 
 
 def clip(text: str, limit: int) -> str:
-    """Head and tail of ``text`` around a marker saying how much was left out (a tail that
-    starts mid-line with a forged entry header is indented like any other forged header)."""
+    """Head and tail of ``text`` around a ``clip_marker`` (a forged header in the tail is indented)."""
     if len(text) <= limit:
         return text
     half = max(limit // 2, 1)
@@ -86,8 +77,7 @@ def render_history(messages: list, caps: SummaryInput = SummaryInput()) -> str:
     return text if size <= caps.input_chars else clip(text, int(caps.input_chars * len(text) / size))
 
 
-def summary_cut_note(max_tokens: int) -> str:
-    """Appended to a summary its ``max_tokens`` cut off: the transcript holds the rest."""
+def summary_cut_note(max_tokens: int) -> str:     # appended to a summary max_tokens cut off
     return (f"[summary cut off at max_tokens={max_tokens}: the sections after this point are "
             "missing; the saved transcript holds the whole history]")
 

@@ -1,37 +1,28 @@
 """The long session again, with the API's own context management instead of (or with) the
-lesson's (``API_STRATEGIES``): ``ApiClient`` sends every request through
-``client.beta.messages.create`` with the strategy's ``context_management``, to the offline
-model (a real model's 200,000-token window) or, with a key, to Claude.
-
-What the model was shown is worked out from the documented rules with the offline model's own
-code (``compact.offline.context_management``); the cache ledger and the probes' retention are
-measured on it, and a compaction counts as a one-off request of its size (``usage.iterations``).
-"""
+lesson's (``API_STRATEGIES``), through ``client.beta.messages.create``, offline or with Claude.
+What the model was shown is worked out with the offline model's own code
+(``compact.offline.context_management``) and measured like any other session."""
 
 from __future__ import annotations
 
-import tempfile
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..client import summarizer_for
 from ..extensions import size_cached
-from ..loop import agent_loop
 from ..offline import SERVE_WINDOW_TOKENS, OfflineModel, count_tokens
 from ..offline.context_management import prepare
 from ..offline.view import as_plain
 from ..pipeline import STAGES, Compactor
 from ..pipeline.messages import estimate_size
 from ..pipeline.summary import SUMMARY_SYSTEM
-from ..tools import Workspace
 from .caching import RecordingClient, Request
 from .remembered import remembered
 from .retention import retention
-from .strategies import TOOL_OUTPUT_CAP, SessionReport
-from .workload import PROBES, make_long_workspace, session_turns
+from .strategies import SessionReport, play, session_workspace
+from .workload import PROBES, session_turns
 
 EDITING_BETA, COMPACT_BETA = "context-management-2025-06-27", "compact-2026-01-12"
 # Both triggers at 50,000 input tokens, the least compact_20260112 accepts (its default is
@@ -72,8 +63,8 @@ API_STRATEGIES = [
 
 
 def shown(request: dict, management: dict | None) -> list:
-    """The messages the model was shown for ``request`` under ``management``: the history's
-    own message objects where no edit changed them (so the cache ledger knows them again)."""
+    """The messages the model was shown for ``request`` under ``management`` (unchanged ones
+    are the history's own objects, so the cache ledger knows them again)."""
     payload = {**request, "messages": as_plain(request["messages"]),
                **({"context_management": management} if management else {})}
     return prepare(payload, lambda messages: count_tokens({**payload, "messages": messages})).messages
@@ -131,25 +122,11 @@ def rememberable(strategy: ApiStrategy, client: Any, turns: list[str] | None) ->
 
 def _replay(strategy: ApiStrategy, client: Any, workdir: str | Path | None,
             turns: list[str] | None) -> SessionReport:
-    start = time.perf_counter()
-    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="api-session-"))
-    workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
+    workspace = session_workspace(workdir, "api-session-")
     api = ApiClient(client or OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).client(), strategy)
     compactor = size_cached(Compactor(workspace.root, summarize=summarizer_for(api),
                                       stages=strategy.stages))
-    history: list = []
-    cumulative, costs, rereads = [], [], 0
-    for request in turns or session_turns():
-        history.append({"role": "user", "content": request})
-        trace = agent_loop(history, request, client=api, compactor=compactor,
-                           workspace=workspace, log=lambda _line: None)
-        rereads += trace.rereads
-        cumulative.append(sum(tokens for _, tokens in api.usage))
-        costs.append(api.ledger.cost())
-    seen = shown({"messages": history}, strategy.context_management)
-    api.ledger.forget()
-    return SessionReport(
-        strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, api.peak,
-        len(api.usage), sum(kind != "agent" for kind, _ in api.usage), rereads,
-        retention(PROBES, seen, workspace.root), api.ledger, costs, [], time.perf_counter() - start,
-        history)
+    report = play(api, compactor, workspace, turns or session_turns())
+    seen = shown({"messages": report.messages}, strategy.context_management)
+    return replace(report, strategy=strategy.name, peak_size=api.peak, summaries=[], summary_turns=[],
+                   retention=retention(PROBES, seen, workspace.root))

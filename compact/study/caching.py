@@ -1,14 +1,9 @@
 """What a session costs with prompt caching: per request, tokens read from cache, written, uncached.
 
-A request is a sequence of blocks (tools and system prompt as one, then every content block).
-Breakpoints sit after the system prompt and on the last block, each writing a cache entry for
-its prefix; a request reads the longest earlier entry that prefixes it, looked up at each
-breakpoint and up to 20 blocks before it (the API's look-back); entries live all session; a
-prefix under 1,024 tokens is not cached. The cached share is counted by the offline rule (4
-bytes a token). Prices relative to plain input: read 0.1×, written 1.25×, uncached and summary
-calls 1×. The floor: the cost if no cached prefix were ever broken, per agent call
-``0.1 × min(S, S_prev) + 1.25 × max(S − S_prev, 0)``.
-"""
+Breakpoints sit after the system prompt and on the last block; a request reads the longest
+earlier entry that prefixes it (looking back up to 20 blocks); a prefix under 1,024 tokens is
+not cached; 4 bytes a token. Prices relative to plain input: read 0.1×, written 1.25×. The
+floor: the cost if no cached prefix were ever broken."""
 
 from __future__ import annotations
 
@@ -65,9 +60,7 @@ class CacheLedger:
         return self._blocks.setdefault(key, len(self._blocks))
 
     def _message_blocks(self, message: Any) -> list[tuple[int, int]]:
-        """(block id, bytes) for each block, the message's envelope and separator counted
-        in its first block, so the bytes add up to the wire JSON; remembered while the
-        message is unchanged."""
+        """(block id, bytes) per block, adding up to the message's wire JSON (remembered)."""
         entry = self._memo.get(id(message))
         if entry is not None and entry[0] is message and entry[1] == message:
             return entry[2]
@@ -86,8 +79,7 @@ class CacheLedger:
         return blocks
 
     def record(self, request: dict, tokens: int, output: int = 0) -> Request:
-        """Account one request (the keyword arguments of ``messages.create``) that the model
-        said was ``tokens`` long and answered in ``output`` tokens."""
+        """Account one request (``messages.create``'s arguments): ``tokens`` in, ``output`` out."""
         if request.get("system") == SUMMARY_SYSTEM:
             entry = Request("summary", tokens, 0, 0, tokens, output)
             self.requests.append(entry)
@@ -119,8 +111,7 @@ class CacheLedger:
         return entry
 
     def forget(self) -> None:
-        """Drop what recording needs (the prefix index, the messages it watched); the
-        accounted requests stay."""
+        """Drop the prefix index and the messages it watched; the accounted requests stay."""
         self._children, self._blocks, self._entries, self._memo = {}, {}, set(), {}
 
     # ---- totals -------------------------------------------------------------------------

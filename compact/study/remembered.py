@@ -1,13 +1,7 @@
-"""Finished study sessions, remembered on disk: a notebook run again, or its translation, loads
-them instead of replaying the same 100 turns.
-
-A replay is deterministic, so a report is kept under a key of everything that decides it — a
-hash of every file of the package, the strategy's kind and name, the versions of Python and of
-the wire libraries — and the old entry is dropped when a new one is written. Only the package's
-own strategies on the default session are remembered (``rememberable``). The folder is
-``$COMPACT_STUDY_CACHE`` (``off`` turns it off), else ``$XDG_CACHE_HOME/compact/study``, else
-``~/.cache/compact/study``; a loaded report names its file (``SessionReport.remembered``).
-"""
+"""Finished study sessions, remembered on disk, so a notebook run again loads them instead of
+replaying the same 100 turns. The key hashes everything that decides a replay (the package's
+files, the strategy, Python and the wire libraries). The folder: ``$COMPACT_STUDY_CACHE``
+(``off`` turns it off), else ``$XDG_CACHE_HOME/compact/study``, else ``~/.cache/compact/study``."""
 
 from __future__ import annotations
 
@@ -42,8 +36,7 @@ def folder() -> Path | None:
 
 
 def key(kind: str, name: str, root: Path = PACKAGE) -> str:
-    """Every file of the package hashed (read each time: an edited file is a new key), with the
-    strategy and the versions of Python and the wire libraries."""
+    """Every file of the package hashed, the strategy, and the versions that decide a replay."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")

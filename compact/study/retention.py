@@ -54,20 +54,13 @@ def named_workspace_files(context: str, workdir: Path) -> dict[str, str]:
 
 def retention(probes: Iterable[Probe], messages: list, workdir: str | Path) -> dict[str, str]:
     """probe name → "context", "archive", "workspace" or "lost"."""
-    context = wire_json(messages)
-    archives = workspace = None
-    verdict = {}
+    context, places, verdict = wire_json(messages), None, {}
     for probe in probes:
         if probe.text in context:
             verdict[probe.name] = "context"
             continue
-        if archives is None:
-            archives = reachable_archives(context, Path(workdir))
-            workspace = named_workspace_files(context, Path(workdir))
-        if any(probe.text in t for t in archives.values()):
-            verdict[probe.name] = "archive"
-        elif any(probe.text in t for t in workspace.values()):
-            verdict[probe.name] = "workspace"
-        else:
-            verdict[probe.name] = "lost"
+        places = places or {"archive": reachable_archives(context, Path(workdir)),
+                            "workspace": named_workspace_files(context, Path(workdir))}
+        verdict[probe.name] = next((place for place, files in places.items()
+                                    if any(probe.text in text for text in files.values())), "lost")
     return verdict

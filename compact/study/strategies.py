@@ -1,11 +1,7 @@
-"""Strategies compared on the same long session: each is a configuration of the pipeline
-(``STRATEGIES``, each with its description: "micro only" is the client-side analogue of the
-API's context editing ``clear_tool_uses_20250919``, "summary only" of server-side compaction
-``compact_20260112``, "cache-friendly" compacts rarely, in large steps, so the cached prefix
-survives between them). Tool output is capped at 50,000 chars, this study's workload cap (the
-lesson's tools do not cut their output), and every request is accounted plainly and
-cache-aware (``caching.py``).
-"""
+"""Strategies compared on the same long session, each a configuration of the pipeline
+(``STRATEGIES``: "micro only" is the client-side analogue of the API's ``clear_tool_uses``,
+"summary only" of server-side compaction). Tool output is capped at 50,000 chars (this study's
+cap), and every request is accounted plainly and cache-aware (``caching.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,6 +21,7 @@ from ..extensions import ArchivingCompactor, CacheFriendlyCompactor, micro_compa
 from ..loop import agent_loop
 from ..offline import OfflineModel
 from ..pipeline import STAGES, Compactor, Limits
+from ..pipeline.compactor import SUMMARY_STAGES
 from ..tools import Workspace
 from .caching import PRICES, CacheLedger, Pricing, RecordingClient
 from .remembered import keep, recall
@@ -40,7 +37,6 @@ TOOL_OUTPUT_CAP = 50_000     # this study's cap on a tool's output, in chars (no
 # crossing it clears old results and, above 20,000 chars, summarises the new span into a
 # merged summary of at most 6,000 chars.
 CACHE_FRIENDLY = {"high_water_mark": 50_000, "low_water_mark": 20_000, "summary_max_chars": 6_000}
-SUMMARY_STAGES = ("compact_history", "reactive_compact")     # the stages that write a summary
 KIND = "strategy"             # how remembered.py files these sessions
 
 
@@ -108,20 +104,17 @@ class SessionReport:
         return self.ledger.floor(pricing)
 
 
-def run_session(strategy: Strategy, workdir: str | Path | None = None,
-                turns: list[str] | None = None,
-                progress: Callable[[str, int, int], None] | None = None) -> SessionReport:
-    """Drive the whole scripted session with one strategy, offline; measure what it cost
-    (``progress(strategy, turns done, turns in all)`` after every user turn)."""
-    start = time.perf_counter()
-    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="session-"))
-    workspace = Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
-    model = OfflineModel(window_tokens=BIG_WINDOW)
-    client = RecordingClient(model.client())
-    compactor = strategy.build(workspace.root, client)
-    history: list = []
-    cumulative, costs, peak, rereads, summary_turns = [], [], 0, 0, []
-    requests = turns or session_turns()
+def session_workspace(workdir: str | Path | None, prefix: str) -> Workspace:
+    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=prefix))
+    return Workspace(make_long_workspace(root), max_output_chars=TOOL_OUTPUT_CAP)
+
+
+def play(client: Any, compactor: Compactor, workspace: Workspace, requests: list[str],
+         progress: Callable[[int, int], None] | None = None) -> SessionReport:
+    """Every request through agent_loop with one client (a ``RecordingClient`` with a
+    ``usage`` list), compactor and workspace; what it cost (the report is not named yet)."""
+    start, history, cumulative, costs, summary_turns = time.perf_counter(), [], [], [], []
+    peak = rereads = 0
     for done, request in enumerate(requests, 1):
         history.append({"role": "user", "content": request})
         first_event = len(compactor.events)
@@ -131,26 +124,39 @@ def run_session(strategy: Strategy, workdir: str | Path | None = None,
                                       for e in compactor.events[first_event:])
         peak = max([peak, *(t.size_sent for t in trace.turns)])
         rereads += trace.rereads
-        cumulative.append(sum(tokens for _, tokens in model.usage))
+        cumulative.append(sum(tokens for _, tokens in client.usage))
         costs.append(client.ledger.cost(PRICES))
         if progress:
-            progress(strategy.name, done, len(requests))
+            progress(done, len(requests))
     summaries = [e.extra["summary"] for e in compactor.events if e.fired and e.stage in SUMMARY_STAGES]
     client.ledger.forget()              # the session is over: keep the requests, not the index
     return SessionReport(
-        strategy.name, workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
-        len(model.usage), sum(kind == "summary" for kind, _ in model.usage), rereads,
+        "", workspace.root, cumulative[-1] if cumulative else 0, cumulative, peak,
+        len(client.usage), sum(kind != "agent" for kind, _ in client.usage), rereads,
         retention(PROBES, history, workspace.root), client.ledger, costs, summaries,
         time.perf_counter() - start, history, summary_turns)
+
+
+def run_session(strategy: Strategy, workdir: str | Path | None = None,
+                turns: list[str] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> SessionReport:
+    """Drive the whole scripted session with one strategy, offline; measure what it cost
+    (``progress(strategy, turns done, turns in all)`` after every user turn)."""
+    workspace = session_workspace(workdir, "session-")
+    model = OfflineModel(window_tokens=BIG_WINDOW)
+    client = RecordingClient(model.client())
+    client.usage = model.usage          # what play counts: (kind, input tokens) per call
+    report = play(client, strategy.build(workspace.root, client), workspace, turns or session_turns(),
+                  partial(progress, strategy.name) if progress else None)
+    return replace(report, strategy=strategy.name)
 
 
 def compare(workdir: str | Path | None = None, turns: list[str] | None = None,
             strategies: list[Strategy] = STRATEGIES,
             progress: Callable[[str, int, int], None] | None = None,
             workers: int = 1) -> list[SessionReport]:
-    """Every strategy on the same session, in order (``workers`` > 1: that many processes at
-    once). The package's own strategies on the default session are remembered
-    (``remembered.py``): with the same code, they are loaded, not replayed."""
+    """Every strategy on the same session, in order (``workers`` > 1: in that many processes);
+    the package's own strategies on the default session are remembered (``remembered.py``)."""
     root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="compare-"))
     kept = [recall(KIND, s.name) if rememberable(s, turns) else None for s in strategies]
     for strategy, report in zip(strategies, kept, strict=True):
