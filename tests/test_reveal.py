@@ -2,7 +2,9 @@
 (the ``why.`` keys of compact/locale/) and passes exactly the fields its texts use, so a Chinese
 learner reads the why in Chinese from the same code; a plain ``why`` is still shown as given.
 The notebooks are read with ``ast``: a field given as a key of the table
-(``outcome="why.04.refused" if ... else ...``) brings that key's fields along."""
+(``outcome="why.04.refused" if ... else ...``) brings that key's fields along. The claims of
+notebooks 00–05 sit in compact/locale/claims.json, out of the learner's view; the check line on
+a learner's stage (``stage=my_<stage>, found=...``) is no guess."""
 
 from __future__ import annotations
 
@@ -11,11 +13,14 @@ import string
 
 import nbformat
 import pytest
-from test_notebooks import BOTH, code_cells
+from test_notebooks import BOTH, STAGE_NOTEBOOKS, WRITE_IT_YOURSELF, code_cells
 
 from compact import texts as text_table
 from compact.classroom import reveal, solutions
-from compact.classroom.reveal import CHECK_CLAIMS
+from compact.classroom.reveal import CHECK_CLAIMS, CLAIMS
+
+LESSON_PARTS = [p for p in BOTH if p.name[:2] in {"00", "01", "02", "03", "04", "05"}]
+UNCLAIMED = {"why.02.length", "why.04.turns"}    # exercises whose answer follows the learner's numbers
 
 
 def fields(text: str) -> set[str]:
@@ -44,6 +49,11 @@ def keys_in(node: ast.AST) -> set[str]:
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in table}
 
 
+def hint(why: str) -> str:
+    """The pitfall of a check line: ``why.NN.differs`` for a reveal ``why.NN.*`` given a stage."""
+    return f"{why[:6]}.differs"
+
+
 def used_keys(call: ast.Call) -> tuple[str, set[str]]:
     """The call's ``why`` key (checked to be a registered constant) and the keys its fields name."""
     keywords = {k.arg: k.value for k in call.keywords}
@@ -64,6 +74,8 @@ def test_every_reveal_names_a_key_and_passes_exactly_its_fields(path):
         why, inner = used_keys(call)
         passed = {k.arg for k in call.keywords} - {"why", "expected", "stage"}
         wanted = key_fields(why).union(*(key_fields(k) for k in inner))
+        if "stage" in {k.arg for k in call.keywords}:      # the check line: found, and its hint's fields
+            wanted |= {"found"} | key_fields(hint(why))
         assert passed == wanted, f"{path.name} line {call.lineno}, {why}: passes {sorted(passed)}, " \
                                  f"its texts use {sorted(wanted)}"
         assert len(call.args) == 2, f"{path.name} line {call.lineno}: reveal(guess, actual, ...)"
@@ -72,22 +84,36 @@ def test_every_reveal_names_a_key_and_passes_exactly_its_fields(path):
 def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
     """test_texts_zh.py checks every key of the table; here, that the notebooks' keys are all
     there, with no key left that no notebook uses."""
-    used = set()
+    used, hints = set(), set()
     for path in BOTH:
         for call in reveal_calls(path):
             why, inner = used_keys(call)
             used |= {why} | inner
+            hints |= {hint(why)} if "stage" in {k.arg for k in call.keywords} else set()
     registered = {key for key in text_table.texts() if key.startswith("why.")}
     otherwise = {key for key in registered if key.endswith(".otherwise")}
     assert {key.removesuffix(".otherwise") for key in otherwise} <= used   # shown when a run differs
-    solution = {key for key in registered if key.endswith(".solution")}   # shown when it ran
-    assert {key.removesuffix(".solution") for key in solution} <= used
-    assert used == registered - otherwise - solution
+    differs = {key for key in registered if key.endswith(".differs")}     # a check line's pitfall
+    assert differs == hints
+    assert used == registered - otherwise - differs
     for key in registered:
         entry = text_table.texts()[key]
         assert fields(entry["en"]) == fields(entry["zh"]), key
-    for key in solution:                            # passed the same fields as the key it stands for
-        assert key_fields(key) <= key_fields(key.removesuffix(".solution")), key
+
+
+@pytest.mark.parametrize("path", LESSON_PARTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_reveal_shows_its_answer_and_every_claim_is_in_the_table(path):
+    """Issue #31: ``reveal(my_guess, actual, expected=25, ...)`` right after the guess gave the answer
+    away; the claim is looked up by its ``why`` key instead, and still checked under the suite."""
+    for call in reveal_calls(path):
+        why, _ = used_keys(call)
+        assert "expected" not in {k.arg for k in call.keywords}, f"{path.name} line {call.lineno}: {why}"
+        assert (why in CLAIMS) != (why in UNCLAIMED), f"{path.name} line {call.lineno}: {why} has no claim"
+
+
+def test_every_claim_belongs_to_a_reveal_of_notebooks_00_to_05():
+    used = {used_keys(call)[0] for path in LESSON_PARTS for call in reveal_calls(path)}
+    assert set(CLAIMS) == used - UNCLAIMED
 
 
 @pytest.fixture
@@ -100,31 +126,28 @@ def english(monkeypatch):
 
 
 def test_a_key_is_shown_in_the_chosen_language(english):
-    shown = reveal(3, 4, why="why.00.refused_turn", turn=4, size=254_886, tokens=63_722, window=16_000)
+    shown = reveal(4, 3, why="why.00.refused_turn", turn=3, size=254_886, tokens=63_722, window=16_000)
     assert shown.lines() == [
-        "✗ You predicted 3: it is 4.",
-        "Why: each turn reads one whole code file and keeps it: turn 4 would have sent both files, "
+        "✗ You predicted 4: it is 3.",
+        "Why: each turn reads one whole code file and keeps it: turn 3 would have sent both files, "
         "254,886 chars, which the model counts as 63,722 tokens, over its 16,000-token window"]
     text_table.language("zh")
     assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
-                                "第 4 轮本要同时发送两个文件，共 254,886 个字符，模型算作 63,722 个 token，"
+                                "第 3 轮本要同时发送两个文件，共 254,886 个字符，模型算作 63,722 个 token，"
                                 "超出了它 16,000 token 的窗口")
-    assert "第 4 轮" in shown._repr_html_()
+    assert "第 3 轮" in shown._repr_html_()
 
 
 def test_a_field_that_is_a_key_is_shown_as_its_text(english):
     refused = reveal([], [], why="why.04.turns", limit=80_000, outcome="why.04.refused",
                      error="prompt is too long: 17,000 tokens > 16,000 maximum")
     finished = reveal(..., [5], why="why.04.turns", limit=30_000, outcome="why.04.finished", error=None)
-    same = reveal(True, True, why="why.01.same_run", found="why.none_here")
     assert refused.lines()[1].endswith("1–3; this run was refused: prompt is too long: 17,000 tokens "
                                        "> 16,000 maximum")
     assert finished.lines()[1].endswith("over 30,000 chars after stages 1–3; this run finished")
-    assert same.lines()[1].endswith("on some turn: none here)")
     text_table.language("zh")
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
     assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
-    assert same.lines()[1].endswith("，而这里没有差别）")
 
 
 def test_a_plain_why_is_shown_as_given(english):
@@ -138,8 +161,10 @@ def test_a_plain_why_is_shown_as_given(english):
 def test_the_claim_is_still_checked_with_a_key(english, monkeypatch):
     monkeypatch.setenv(CHECK_CLAIMS, "1")
     with pytest.raises(AssertionError, match="the notebook says it is 2"):
-        reveal(1, 3, expected=2, why="why.03.placeholders")
-    assert "a.cfg and b.cfg" in str(reveal(2, 2, expected=2, why="why.03.placeholders"))
+        reveal(1, 3, why="why.03.placeholders")            # the claim, 2, comes from the table
+    with pytest.raises(AssertionError, match="the notebook says it is 4"):
+        reveal(1, 3, expected=4, why="why.03.placeholders")    # one given in the call comes first
+    assert "a.cfg and b.cfg" in str(reveal(2, 2, why="why.03.placeholders"))
 
 
 def unseen_reveals(source: str) -> list[int]:
@@ -169,50 +194,54 @@ def test_a_reveal_before_the_last_line_is_caught_unless_displayed():
 
 
 def test_the_explanation_follows_the_result(english, monkeypatch):
-    """A learner's stage that went another way gets the explanation of what happened, never the
-    one of the package's result; a key without an ``.otherwise`` text says it does not apply."""
+    """A run that went another way gets the explanation of what happened, never the one of the
+    claimed result; a key without an ``.otherwise`` text says it does not apply."""
     monkeypatch.delenv(CHECK_CLAIMS, raising=False)
-    same = reveal(True, True, expected=True, why="why.03.same_run", found="none here")
-    differs = reveal(True, False, expected=True, why="why.03.same_run", found="turn 5: yours sent 9,000")
-    unknown = reveal(..., 3, expected=2, why="why.03.placeholders")
-    assert same.outcome == "holds" and "experiment 1 reads one file per turn" in str(same)
-    assert differs.outcome == "otherwise" and "experiment 1 reads" not in str(differs)
-    assert "made another run than the package's: turn 5: yours sent 9,000" in str(differs)
+    holds = reveal(True, True, why="why.03.titles")
+    differs = reveal(True, False, why="why.03.titles")
+    unknown = reveal(..., 3, why="why.03.placeholders")
+    assert holds.outcome == "holds" and "one-line note about each file" in str(holds)
+    assert differs.outcome == "otherwise" and "one-line note" not in str(differs)
+    assert "with your stage the answer misses some titles" in str(differs)
     assert unknown.outcome == "unexpected" and "does not apply" in str(unknown)
     assert "data-outcome='otherwise'" in differs._repr_html_()
 
 
-def test_the_worked_solution_is_named_when_it_ran(english, monkeypatch):
-    """On a first Run All the stub cell still imports the worked solution: the "same run" reveal
-    says the solution ran, never "the stage you passed in"; a learner's own function, or a run
-    that went another way, gets the usual explanation."""
+def test_the_check_line_says_whose_stage_ran_and_whether_it_matched(english, monkeypatch):
+    """Issue #31: on a first Run All the stub cell imports the worked solution, so "will your run be
+    the same?" was True by construction. The prediction is now about the lesson; the comparison is
+    a check line after it: the worked solution ran, or your stage matched, or where it differs and
+    the notebook's pitfall. The prediction's own outcome does not depend on it."""
     monkeypatch.delenv(CHECK_CLAIMS, raising=False)
 
     def mine(messages, ctx):
         return solutions.micro_compact(messages, ctx)
 
-    ran = reveal(..., True, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
-                 found="none here")
-    own = reveal(..., True, expected=True, why="why.03.same_run", stage=mine, found="none here")
-    differs = reveal(..., False, expected=True, why="why.03.same_run", stage=solutions.micro_compact,
-                     found="turn 5: yours sent 9,000")
-    assert ran.lines()[1].startswith("Why: the worked solution ran, not yours (delete the line marked ←")
-    assert "experiment 1 reads one file per turn" in str(ran) and ran.outcome == "holds"
-    assert "worked solution" not in str(own) and "experiment 1 reads" in str(own)
-    assert differs.outcome == "otherwise" and "worked solution" not in str(differs)
-    for key in ("why.01.same_run", "why.04.same_run"):
-        assert "the worked solution ran" in str(reveal(True, True, why=key, stage=solutions.micro_compact,
-                                                       found="none here"))
+    ran = reveal(..., 3, why="why.03.at_end", stage=solutions.micro_compact, found="")
+    own = reveal(3, 3, why="why.03.at_end", stage=mine, found="")
+    differs = reveal(3, 3, why="why.03.at_end", stage=mine, found="turn 5: yours sent 9,000")
+    cut = reveal(4, 4, why="why.02.first_snip", turn=4, before=51, stage=mine, found=True)
+    plain = reveal(3, 3, why="why.03.at_end")
+    assert ran.lines()[-1].startswith("Check: the worked solution ran, not yours")
+    assert "data-check='solution'" in ran._repr_html_() and "data-check" not in plain._repr_html_()
+    assert own.lines()[-1] == ("Check: your stage sent the model the same messages as the package's, "
+                               "turn by turn")
+    assert differs.lines()[-1].startswith("Check: the stage you passed in made another run than the "
+                                          "package's: turn 5: yours sent 9,000. Check how many results")
+    assert differs.outcome == "holds" and "data-check='differs'" in differs._repr_html_()
+    assert cut.lines()[-1].startswith("Check: the stage you passed in cut somewhere else")
+    assert plain.check is None and len(plain.lines()) == 2
     text_table.language("zh")
-    assert ran.lines()[1].startswith("原因：运行的是参考答案，不是你写的")
+    assert ran.lines()[-1].startswith("检查：运行的是参考答案，不是你写的")
 
 
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_a_reveal_with_a_solution_text_is_given_the_learners_stage(path):
-    """Without ``stage=my_<stage>`` the reveal cannot tell the worked solution ran."""
-    for call in reveal_calls(path):
-        why, _ = used_keys(call)
-        if f"{why}.solution" in text_table.texts():
-            stage = {k.arg: k.value for k in call.keywords}.get("stage")
-            assert isinstance(stage, ast.Name) and stage.id.startswith("my_"), \
-                f"{path.name} line {call.lineno}: {why} needs stage=my_<stage>"
+@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_stage_notebook_checks_the_learners_run_once(path):
+    """The run with ``my_<stage>`` is checked against the package's in one reveal, given the
+    learner's function and where the runs part."""
+    stage = WRITE_IT_YOURSELF[path.name[:2]]
+    checked = [call for call in reveal_calls(path) if "stage" in {k.arg for k in call.keywords}]
+    assert len(checked) == 1, f"{path.name}: {len(checked)} reveals check the learner's run"
+    keywords = {k.arg: k.value for k in checked[0].keywords}
+    assert isinstance(keywords["stage"], ast.Name) and keywords["stage"].id == f"my_{stage}"
+    assert "found" in keywords
