@@ -1,9 +1,5 @@
-"""The offline model's policy: from what it sees, choose the next tool calls or answer.
-
-Each skill recognises a kind of request (English or Chinese), works out what it still needs to
-know and asks for tools or answers. ``run_command`` runs only a command the user's own request
-names in backticks (SECURITY.md). ``titles`` names a pattern's parts by what they hold.
-"""
+"""The offline model's skills: each recognises a kind of request and asks for tools or answers.
+``run_command`` runs only a command the user's own request names in backticks (SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -154,17 +150,15 @@ _SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 def _cjk_length(text: str) -> int | None:
     """Characters of a text written in CJK (punctuation and spaces not counted), else None."""
-    if not _CJK.search(text):
-        return None
-    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", ""))
+    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", "")) if _CJK.search(text) else None
 
 
 def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
     """question, name or phrase."""
     text = text.strip()
+    length = _cjk_length(text)
     if text.endswith(("?", "？")):
         return "question"
-    length = _cjk_length(text)
     if length is not None:
         return "name" if length <= cjk_name_chars else "phrase"
     words = text.split()
@@ -187,9 +181,8 @@ def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
     lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
     # CJK: the column's median length decides, so one long name is still one of the names
     median = lengths[len(lengths) // 2] if lengths else 0
-    limit = 10**6 if median <= NAME_CJK_CHARS else 0
-    kinds = Counter(text_kind(t, limit) for t in texts)
-    kind, count = kinds.most_common(1)[0]
+    kind, count = Counter(text_kind(t, 10**6 if median <= NAME_CJK_CHARS else 0)
+                          for t in texts).most_common(1)[0]
     return kind, count == len(texts)
 
 
@@ -210,22 +203,15 @@ def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str
 def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, str]]:
     """(template label, words) for each free column, in order."""
     kinds = [column_kind(column) for column in columns]
-    same = Counter(kind for kind, _ in kinds)
-    labels = []
-    seen: Counter = Counter()
+    labels, seen = [], Counter()
     for column, (kind, every) in zip(columns, kinds, strict=True):
-        label = _KINDS[kind][0 if lang == "en" else 2]
-        if same[kind] > 1:
-            scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
-            own = script(column)
-            seen[kind] += 1
-            if own and scripts.count(own) == 1:
-                word = _SCRIPTS[own][0 if lang == "en" else 1]
-                inner = label[1:-1]
-                label = (f"<{word} {inner.lower()}>" if lang == "en"
-                         else f"<{word}{inner}>")
-            else:
-                label = f"{label[:-1]} {seen[kind]}>"
+        label, own, seen[kind] = _KINDS[kind][0 if lang == "en" else 2], script(column), seen[kind] + 1
+        scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
+        if len(scripts) > 1 and own and scripts.count(own) == 1:     # named by its script
+            word = _SCRIPTS[own][lang != "en"]
+            label = f"<{word} {label[1:-1].lower()}>" if lang == "en" else f"<{word}{label[1:-1]}>"
+        elif len(scripts) > 1:                                        # else numbered
+            label = f"{label[:-1]} {seen[kind]}>"
         labels.append((label, _words(kind, column, every, lang)))
     return labels
 
@@ -255,10 +241,6 @@ def split(title: str) -> tuple[list[str], list[str]]:
     return [p.strip() for p in pieces[0::2]], [
         (" " if p[:1].isspace() else "") + p.strip() + (" " if p[-1:].isspace() else "")
         for p in pieces[1::2]]
-
-
-def _shape(title: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in split(title)[1])
 
 
 def _code_template(text: str) -> str | None:
@@ -295,20 +277,16 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
     free = free_labels([c for c, f in zip(columns, fixed, strict=True) if f is None], lang)
     template, words = [], []
     for index, known in enumerate(fixed):
-        label, said = known if known else free.pop(0)
+        label, said = known or free.pop(0)
         template.append(label)
         words.append(said)
         if index < len(separators):
-            template.append(separators[index])
             bare = separators[index].strip()
-            name = _SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)
-            words.append(name[0] if lang == "en" else name[1])
-    text = "".join(template).strip()
-    if lang == "en":
-        spelled = ", ".join(words[:-1]) + (", then " if len(words) > 1 else "") + words[-1]
-    else:
-        spelled = "、".join(words)
-    return Pattern(text, spelled, members)
+            template.append(separators[index])
+            words.append(_SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)[lang != "en"])
+    spelled = "、".join(words) if lang != "en" else \
+        ", ".join(words[:-1]) + (", then " if len(words) > 1 else "") + words[-1]
+    return Pattern("".join(template).strip(), spelled, members)
 
 
 def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
@@ -316,8 +294,9 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
     """The pattern most titles follow, and the indexes of the titles that do not."""
     if not titles:
         return None, []
-    shape, count = Counter(map(_shape, titles)).most_common(1)[0]
-    members = [i for i, t in enumerate(titles) if _shape(t) == shape]
+    shapes = [tuple(s.strip() for s in split(title)[1]) for title in titles]
+    shape, count = Counter(shapes).most_common(1)[0]
+    members = [i for i, s in enumerate(shapes) if s == shape]
     others = [i for i in range(len(titles)) if i not in members]
     if (count < 2 and len(titles) > 1) or not shape:
         return None, list(range(len(titles)))     # nothing shared, or nothing but free text
