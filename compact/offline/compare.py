@@ -1,15 +1,12 @@
-"""Skill: compare programs, answering the question asked from what each program contains.
-
-It reads each program the request names and the README beside it, then answers from its notes;
-the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names.
-"""
+"""Skill: compare the programs a request names (and the README beside each) from their notes;
+the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from itertools import takewhile
+from typing import NamedTuple
 
 import snowballstemmer
 
@@ -46,8 +43,7 @@ _ENGLISH = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     text: str            # as the question writes it
     stem: str
 
@@ -126,10 +122,8 @@ def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
         paths = _labelled_part(note, "paths_named")
         named = [n.strip() for n in _labelled_part(readme, "code_names").split(", ")
                  if "/" in n or "." in n.strip(" .")]
-        if paths:
-            said.append(phrase("paths_it_names", lang, paths=paths))
-        if named:
-            said.append(phrase("readme_names", lang, names=", ".join(named)))
+        said = [phrase("paths_it_names", lang, paths=paths)] if paths else []
+        said += [phrase("readme_names", lang, names=", ".join(named))] if named else []
     sep = phrase("sep", lang)
     if any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
                                      "至少", "中间部分未看到", "只看到了预览")):    # partly seen

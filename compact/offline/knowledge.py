@@ -302,18 +302,18 @@ class Step:
     calls: list[tuple[str, dict]] = field(default_factory=list)   # (role, planned input)
 
 
-def facts(view: View, path: str) -> str | None:
-    """What the model knows about ``path``: its notes, else the visible result."""
-    noted = view.note(path)
+def facts(view: View, path: str, current: bool = False) -> str | None:
+    """What the model knows about ``path``: its notes, else the visible result; ``current``: only
+    notes and reads made for this request."""
+    noted = view.fresh_note(path) if current else view.note(path)
     if noted:
         return noted[-1]
-    raw = view.latest("read_file", "path", path)
+    raw = view.latest("read_file", "path", path, current)
     return describe(path, raw, view.lang) if raw is not None else None
 
 
 def knows(view: View, path: str, current: bool = False) -> bool:
-    """Whether anything is known about ``path`` (a note, or a visible read), without parsing
-    it the way ``facts`` does; ``current``: only notes and reads made for this request."""
+    """Whether ``facts`` would find anything, without describing a read."""
     noted = view.fresh_note(path) if current else view.note(path)
     return bool(noted) or view.latest("read_file", "path", path, current) is not None
 

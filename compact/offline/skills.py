@@ -14,7 +14,6 @@ from .knowledge import (
     Step,
     chapter_number,
     chapter_range,
-    describe,
     describe_output,
     facts,
     fetch,
@@ -86,16 +85,11 @@ def remember(view: View) -> Step:
 def read_files(view: View) -> Step:
     """"Read a, b": read them (again, if asked again), all in one batch, then report."""
     wanted = paths(view.request)
-
-    def known(path: str) -> str | None:
-        if view.fresh_note(path):
-            return view.fresh_note(path)[-1]
-        raw = view.latest("read_file", "path", path, current=True)
-        return describe(path, raw, view.lang) if raw is not None else None
     missing = [p for p in wanted if not knows(view, p, current=True)]
     if missing:
         return Step(phrase("reading", view.lang, n=len(missing)), reads(missing))
-    return Step(offline_label(view.lang) + "\n".join(f"- {p}: {known(p)}" for p in wanted))
+    return Step(offline_label(view.lang) + "\n".join(f"- {p}: {facts(view, p, True)}"
+                                                      for p in wanted))
 
 
 def plain(view: View) -> Step:
