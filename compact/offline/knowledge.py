@@ -1,9 +1,5 @@
 """What a request asks for, what the model knows about a file, and how it fetches the rest.
-
-``describe``: one line of facts per tool result, from the structure of what was read, saying so
-when only part of it was seen; the model writes it as ``Note [<path>]: <facts>`` in its own text,
-so it outlives the tool result and reaches the summary.
-"""
+``describe`` gives the one line of facts the model notes as ``Note [<path>]: <facts>``."""
 
 from __future__ import annotations
 
@@ -209,15 +205,13 @@ def note_line(key: str, fact: str, lang: str = "en") -> str:
 def describe_output(text: str, lang: str = "en") -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
     persisted, body, clipped = _seen(text)      # clipped: the summariser saw head and tail only
-    excerpt = _excerpt(body, clipped, lang)
+    how = phrase("partial_paren", lang, how=_excerpt(body, clipped, lang)) if clipped else ""
     if clipped:
         body = body[:clipped.start()] + "\n" + body[clipped.end():]
     lines = [line for line in body.splitlines() if line.strip()]
     salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
     fact = phrase("output_lines_seen" if persisted or clipped else "output_lines", lang, n=len(lines),
-                  first=repr(one_line(lines[0] if lines else "", 120)))
-    if clipped:
-        fact += phrase("partial_paren", lang, how=excerpt)
+                  first=repr(one_line(lines[0] if lines else "", 120))) + how
     if salient:
         fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
     if persisted:

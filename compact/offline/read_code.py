@@ -1,7 +1,5 @@
-"""Source code read by its structure: definitions, constants, paths, and what it does (files it
-writes, what it sends a model, errors). Python that parses is read with ``ast``; anything else
-(a preview, an excerpt) line by line, its facts then saying "at least".
-"""
+"""Source code read by its structure: definitions, constants, paths, what it writes, sends a
+model and raises. Python that parses is read with ``ast``; else line by line ("at least")."""
 
 from __future__ import annotations
 
@@ -209,16 +207,10 @@ def read_effects(tree: ast.Module, env: dict[str, str]) -> Effects:
 
 def _grouped(pairs: list[tuple[str, str]], limit: int) -> str:
     """``a (f, g), b (h)``: each first item once, with where it happens."""
-    places: dict[str, list[str]] = {}
+    places: dict[str, dict[str, None]] = {}
     for item, function in pairs:
-        places.setdefault(item, [])
-        if function not in places[item]:
-            places[item].append(function)
-    return listed([f"{item} ({listed(fs, 4)})" for item, fs in places.items()], limit)
-
-
-def _listed(items: list[str], limit: int) -> str:
-    return listed(list(dict.fromkeys(items)), limit)
+        places.setdefault(item, {})[function] = None
+    return listed([f"{item} ({listed(list(fs), 4)})" for item, fs in places.items()], limit)
 
 
 def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str]:
@@ -231,9 +223,9 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
                  for item, where in effects.writes]
         parts.append(labelled("writes", lang, seen + _grouped(given, 6)))
     if effects.model_call or effects.texts:
-        said = [phrase(key, lang, names=_listed(items, n)) for key, items, n in (
-            ("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
-            ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
+        said = [phrase(key, lang, names=listed(list(dict.fromkeys(items)), n)) for key, items, n
+                in (("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
+                    ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
         parts.append(labelled("model_request", lang, seen + " / ".join(said)))
     errors = [phrase(key, lang, items=_grouped(items, n)) for key, items, n in (
         ("catches", effects.catches, 5), ("raises", effects.raises, 4)) if items]
@@ -383,11 +375,10 @@ def _read_python(text: str) -> CodeFacts | None:
     doc = ast.get_docstring(tree)
     facts.docstring = first_paragraph(doc) if doc else None
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, _FUNCTIONS):
             facts.functions.append(node.name)
         elif isinstance(node, ast.ClassDef):
-            methods = [n.name for n in node.body
-                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            methods = [n.name for n in node.body if isinstance(n, _FUNCTIONS)]
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
     # Numbers first (the settings); stable, so module constants stay before class ones.

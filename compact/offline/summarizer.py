@@ -1,8 +1,6 @@
-"""The offline model's answer to a summary request: extractive, facts only, labelled.
-
-The conversation is read in the client's own form (this package's rendering, ``json.dumps`` of
-the messages, LangChain's XML, or "summarise the above"); tool output never sets a goal.
-"""
+"""The offline model's answer to a summary request: extractive, facts only, labelled. It reads
+the conversation in the client's own form (this package's rendering, ``json.dumps`` of the
+messages, LangChain's XML, or "summarise the above"); tool output never sets a goal."""
 
 from __future__ import annotations
 
@@ -274,8 +272,10 @@ class _Reading:
     calls: dict[str, tuple[str | None, dict]] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)   # targets answered after the agent last wrote
     said: list[str] = field(default_factory=list)     # what an agent without notes stated
+    lang: str = "en"                                  # the latest request's
 
-    def user(self, text: str) -> None:
+    def user(self, entry: Entry) -> None:
+        text = entry.text.strip()
         compacted = read_summary_message(text)
         if compacted:
             self.goal = _stated_goal(compacted) or self.goal
@@ -290,7 +290,8 @@ class _Reading:
             self.goal = text
             self.constraints += _constraints(text)
 
-    def assistant(self, text: str) -> None:
+    def assistant(self, entry: Entry) -> None:
+        text = entry.text
         self.notes += notes_in(text)
         if not self.noted and text.strip():     # another agent's own words are its findings
             self.said.append(one_line(text, 300))
@@ -306,8 +307,8 @@ class _Reading:
         self.files[line] = self.files.get(line, 0) + 1
         self.unused.append(line)
 
-    def tool_result(self, entry: Entry, lang: str) -> None:
-        role, planned = self.calls[entry.id]
+    def tool_result(self, entry: Entry) -> None:
+        role, planned, lang = *self.calls[entry.id], self.lang
         if is_placeholder(entry.text.strip()):
             return
         key = note_key(Call(entry.id, role, planned)) if role in ("read_file", "bash") else None
@@ -325,17 +326,11 @@ def _read(entries: list[Entry]) -> tuple[_Reading, str]:
     goal = next((e.text for e in reversed(entries) if e.kind == "user" and e.text.strip()
                  and read_summary_message(e.text.strip()) is None
                  and read_snip(e.text.strip()) is None), "")
-    lang = language(goal)
+    reading.lang = language(goal)
     for entry in entries:
-        if entry.kind == "user":
-            reading.user(entry.text.strip())
-        elif entry.kind == "assistant":
-            reading.assistant(entry.text)
-        elif entry.kind == "tool_use":
-            reading.tool_use(entry)
-        elif entry.kind == "tool_result" and entry.id in reading.calls:
-            reading.tool_result(entry, lang)
-    return reading, language(reading.goal) if reading.goal else lang
+        if entry.kind != "tool_result" or entry.id in reading.calls:
+            getattr(reading, entry.kind)(entry)
+    return reading, language(reading.goal) if reading.goal else reading.lang
 
 
 def offline_summary(entries: list[Entry]) -> str:
