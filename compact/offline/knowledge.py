@@ -45,11 +45,18 @@ _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 
 @dataclass
 class MarkdownFacts:
-    title: str | None = None
-    title_style: str = ""                 # "#", "===", "<h1>" or "front matter"
     front_matter: dict[str, str] = field(default_factory=dict)
     headings: list[tuple[int, str]] = field(default_factory=list)
     code_names: list[str] = field(default_factory=list)
+
+    @property
+    def h1(self) -> str | None:
+        return next((h for level, h in self.headings if level == 1 and h), None)
+
+    @property
+    def title(self) -> str | None:
+        """The H1, else the front matter's title."""
+        return self.h1 or self.front_matter.get("title") or None
 
 
 def _strip_inline(text: str) -> str:
@@ -110,11 +117,6 @@ def read_markdown(text: str) -> MarkdownFacts:
         facts.headings += [(1, _strip_inline(match.group(1))) for match in _HTML_H1.finditer(line)]
         previous = line
         facts.code_names += _CODE_NAME.findall(line)
-    h1 = next((h for level, h in facts.headings if level == 1 and h), None)
-    if h1:
-        facts.title, facts.title_style = h1, "#"
-    elif facts.front_matter.get("title"):
-        facts.title, facts.title_style = facts.front_matter["title"], "front matter"
     facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names
                                           if len(n.removesuffix("()")) > 3))
     return facts
@@ -136,8 +138,8 @@ def title_from_note(note: str) -> str | None:
 def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     facts = read_markdown(text)
     parts = []
-    if facts.title and facts.title_style != "front matter":
-        parts.append(phrase("h1", lang, title=title_token(facts.title)))
+    if facts.h1:
+        parts.append(phrase("h1", lang, title=title_token(facts.h1)))
     else:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         parts.append(phrase("no_h1", lang) + (phrase("in_text_seen", lang) if cut else "")
