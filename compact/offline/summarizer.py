@@ -8,6 +8,7 @@ import ast
 import html
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -267,7 +268,7 @@ class _Reading:
     earlier: list[str] = field(default_factory=list)
     remaining: str = ""
     notes: list[tuple[str, str]] = field(default_factory=list)    # (key, fact)
-    files: dict[str, int] = field(default_factory=dict)
+    files: Counter = field(default_factory=Counter)
     constraints: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str | None, dict]] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)   # targets answered after the agent last wrote
@@ -280,8 +281,7 @@ class _Reading:
         if compacted:
             self.goal = _stated_goal(compacted) or self.goal
             self.notes += notes_in(compacted.summary)
-            for line in _FILE_LINE.findall(compacted.summary):
-                self.files[line] = self.files.get(line, 0) + 1
+            self.files.update(_FILE_LINE.findall(compacted.summary))
             self.constraints += [c for c in _CONSTRAINTS_LINE.findall(compacted.summary)[:1]
                                  if c not in forms("none_stated")]
         elif text and read_snip(text) is None:
@@ -291,12 +291,10 @@ class _Reading:
             self.constraints += _constraints(text)
 
     def assistant(self, entry: Entry) -> None:
-        text = entry.text
-        self.notes += notes_in(text)
-        if not self.noted and text.strip():     # another agent's own words are its findings
-            self.said.append(one_line(text, 300))
-        step = _NEXT.findall(text)
-        self.remaining = step[-1] if step else self.remaining
+        self.notes += notes_in(entry.text)
+        if not self.noted and entry.text.strip():     # another agent's own words are its findings
+            self.said.append(one_line(entry.text, 300))
+        self.remaining = ([self.remaining] + _NEXT.findall(entry.text))[-1]
         self.unused = []
 
     def tool_use(self, entry: Entry) -> None:
@@ -304,7 +302,7 @@ class _Reading:
         self.calls[entry.id] = (role, planned)
         target = planned.get("path") or planned.get("pattern") or planned.get("command") or ""
         line = f"{role or entry.name} {one_line(str(target), 120)}".rstrip()
-        self.files[line] = self.files.get(line, 0) + 1
+        self.files[line] += 1
         self.unused.append(line)
 
     def tool_result(self, entry: Entry) -> None:
