@@ -16,7 +16,7 @@ from ..pipeline.messages import is_tool_result_message, joined_text, plain_text,
 from .knowledge import describe, describe_output, note_line, one_line
 from .markers import CompactedText, is_placeholder, read_snip
 from .phrases import forms, language, phrase
-from .read_json import CutStr, is_cut, parse_prefix
+from .read_json import is_cut, parse_prefix
 from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_message
 
 _ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
@@ -55,14 +55,11 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
     """The conversation to summarise if ``payload`` asks for a summary, else None."""
     messages = payload.get("messages") or []
     last = messages[-1] if messages else None
-    if not isinstance(last, dict) or last.get("role") != "user":
-        return None
-    if is_tool_result_message(last):
-        return None                      # an agent's turn: results to act on
+    if not isinstance(last, dict) or last.get("role") != "user" or is_tool_result_message(last):
+        return None                      # no request, or an agent's turn: results to act on
     text = plain_text(to_plain(last))
-    asks = _ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
-        or _ASKS.search(text[-1_000:])
-    if not asks:
+    if not (_ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000])
+            or _ASKS.search(text[-1_000:])):
         return None
     entries = conversation_in(text)
     if entries:
@@ -82,9 +79,7 @@ def conversation_in(text: str) -> list[Entry] | None:
     if _XML_MESSAGE.search(body):
         return xml_entries(body)
     start = _JSON_START.search(body)
-    if start:
-        return json_entries(body[start.start():])
-    return None
+    return json_entries(body[start.start():]) if start else None
 
 
 def rendered_entries(conversation: str) -> list[Entry]:
@@ -193,12 +188,9 @@ def entries_of_messages(messages: list) -> list[Entry]:
     for message in messages:
         if not isinstance(message, dict):
             continue
-        role = message.get("role")
-        content = message.get("content")
+        role, content = message.get("role"), message.get("content")
         if isinstance(content, str):
-            if role in ("user", "assistant"):
-                entries.append(Entry(role, content, cut=isinstance(content, CutStr)))
-            continue
+            content = [{"type": "text", "text": content}]
         for raw in content if isinstance(content, list) else []:
             block = _block(raw)
             if block is None:
