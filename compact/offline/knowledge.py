@@ -66,18 +66,11 @@ def _strip_inline(text: str) -> str:
 
 
 def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    if not lines or lines[0].strip() not in ("---", "+++"):
-        return {}, 0
-    fence = lines[0].strip()
-    for end in range(1, min(len(lines), 200)):
-        if lines[end].strip() == fence:
-            meta = {}
-            for line in lines[1:end]:
-                match = _FRONT_KEY.match(line.strip())
-                if match:
-                    meta[match.group(1)] = match.group(2).strip().strip("'\"")
-            return meta, end + 1
-    return {}, 0
+    """The front matter's keys, and the line after it."""
+    fence = lines[0].strip() if lines and lines[0].strip() in ("---", "+++") else None
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() == fence), 0)
+    found = (_FRONT_KEY.match(line.strip()) for line in lines[1:end])
+    return {m.group(1): m.group(2).strip().strip("'\"") for m in found if m}, end and end + 1
 
 
 def _heading(line: str, previous: str) -> tuple[int, str] | None:
