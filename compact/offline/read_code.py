@@ -109,14 +109,13 @@ def _write_target(call: ast.Call) -> ast.AST | None:
 def _exceptions(handler: ast.ExceptHandler) -> list[str]:
     if handler.type is None:
         return ["every exception (a bare except)"]
-    if isinstance(handler.type, ast.Tuple):
-        return [_unparse(e) for e in handler.type.elts]
-    return [_unparse(handler.type)]
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return [_unparse(e) for e in types]
 
 
 def _raised(node: ast.Raise) -> str | None:
-    if node.exc is None:
-        return None                      # a bare ``raise`` passes on what was caught
+    if node.exc is None:                 # a bare ``raise`` passes on what was caught
+        return None
     return _unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
 
 
@@ -234,7 +233,6 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     return parts
 
 
-_DEF = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)", re.M)
 _LINE_WRITES = re.compile(r"open\(\s*([\w.\"'/-]+)\s*,\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]|"
                           r"([\w.]+)\.(?:write_text|write_bytes)\(|"
                           r"([\w.]+)\.open\(\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]")
@@ -246,7 +244,7 @@ _LINE_MESSAGES = re.compile(r"\bmessages(?:\[:\])?\s*=\s*([\w.]+)\(")
 
 def read_effects_lines(text: str) -> Effects:
     """The same facts from lines: what the text seen shows, names as written."""
-    starts = [(m.start(), m.group(1)) for m in _DEF.finditer(text)]
+    starts = [(m.start(), m.group(2)) for m in _FUNCTION_LINE.finditer(text) if m.group(2)]
 
     def where(position: int) -> str:
         return next((name for start, name in reversed(starts) if start < position), "module")
