@@ -72,11 +72,6 @@ def question_words(question: str) -> list[Word]:
     return list(words.values())
 
 
-def identifier_stems(name: str) -> list[str]:
-    """``persist_large_output`` → persist, larg, output; ``MemoryStore`` → memori, store."""
-    return [stem(part) for part in _PARTS.findall(name) if len(part) > 1]
-
-
 def stems_match(a: str, b: str) -> bool:
     """The same stem, or one the start of the other (``handl`` / ``handler``)."""
     short, long = sorted((a, b), key=len)
@@ -84,7 +79,8 @@ def stems_match(a: str, b: str) -> bool:
 
 
 def carries(name: str, word: Word) -> bool:
-    return any(stems_match(word.stem, part) for part in identifier_stems(name))
+    """A part of the name has the word's stem: ``MemoryStore`` → memori, store."""
+    return any(stems_match(word.stem, stem(part)) for part in _PARTS.findall(name) if len(part) > 1)
 
 
 # The parts of a note a question can ask for: its label (a phrase key, with the headings
@@ -103,13 +99,6 @@ def asks_for(facet: str, word: Word) -> bool:
 def _labelled_part(fact: str, key: str) -> str:
     """What follows ``key``'s label in the note part that starts with it (either language)."""
     return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
-
-
-def facets_for(words: list[Word], notes: dict[str, str]) -> list[str]:
-    """The parts the question asks for, in the order it first asks; else every part some note has."""
-    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
-                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
-    return asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]
 
 
 def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
@@ -194,12 +183,8 @@ def names_in(fact: str) -> list[str]:
         if after_label(part, "constants") is not None:
             body = " ".join(item.split("=")[0] for item in body.split(", "))
         names += [n for n in _IDENTIFIER.findall(body) if n not in ("methods", "class", "classes")]
-    return list(dict.fromkeys(names))
-
-
-def paths_in(fact: str) -> list[str]:
-    return [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")
-            if p.strip() not in ("", "…")]
+    names += [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")]
+    return list(dict.fromkeys(n for n in names if n not in ("", "…")))
 
 
 _LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
@@ -293,11 +278,13 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     question = question_of(view.request, programs)
     words = question_words(question)
     lines.append("\n" + phrase("the_question", lang, question=question))
-    for facet in facets_for(words, notes):
+    # the parts the question asks for, in the order it first asks; else every part a note has
+    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
+                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
+    for facet in asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]:
         lines.append(phrase(f"facet_{facet}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
-    names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
-             for p in programs}
+    names = {p: list(dict.fromkeys(names_in(notes[p]) + names_in(readmes[p]))) for p in programs}
     lines += _word_lines(names, words, lang)
     first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)

@@ -106,19 +106,6 @@ def _write_target(call: ast.Call) -> ast.AST | None:
     return None
 
 
-def _exceptions(handler: ast.ExceptHandler) -> list[str]:
-    if handler.type is None:
-        return ["every exception (a bare except)"]
-    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return [_unparse(e) for e in types]
-
-
-def _raised(node: ast.Raise) -> str | None:
-    if node.exc is None:                 # a bare ``raise`` passes on what was caught
-        return None
-    return _unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
-
-
 def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects: Effects) -> None:
     local = _local_env(function, env)
     for node in ast.walk(function):
@@ -127,9 +114,12 @@ def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects
             if target is not None:
                 effects.writes.append((_path_value(target, local) or GIVEN_PATH, name))
         elif isinstance(node, ast.ExceptHandler):
-            effects.catches += [(e, name) for e in _exceptions(node)]
-        elif isinstance(node, ast.Raise) and _raised(node):
-            effects.raises.append((_raised(node), name))
+            types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            effects.catches += [(_unparse(e) if e else "every exception (a bare except)", name)
+                                for e in types]
+        elif isinstance(node, ast.Raise) and node.exc:    # a bare ``raise`` passes on the caught
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            effects.raises.append((_unparse(raised), name))
 
 
 def _made_from(node: ast.AST, strings: dict[str, str]) -> list[str]:
@@ -279,6 +269,8 @@ _CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type
 _CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
                             r"([^\n]{1,60})", re.M)
 _STRING = re.compile(r"""["']([^"'\n]{2,80})["']""")
+_LANGUAGES = {"py": "Python", "js": "JavaScript", "ts": "TypeScript", "go": "Go", "rs": "Rust",
+              "java": "Java", "rb": "Ruby", "c": "C", "cpp": "C++", "h": "C"}
 
 
 @dataclass
@@ -292,12 +284,6 @@ class CodeFacts:
     constants: list[tuple[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     effects: Effects = field(default_factory=Effects)   # writes, model request, errors
-
-
-def language_of(path: str) -> str:
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    return {"py": "Python", "js": "JavaScript", "ts": "TypeScript", "go": "Go", "rs": "Rust",
-            "java": "Java", "rb": "Ruby", "c": "C", "cpp": "C++", "h": "C"}.get(suffix, suffix)
 
 
 def first_paragraph(doc: str) -> str:
@@ -454,7 +440,8 @@ def _read_lines(text: str, language: str) -> CodeFacts:
 
 
 def read_code(text: str, path: str = "") -> CodeFacts:
-    language = language_of(path) or "code"
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    language = _LANGUAGES.get(suffix, suffix) or "code"
     if language == "Python":
         whole = _read_python(text)
         if whole is not None:

@@ -207,10 +207,6 @@ def _field(name: str, values: list[Any], lang: str = "en") -> str:
     return phrase("field", lang, name=name, label=label)
 
 
-def _ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
 _WHERE = {"the top level": "top_level", "the top-level array": "top_level_array"}   # phrases
 
 
@@ -251,7 +247,9 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     else:
         visible = phrase("complete_visible", lang, n=complete, s=s)
         if cut_items:
-            visible += phrase("nth_cut", lang, nth=_ordinal(complete + 1), n=complete + 1)
+            n = complete + 1
+            suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+            visible += phrase("nth_cut", lang, nth=f"{n}{suffix}", n=n)
         parts.append(phrase("holds_partial", lang, where=where, visible=visible))
     fields: dict[str, list[Any]] = {}       # in order of first appearance
     for item in records.items:
