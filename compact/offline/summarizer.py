@@ -14,7 +14,7 @@ from typing import Any
 
 from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
 from .knowledge import describe, describe_output, note_line, one_line
-from .markers import CompactedText, is_placeholder, read_snip
+from .markers import is_placeholder, read_snip
 from .phrases import forms, language, phrase
 from .read_json import is_cut, parse_prefix
 from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_message
@@ -71,7 +71,8 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
 
 
 def conversation_in(text: str) -> list[Entry] | None:
-    """The conversation inside one message's text, rendered or as JSON; None if neither."""
+    """The conversation inside one message's text, rendered, as XML or as JSON (whole or capped
+    around an omitted middle); None if none of these."""
     inner = re.search(r"<conversation>\n?(.*?)(?:</conversation>|$)", text, re.S)
     body = inner.group(1) if inner else text
     if _RENDERED.search(body):
@@ -79,7 +80,12 @@ def conversation_in(text: str) -> list[Entry] | None:
     if _XML_MESSAGE.search(body):
         return xml_entries(body)
     start = _JSON_START.search(body)
-    return json_entries(body[start.start():]) if start else None
+    if not start:
+        return None
+    pieces = _OMITTED.split(body[start.start():], maxsplit=1)
+    head, _ = parse_prefix(pieces[0])
+    messages = list(head) if isinstance(head, list) else [head] if isinstance(head, dict) else []
+    return entries_of_messages(messages + (_messages_from(pieces[1]) if len(pieces) > 1 else []))
 
 
 def rendered_entries(conversation: str) -> list[Entry]:
@@ -125,16 +131,6 @@ def xml_entries(text: str) -> list[Entry]:
         elif kind == "human":
             entries.append(Entry("user", html.unescape(body)))
     return entries
-
-
-def json_entries(text: str) -> list[Entry]:
-    """Entries of ``json.dumps(messages)``, whole or capped around an omitted middle."""
-    pieces = _OMITTED.split(text, maxsplit=1)
-    head, _ = parse_prefix(pieces[0])
-    messages = list(head) if isinstance(head, list) else [head] if isinstance(head, dict) else []
-    if len(pieces) > 1:
-        messages += _messages_from(pieces[1])
-    return entries_of_messages(messages)
 
 
 def _messages_from(tail: str) -> list[Any]:
@@ -228,10 +224,6 @@ def goal_reference(request: str, lang: str = "en") -> str:
     return line[:GOAL_CHARS - len(tail)].rstrip() + tail
 
 
-def _constraints(text: str) -> list[str]:
-    return [one_line(s, 200) for s in _SENTENCE.split(text) if s.strip() and _CONSTRAINT.search(s)]
-
-
 def _noted_anywhere(entries: list[Entry]) -> set[str]:
     """Every key the agent (or an earlier summary) wrote a note about, anywhere."""
     keys = set()
@@ -241,12 +233,6 @@ def _noted_anywhere(entries: list[Entry]) -> set[str]:
         elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
             keys |= {k for k, _ in notes_in(compacted.summary)}
     return keys
-
-
-def _stated_goal(compacted: CompactedText) -> str | None:
-    """The request a summary message carries, else its summary's own ``Goal:`` line."""
-    stated = compacted.request or next(iter(GOAL.findall(compacted.summary)), None)
-    return stated.strip() if stated and stated.strip() not in forms("not_stated") else None
 
 
 SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
@@ -270,8 +256,9 @@ class _Reading:
     def user(self, entry: Entry) -> None:
         text = entry.text.strip()
         compacted = read_summary_message(text)
-        if compacted:
-            self.goal = _stated_goal(compacted) or self.goal
+        if compacted:       # its request, else its summary's own ``Goal:`` line
+            stated = (compacted.request or next(iter(GOAL.findall(compacted.summary)), "")).strip()
+            self.goal = stated if stated not in ("", *forms("not_stated")) else self.goal
             self.notes += notes_in(compacted.summary)
             self.files.update(_FILE_LINE.findall(compacted.summary))
             self.constraints += [c for c in _CONSTRAINTS_LINE.findall(compacted.summary)[:1]
@@ -280,7 +267,8 @@ class _Reading:
             if self.goal and self.goal != text:
                 self.earlier.append(self.goal)
             self.goal = text
-            self.constraints += _constraints(text)
+            self.constraints += [one_line(s, 200) for s in _SENTENCE.split(text)
+                                 if s.strip() and _CONSTRAINT.search(s)]
 
     def assistant(self, entry: Entry) -> None:
         self.notes += notes_in(entry.text)
