@@ -240,11 +240,7 @@ def split(title: str) -> tuple[list[str], list[str]]:
 def _code_template(text: str) -> str | None:
     """``s01`` → ``sNN``, ``Chapter 3`` → ``Chapter N``, ``第2课`` → ``第N课``; else None."""
     match = _CODE.match(text)
-    if not match:
-        return None
-    digits = "N" * len(match.group(4))
-    return f"第{digits}{(match.group(5) or '').strip()}" if match.group(3) \
-        else f"{match.group(1)}{match.group(2)}{digits}"
+    return re.sub(r"\d", "N", re.sub(r"\s", "", text) if match.group(3) else text) if match else None
 
 
 def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
