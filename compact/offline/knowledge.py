@@ -24,17 +24,6 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _kind(path: str, body: str) -> str:
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    if suffix in ("md", "markdown", "rst"):
-        return "markdown"
-    if suffix in CODE_EXTENSIONS:
-        return "code"
-    if suffix == "json" or (not suffix and body.lstrip()[:1] in ("{", "[")):
-        return "json"
-    return "text"
-
-
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
@@ -175,12 +164,12 @@ def describe(path: str, text: str, lang: str = "en") -> str:
     partial = phrase("preview_seen", lang, n=len(body), total=phrase("of_total", lang, n=total)
                      if total else "") if persisted else _excerpt(body, clipped, lang)
     how = phrase("partial_paren", lang, how=partial) if partial else ""
-    kind = _kind(path, body)
-    if kind == "markdown":
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if suffix in ("md", "markdown", "rst"):
         fact = describe_markdown(body, cut=bool(partial), lang=lang) + how
-    elif kind == "code":
+    elif suffix in CODE_EXTENSIONS:
         fact = describe_code(body, path, partial, lang)
-    elif kind == "json":
+    elif suffix == "json" or (not suffix and body.lstrip()[:1] in ("{", "[")):
         fact = describe_json(body[:clipped.start()] if clipped else body, total, lang=lang)
     else:
         lines = body.splitlines()

@@ -35,17 +35,6 @@ def _unparse(node: ast.AST) -> str:
         return "…"
 
 
-def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
-    """Top-level functions and methods, methods as ``Class.method``."""
-    found = []
-    for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            found.append((node.name, node))
-        elif isinstance(node, ast.ClassDef):
-            found += [(f"{node.name}.{n.name}", n) for n in node.body if isinstance(n, _FUNCTIONS)]
-    return found
-
-
 def _first_line(text: str) -> str:
     line = next((part for part in text.splitlines() if part.strip()), "").strip()
     line = line.replace("; ", ", ")            # a note's parts are joined by "; "
@@ -171,25 +160,23 @@ def _content_texts(pairs, strings: dict[str, str], effects: Effects) -> None:
             effects.texts.append(_first_line(text))
 
 
-def _entry_point(tree: ast.Module) -> str | None:
-    for node in tree.body:
-        if isinstance(node, ast.If) and "__name__" in _unparse(node.test) \
-                and "__main__" in _unparse(node.test):
-            return 'if __name__ == "__main__"'
-    if any(isinstance(n, _FUNCTIONS) and n.name == "main" for n in tree.body):
-        return "main()"
-    return None
-
-
 def read_effects(tree: ast.Module, env: dict[str, str]) -> Effects:
     """``env``: module names bound to paths."""
     strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
                and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                for t in n.targets if isinstance(t, ast.Name)}
-    effects = Effects(entry_point=_entry_point(tree))
+    effects = Effects()
     module_env = {**strings, **env}
-    for name, function in _functions(tree):
-        _function_effects(name, function, module_env, effects)
+    for node in tree.body:      # top-level functions, and methods as ``Class.method``
+        if isinstance(node, ast.If) and "__name__" in _unparse(node.test) \
+                and "__main__" in _unparse(node.test):
+            effects.entry_point = effects.entry_point or 'if __name__ == "__main__"'
+        for function in node.body if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(function, _FUNCTIONS):
+                name = function.name if function is node else f"{node.name}.{function.name}"
+                _function_effects(name, function, module_env, effects)
+    if any(isinstance(n, _FUNCTIONS) and n.name == "main" for n in tree.body):
+        effects.entry_point = effects.entry_point or "main()"
     _model_requests(tree, strings, effects)
     return effects
 
