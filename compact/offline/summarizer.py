@@ -16,7 +16,7 @@ from ..pipeline.messages import is_tool_result_message, joined_text, plain_text,
 from .knowledge import describe, describe_output, note_line, one_line
 from .markers import is_placeholder, read_snip
 from .phrases import forms, language, phrase
-from .read_json import is_cut, parse_prefix
+from .read_json import CutStr, is_cut, parse_prefix
 from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_message
 
 _ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
@@ -104,18 +104,6 @@ def rendered_entries(conversation: str) -> list[Entry]:
     return result
 
 
-def _xml_ai(body: str) -> list[Entry]:
-    calls = list(_XML_CALL.finditer(body))
-    said = _XML_CONTENT.search(body)
-    text = said.group(1) if said else body if not calls else ""
-    entries = [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
-    for call in calls:
-        raw = html.unescape(call.group(3))
-        entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), html.unescape(call.group(1)),
-                             _json_input(raw)))
-    return entries
-
-
 def xml_entries(text: str) -> list[Entry]:
     """Entries of LangChain's XML history; a tool message answers the oldest open call."""
     entries: list[Entry] = []
@@ -123,9 +111,15 @@ def xml_entries(text: str) -> list[Entry]:
     for match in _XML_MESSAGE.finditer(text):
         kind, body = match.group(1), match.group(2)
         if kind == "ai":
-            found = _xml_ai(body)
-            waiting += [e.id for e in found if e.kind == "tool_use"]
-            entries += found
+            calls = list(_XML_CALL.finditer(body))
+            said = _XML_CONTENT.search(body)
+            text = said.group(1) if said else body if not calls else ""
+            entries += [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
+            for call in calls:
+                raw, call_id = html.unescape(call.group(3)), html.unescape(call.group(1))
+                entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), call_id,
+                                     _json_input(raw)))
+                waiting.append(call_id)
         elif kind == "tool":
             entries.append(Entry("tool_result", html.unescape(body), id=waiting.pop(0) if waiting else ""))
         elif kind == "human":
@@ -170,15 +164,6 @@ def _repr_block(text: str) -> dict | None:
         return {"type": "text", "text": found.group(2), "_cut": True} if found else None
 
 
-def _block(block: Any) -> dict | None:
-    if not isinstance(block, str):
-        return block if isinstance(block, dict) else None
-    parsed = _repr_block(block) or {"type": "text", "text": block}
-    if is_cut(block):
-        parsed["_cut"] = True
-    return parsed
-
-
 def entries_of_messages(messages: list) -> list[Entry]:
     entries: list[Entry] = []
     for message in messages:
@@ -188,11 +173,13 @@ def entries_of_messages(messages: list) -> list[Entry]:
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         for raw in content if isinstance(content, list) else []:
-            block = _block(raw)
-            if block is None:
+            block = raw if not isinstance(raw, str) else \
+                _repr_block(raw) or {"type": "text", "text": raw}
+            if not isinstance(block, dict):
                 continue
             kind = block.get("type")
-            cut = bool(block.get("_cut")) or is_cut(block.get("text")) or is_cut(block.get("content"))
+            cut = isinstance(raw, CutStr) or bool(block.get("_cut")) or is_cut(block.get("text")) \
+                or is_cut(block.get("content"))
             if kind == "text" and role in ("user", "assistant"):
                 entries.append(Entry(role, str(block.get("text", "")), cut=cut))
             elif kind == "tool_use":
@@ -213,15 +200,6 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
 _NEXT = re.compile(r"^(?:Next: |下一步：)(.+)$", re.MULTILINE)
 _FILE_LINE = re.compile(r"^- (\w+ .+?)(?: \(×\d+\))?$", re.MULTILINE)
 _CONSTRAINTS_LINE = re.compile(r"^(?:User constraints: |用户约束：)(.+)$", re.MULTILINE)
-
-
-def goal_reference(request: str, lang: str = "en") -> str:
-    """The request in a line: whole when short, else its beginning and its length."""
-    line = one_line(request, 100_000)
-    if len(line) <= GOAL_CHARS:
-        return line
-    tail = phrase("goal_cut", lang, n=len(request))
-    return line[:GOAL_CHARS - len(tail)].rstrip() + tail
 
 
 def _noted_anywhere(entries: list[Entry]) -> set[str]:
@@ -321,9 +299,11 @@ def offline_summary(entries: list[Entry]) -> str:
     notes = [note_line(k, f, lang) for k, f in r.notes]
     said = [phrase("said", lang, text=s) for s in r.said[-SAID_KEPT:]]
     earlier = "; ".join(one_line(e, 120) for e in r.earlier[-5:])
+    goal, cut = one_line(r.goal, 100_000), phrase("goal_cut", lang, n=len(r.goal))
+    if len(goal) > GOAL_CHARS:              # a long request: its beginning and its length
+        goal = goal[:GOAL_CHARS - len(cut)].rstrip() + cut
     lines = [phrase("summary_label", lang),
-             phrase("goal", lang, goal=goal_reference(r.goal, lang) if r.goal
-                    else phrase("not_stated", lang)),
+             phrase("goal", lang, goal=goal if r.goal else phrase("not_stated", lang)),
              *([phrase("earlier", lang, requests=earlier)] if r.earlier else []),
              phrase("findings", lang),
              *(list(dict.fromkeys(notes + said)) or [phrase("none_recorded", lang)]),
