@@ -1,4 +1,4 @@
-"""What a request asks for, what the model knows about a file, and how it fetches the rest.
+"""The paths a request names, what the model knows about a file, and how it fetches the rest.
 ``describe`` gives the one line of facts the model notes as ``Note [<path>]: <facts>``."""
 
 from __future__ import annotations
@@ -210,14 +210,7 @@ _PATH = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-
                    re.ASCII)
 _FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?([A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)/?"
                      r"(?![A-Za-z0-9_./-])", re.ASCII)
-_CHAPTER = re.compile(r"^([A-Za-z]*[-_]?)(\d{1,3})(?:[-_.].*)?$", re.ASCII)
 _HEADING_LEVELS = re.compile(r"^[Hh][1-6]$")
-
-COMPARE = re.compile(r"compar|differ|versus|\bvs\.?\b|contrast|比较|比對|对比|對比|区别|區別|异同|不同",
-                     re.I)
-TITLES = re.compile(r"title|heading|\bh1\b|标题|標題|题目|命名", re.I)
-STRUCTURE = re.compile(r"structur|field|schema|shape|format|record|key|analy[sz]|结构|結構|字段|"
-                       r"欄位|分析|格式|记录|記錄", re.I)
 
 
 def paths(request: str, extensions: tuple[str, ...] = FILE_EXTENSIONS) -> list[str]:
@@ -234,44 +227,6 @@ def folders(request: str) -> list[str]:
     """Folder-like names with a number (``s08_context_compact``), not file names."""
     names = (match.group(1) for match in _FOLDER.finditer(request))
     return list(dict.fromkeys(n for n in names if not _HEADING_LEVELS.match(n)))
-
-
-def chapter_number(name: str) -> tuple[str, int] | None:
-    """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
-    match = _CHAPTER.match(name)
-    return (match.group(1), int(match.group(2))) if match else None
-
-
-def chapter_range(request: str) -> tuple[str, set[int]] | None:
-    """The chapter prefix and numbers a request covers (``s01_x 到 s05_y`` → s, {1..5})."""
-    groups: dict[str, list[int]] = {}
-    for name in folders(request):
-        parsed = chapter_number(name)
-        if parsed:
-            groups.setdefault(parsed[0], []).append(parsed[1])
-    if not groups:
-        return None
-    prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
-    return prefix, set(range(min(numbers), max(numbers) + 1))
-
-
-def readme_name(request: str) -> str:
-    """The README file name the request asks for (``README.md`` unless it names another)."""
-    named = re.search(r"(?<![\w.])(README(?:\.[A-Za-z-]+)?\.md)\b", request, re.I | re.ASCII)
-    return named.group(1) if named else "README.md"
-
-
-def wants_titles(request: str) -> bool:
-    return "readme" in request.lower() and bool(TITLES.search(request))
-
-
-def wants_structure(request: str) -> bool:
-    return bool(paths(request, ("json",))) and (bool(STRUCTURE.search(request))
-                                                 or len(paths(request)) == 1)
-
-
-def wants_comparison(request: str) -> bool:
-    return bool(COMPARE.search(request)) and len(code_paths(request)) >= 2
 
 
 @dataclass

@@ -10,10 +10,8 @@ from dataclasses import dataclass
 
 from .compare import compare
 from .knowledge import (
-    TITLES,
     Step,
-    chapter_number,
-    chapter_range,
+    code_paths,
     describe_output,
     facts,
     fetch,
@@ -26,13 +24,9 @@ from .knowledge import (
     one_line,
     paths,
     read_markdown,
-    readme_name,
     reads,
     title_from_note,
     title_token,
-    wants_comparison,
-    wants_structure,
-    wants_titles,
 )
 from .phrases import language, offline_label, phrase, split_parts
 from .view import View
@@ -95,6 +89,52 @@ def read_files(view: View) -> Step:
 def plain(view: View) -> Step:
     return Step(offline_label(view.lang) + phrase("plain", view.lang,
                                                   request=one_line(view.request, 200)))
+
+
+_CHAPTER = re.compile(r"^([A-Za-z]*[-_]?)(\d{1,3})(?:[-_.].*)?$", re.ASCII)
+COMPARE = re.compile(r"compar|differ|versus|\bvs\.?\b|contrast|比较|比對|对比|對比|区别|區別|异同|不同",
+                     re.I)
+TITLES = re.compile(r"title|heading|\bh1\b|标题|標題|题目|命名", re.I)
+STRUCTURE = re.compile(r"structur|field|schema|shape|format|record|key|analy[sz]|结构|結構|字段|"
+                       r"欄位|分析|格式|记录|記錄", re.I)
+
+
+def chapter_number(name: str) -> tuple[str, int] | None:
+    """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
+    match = _CHAPTER.match(name)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def chapter_range(request: str) -> tuple[str, set[int]] | None:
+    """The chapter prefix and numbers a request covers (``s01_x 到 s05_y`` → s, {1..5})."""
+    groups: dict[str, list[int]] = {}
+    for name in folders(request):
+        parsed = chapter_number(name)
+        if parsed:
+            groups.setdefault(parsed[0], []).append(parsed[1])
+    if not groups:
+        return None
+    prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
+    return prefix, set(range(min(numbers), max(numbers) + 1))
+
+
+def readme_name(request: str) -> str:
+    """The README file name the request asks for (``README.md`` unless it names another)."""
+    named = re.search(r"(?<![\w.])(README(?:\.[A-Za-z-]+)?\.md)\b", request, re.I | re.ASCII)
+    return named.group(1) if named else "README.md"
+
+
+def wants_titles(request: str) -> bool:
+    return "readme" in request.lower() and bool(TITLES.search(request))
+
+
+def wants_structure(request: str) -> bool:
+    return bool(paths(request, ("json",))) and (bool(STRUCTURE.search(request))
+                                                 or len(paths(request)) == 1)
+
+
+def wants_comparison(request: str) -> bool:
+    return bool(COMPARE.search(request)) and len(code_paths(request)) >= 2
 
 
 def wants_one_title(request: str) -> bool:
