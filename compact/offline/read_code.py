@@ -324,16 +324,20 @@ def _is_path_expression(node: ast.AST) -> bool:
         isinstance(node, ast.Call) and _unparse(node.func) in _PATH_CALLS)
 
 
+def _bound(body: list[ast.stmt]):
+    """Each assignment at this level: the names it binds, and the value's expression."""
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield [t.id for t in targets if isinstance(t, ast.Name)], node.value
+
+
 def _module_paths(tree: ast.Module) -> dict[str, str]:
     """Module-level names bound to a path expression, and the path each builds."""
     env: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = _path_value(node.value, env) if _is_path_expression(node.value) else None
-            for target in targets:
-                if isinstance(target, ast.Name) and value:
-                    env[target.id] = value
+    for names, value in _bound(tree.body):
+        if _is_path_expression(value) and (path := _path_value(value, env)):
+            env.update(dict.fromkeys(names, path))
     return env
 
 
@@ -382,15 +386,10 @@ _BULKY = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.JoinedStr, ast.Lambda, ast
 def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
     """UPPER_CASE names bound to a number, a string, a path, in the order they are bound."""
     found = []
-    for node in body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
-        if not targets or isinstance(node.value, _BULKY):
-            continue
-        text = _unparse(node.value)
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
-                found.append((target.id, text if len(text) <= 40 else text[:39] + "…"))
+    for names, value in _bound(body):
+        text = "" if isinstance(value, _BULKY) else _unparse(value)
+        found += [(name, text if len(text) <= 40 else text[:39] + "…") for name in names
+                  if text and name.isupper() and len(name) > 2]
     return found
 
 
