@@ -250,17 +250,13 @@ def _program_block(view: View, program: str, doc_path: str | None, has_docs: boo
 
 def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> list[str]:
     """For each program, its names that carry each of the question's words."""
-    lines, unmatched = [], [w.text for w in words]
-    for program, own in names.items():
-        found = []
-        for word in words:
-            hits = [n for n in own if carries(n, word)]
-            if hits:
-                found.append(f"{word.text} — {listed(hits, SHOWN_NAMES)}")
-                unmatched = [u for u in unmatched if u != word.text]
-        lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
+    hits = {(p, w): [n for n in own if carries(n, w)] for p, own in names.items() for w in words}
+    lines = [f"- {p}: " + ("; ".join(f"{w.text} — {listed(hits[p, w], SHOWN_NAMES)}"
+                                     for w in words if hits[p, w]) or phrase("no_name_found", lang))
+             for p in names]
+    unmatched = [w.text for w in words if not any(hits[p, w] for p in names)]
     sep = phrase("list_sep", lang)
     head = phrase("names_head", lang, words=sep.join(w.text for w in words))
     tail = [phrase("names_unmatched", lang, words=sep.join(unmatched))] if unmatched else []
