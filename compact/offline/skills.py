@@ -187,20 +187,6 @@ def _cjk_length(text: str) -> int | None:
     return len(_CJK_PUNCTUATION.sub("", text).replace(" ", "")) if _CJK.search(text) else None
 
 
-def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
-    """question, name or phrase."""
-    text = text.strip()
-    length = _cjk_length(text)
-    if text.endswith(("?", "？")):
-        return "question"
-    if length is not None:
-        return "name" if length <= cjk_name_chars else "phrase"
-    words = text.split()
-    significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
-    capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
-    return "name" if len(words) <= NAME_WORDS and capitalised else "phrase"
-
-
 def script(texts: tuple[str, ...] | list[str]) -> str | None:
     """Chinese or English when every text is written in it, else None."""
     if all(_CJK.search(t) for t in texts):
@@ -211,12 +197,18 @@ def script(texts: tuple[str, ...] | list[str]) -> str | None:
 
 
 def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
-    """The kind of a column, and whether every text is of that kind."""
+    """The kind of a column (question, name or phrase), and whether every text is of that kind."""
     lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
     # CJK: the column's median length decides, so one long name is still one of the names
-    median = lengths[len(lengths) // 2] if lengths else 0
-    kind, count = Counter(text_kind(t, 10**6 if median <= NAME_CJK_CHARS else 0)
-                          for t in texts).most_common(1)[0]
+    cjk = "name" if (lengths[len(lengths) // 2] if lengths else 0) <= NAME_CJK_CHARS else "phrase"
+    kinds = []
+    for text in (t.strip() for t in texts):
+        words = text.split()
+        significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
+        capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
+        kinds.append("question" if text.endswith(("?", "？")) else cjk if _CJK.search(text)
+                     else "name" if len(words) <= NAME_WORDS and capitalised else "phrase")
+    kind, count = Counter(kinds).most_common(1)[0]
     return kind, count == len(texts)
 
 
