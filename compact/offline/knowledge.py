@@ -62,16 +62,6 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
     return {m.group(1): m.group(2).strip().strip("'\"") for m in found if m}, end and end + 1
 
 
-def _heading(line: str, previous: str) -> tuple[int, str] | None:
-    """A ``#`` heading, or the previous line underlined with ``===`` / ``---``."""
-    atx, setext = _ATX.match(line), _SETEXT.match(line)
-    if atx and atx.group(2):
-        return len(atx.group(1)), _strip_inline(atx.group(2))
-    if setext and previous.strip() and not _ATX.match(previous):
-        return 1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)
-    return None
-
-
 def read_markdown(text: str) -> MarkdownFacts:
     lines = text.lstrip("\ufeff").splitlines()
     facts = MarkdownFacts()
@@ -91,14 +81,17 @@ def read_markdown(text: str) -> MarkdownFacts:
         if line.strip().startswith("<!--"):
             in_comment = "-->" not in line
             continue
-        heading = _heading(line, previous)
-        if heading:
-            facts.headings.append(heading)
+        atx, setext = _ATX.match(line), _SETEXT.match(line)    # ``#``, or underlined ``===``
+        if atx and atx.group(2):
+            facts.headings.append((len(atx.group(1)), _strip_inline(atx.group(2))))
             previous = ""
-            continue
-        facts.headings += [(1, _strip_inline(match.group(1))) for match in _HTML_H1.finditer(line)]
-        previous = line
-        facts.code_names += _CODE_NAME.findall(line)
+        elif setext and previous.strip() and not _ATX.match(previous):
+            facts.headings.append((1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)))
+            previous = ""
+        else:
+            facts.headings += [(1, _strip_inline(m.group(1))) for m in _HTML_H1.finditer(line)]
+            facts.code_names += _CODE_NAME.findall(line)
+            previous = line
     facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names
                                           if len(n.removesuffix("()")) > 3))
     return facts
