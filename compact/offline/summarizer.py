@@ -202,17 +202,6 @@ _FILE_LINE = re.compile(r"^- (\w+ .+?)(?: \(×\d+\))?$", re.MULTILINE)
 _CONSTRAINTS_LINE = re.compile(r"^(?:User constraints: |用户约束：)(.+)$", re.MULTILINE)
 
 
-def _noted_anywhere(entries: list[Entry]) -> set[str]:
-    """Every key the agent (or an earlier summary) wrote a note about, anywhere."""
-    keys = set()
-    for entry in entries:
-        if entry.kind == "assistant":
-            keys |= {k for k, _ in notes_in(entry.text)}
-        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
-            keys |= {k for k, _ in notes_in(compacted.summary)}
-    return keys
-
-
 SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
 
 
@@ -278,7 +267,12 @@ class _Reading:
 
 def _read(entries: list[Entry]) -> tuple[_Reading, str]:
     """The conversation read, and the language of its latest request."""
-    reading = _Reading(_noted_anywhere(entries))
+    reading = _Reading(set())
+    for entry in entries:       # every key the agent (or an earlier summary) noted, anywhere
+        if entry.kind == "assistant":
+            reading.noted |= {k for k, _ in notes_in(entry.text)}
+        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
+            reading.noted |= {k for k, _ in notes_in(compacted.summary)}
     goal = next((e.text for e in reversed(entries) if e.kind == "user" and e.text.strip()
                  and read_summary_message(e.text.strip()) is None
                  and read_snip(e.text.strip()) is None), "")
