@@ -54,11 +54,8 @@ def stem(word: str) -> str:
 
 def question_words(question: str) -> list[Word]:
     """The content words of a question, once each, in the order written."""
-    found: list[tuple[int, Word]] = []
-    for match in _ENGLISH.finditer(question):
-        word = match.group().lower()
-        if word not in _STOP and len(word) > 2:
-            found.append((match.start(), Word(match.group(), stem(word))))
+    found = [(m.start(), Word(m.group(), stem(m.group()))) for m in _ENGLISH.finditer(question)
+             if m.group().lower() not in _STOP and len(m.group()) > 2]
     taken: set[int] = set()
     for term in sorted(_GLOSSARY, key=len, reverse=True):      # longest first: 数据库 before 数据
         for match in re.finditer(re.escape(term), question):
