@@ -404,21 +404,19 @@ def _read_lines(text: str, language: str) -> CodeFacts:
     match = _DOCSTRING.match(text)
     if match and match.group(2).strip():
         facts.docstring = first_paragraph(match.group(2))
-    classes: list[tuple[str, list[str]]] = []
     class_indent = None
     events = sorted([(m.start(), "class", m.group(1), m.group(2)) for m in _CLASS_LINE.finditer(text)]
                     + [(m.start(), "def", m.group(1) if m.group(2) else m.group(3),
                         m.group(2) or m.group(4)) for m in _FUNCTION_LINE.finditer(text)])
     for _, what, indent, name in events:
         if what == "class":
-            classes.append((name, []))
+            facts.classes.append((name, []))
             class_indent = len(indent)
-        elif class_indent is not None and len(indent) > class_indent and classes:
-            classes[-1][1].append(name)
+        elif class_indent is not None and len(indent) > class_indent:
+            facts.classes[-1][1].append(name)
         elif not indent:
             facts.functions.append(name)
             class_indent = None
-    facts.classes = classes
     facts.constants = [(n, v.strip()) for n, v in _CONSTANT_LINE.findall(text)]
     facts.paths = _dedupe_paths([s for s in _STRING.findall(text) if is_path_like(s)])
     facts.effects = read_effects_lines(text)
