@@ -426,11 +426,8 @@ def _read_lines(text: str, language: str) -> CodeFacts:
 def read_code(text: str, path: str = "") -> CodeFacts:
     suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     language = _LANGUAGES.get(suffix, suffix) or "code"
-    if language == "Python":
-        whole = _read_python(text)
-        if whole is not None:
-            return whole
-    return _read_lines(text, language)
+    # Python that parses is read whole; anything else line by line
+    return (language == "Python" and _read_python(text)) or _read_lines(text, language)
 
 
 def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:
