@@ -268,10 +268,7 @@ def new_notes(view: View) -> list[str]:
     lines = []
     for call in view.current_calls:
         key = note_key(call)
-        if key is None or view.fresh_note(key):
-            continue
-        fact = describe_call(call, view.lang)
-        if fact is None:
+        if key is None or view.fresh_note(key) or (fact := describe_call(call, view.lang)) is None:
             continue
         view.notes[key] = view.fresh[key] = [fact]
         lines.append(note_line(key, fact, view.lang))
