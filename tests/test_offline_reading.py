@@ -6,7 +6,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact.offline.knowledge import (
-    chapter_range,
     code_paths,
     describe,
     describe_markdown,
@@ -14,14 +13,17 @@ from compact.offline.knowledge import (
     paths,
     read_markdown,
     title_from_note,
-    wants_comparison,
-    wants_structure,
-    wants_titles,
 )
 from compact.offline.phrases import language
 from compact.offline.read_code import describe_code, read_code
 from compact.offline.read_json import CutDict, describe_json, parse_prefix
-from compact.offline.skills import find_pattern
+from compact.offline.skills import (
+    chapter_range,
+    find_pattern,
+    wants_comparison,
+    wants_structure,
+    wants_titles,
+)
 from compact.offline.view import Toolbox, planned_call
 from compact.pipeline.summary import clip
 

@@ -1,15 +1,12 @@
-"""Skill: compare programs, answering the question asked from what each program contains.
-
-It reads each program the request names and the README beside it, then answers from its notes;
-the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names.
-"""
+"""Skill: compare the programs a request names (and the README beside each) from their notes;
+the question's words, stemmed (a glossary for Chinese), choose the parts (``FACETS``) and names."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from itertools import takewhile
+from typing import NamedTuple
 
 import snowballstemmer
 
@@ -46,8 +43,7 @@ _ENGLISH = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     text: str            # as the question writes it
     stem: str
 
@@ -58,11 +54,8 @@ def stem(word: str) -> str:
 
 def question_words(question: str) -> list[Word]:
     """The content words of a question, once each, in the order written."""
-    found: list[tuple[int, Word]] = []
-    for match in _ENGLISH.finditer(question):
-        word = match.group().lower()
-        if word not in _STOP and len(word) > 2:
-            found.append((match.start(), Word(match.group(), stem(word))))
+    found = [(m.start(), Word(m.group(), stem(m.group()))) for m in _ENGLISH.finditer(question)
+             if m.group().lower() not in _STOP and len(m.group()) > 2]
     taken: set[int] = set()
     for term in sorted(_GLOSSARY, key=len, reverse=True):      # longest first: 数据库 before 数据
         for match in re.finditer(re.escape(term), question):
@@ -76,11 +69,6 @@ def question_words(question: str) -> list[Word]:
     return list(words.values())
 
 
-def identifier_stems(name: str) -> list[str]:
-    """``persist_large_output`` → persist, larg, output; ``MemoryStore`` → memori, store."""
-    return [stem(part) for part in _PARTS.findall(name) if len(part) > 1]
-
-
 def stems_match(a: str, b: str) -> bool:
     """The same stem, or one the start of the other (``handl`` / ``handler``)."""
     short, long = sorted((a, b), key=len)
@@ -88,7 +76,8 @@ def stems_match(a: str, b: str) -> bool:
 
 
 def carries(name: str, word: Word) -> bool:
-    return any(stems_match(word.stem, part) for part in identifier_stems(name))
+    """A part of the name has the word's stem: ``MemoryStore`` → memori, store."""
+    return any(stems_match(word.stem, stem(part)) for part in _PARTS.findall(name) if len(part) > 1)
 
 
 # The parts of a note a question can ask for: its label (a phrase key, with the headings
@@ -109,13 +98,6 @@ def _labelled_part(fact: str, key: str) -> str:
     return next((rest for p in split_parts(fact) if (rest := after_label(p, key)) is not None), "")
 
 
-def facets_for(words: list[Word], notes: dict[str, str]) -> list[str]:
-    """The parts the question asks for, in the order it first asks; else every part some note has."""
-    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
-                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
-    return asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]
-
-
 def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
     """What one program's note (and README) says for ``facet``."""
     part = _labelled_part(note, facet)
@@ -126,10 +108,8 @@ def facet_line(facet: str, note: str, readme: str, lang: str) -> str:
         paths = _labelled_part(note, "paths_named")
         named = [n.strip() for n in _labelled_part(readme, "code_names").split(", ")
                  if "/" in n or "." in n.strip(" .")]
-        if paths:
-            said.append(phrase("paths_it_names", lang, paths=paths))
-        if named:
-            said.append(phrase("readme_names", lang, names=", ".join(named)))
+        said = [phrase("paths_it_names", lang, paths=paths)] if paths else []
+        said += [phrase("readme_names", lang, names=", ".join(named))] if named else []
     sep = phrase("sep", lang)
     if any(mark in note for mark in ("at least", "the middle not seen", "only the preview",
                                      "至少", "中间部分未看到", "只看到了预览")):    # partly seen
@@ -200,12 +180,8 @@ def names_in(fact: str) -> list[str]:
         if after_label(part, "constants") is not None:
             body = " ".join(item.split("=")[0] for item in body.split(", "))
         names += [n for n in _IDENTIFIER.findall(body) if n not in ("methods", "class", "classes")]
-    return list(dict.fromkeys(names))
-
-
-def paths_in(fact: str) -> list[str]:
-    return [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")
-            if p.strip() not in ("", "…")]
+    names += [p.strip() for p in _labelled_part(fact, "paths_named").split(", ")]
+    return list(dict.fromkeys(n for n in names if n not in ("", "…")))
 
 
 _LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
@@ -271,17 +247,13 @@ def _program_block(view: View, program: str, doc_path: str | None, has_docs: boo
 
 def _word_lines(names: dict[str, list[str]], words: list[Word], lang: str) -> list[str]:
     """For each program, its names that carry each of the question's words."""
-    lines, unmatched = [], [w.text for w in words]
-    for program, own in names.items():
-        found = []
-        for word in words:
-            hits = [n for n in own if carries(n, word)]
-            if hits:
-                found.append(f"{word.text} — {listed(hits, SHOWN_NAMES)}")
-                unmatched = [u for u in unmatched if u != word.text]
-        lines.append(f"- {program}: " + ("; ".join(found) or phrase("no_name_found", lang)))
     if not words:
         return []
+    hits = {(p, w): [n for n in own if carries(n, w)] for p, own in names.items() for w in words}
+    lines = [f"- {p}: " + ("; ".join(f"{w.text} — {listed(hits[p, w], SHOWN_NAMES)}"
+                                     for w in words if hits[p, w]) or phrase("no_name_found", lang))
+             for p in names]
+    unmatched = [w.text for w in words if not any(hits[p, w] for p in names)]
     sep = phrase("list_sep", lang)
     head = phrase("names_head", lang, words=sep.join(w.text for w in words))
     tail = [phrase("names_unmatched", lang, words=sep.join(unmatched))] if unmatched else []
@@ -299,11 +271,13 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     question = question_of(view.request, programs)
     words = question_words(question)
     lines.append("\n" + phrase("the_question", lang, question=question))
-    for facet in facets_for(words, notes):
+    # the parts the question asks for, in the order it first asks; else every part a note has
+    asked = sorted((f for f in FACETS if any(asks_for(f, w) for w in words)),
+                   key=lambda f: min(i for i, w in enumerate(words) if asks_for(f, w)))
+    for facet in asked or [f for f in FACETS if any(_labelled_part(n, f) for n in notes.values())]:
         lines.append(phrase(f"facet_{facet}", lang))
         lines += [f"- {p}: {facet_line(facet, notes[p], readmes[p], lang)}" for p in programs]
-    names = {p: list(dict.fromkeys(names_in(notes[p]) + paths_in(notes[p]) + names_in(readmes[p])))
-             for p in programs}
+    names = {p: list(dict.fromkeys(names_in(notes[p]) + names_in(readmes[p]))) for p in programs}
     lines += _word_lines(names, words, lang)
     first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)

@@ -1,9 +1,5 @@
-"""What a request asks for, what the model knows about a file, and how it fetches the rest.
-
-``describe``: one line of facts per tool result, from the structure of what was read, saying so
-when only part of it was seen; the model writes it as ``Note [<path>]: <facts>`` in its own text,
-so it outlives the tool result and reaches the summary.
-"""
+"""The paths a request names, what the model knows about a file, and how it fetches the rest.
+``describe`` gives the one line of facts the model notes as ``Note [<path>]: <facts>``."""
 
 from __future__ import annotations
 
@@ -28,17 +24,6 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _kind(path: str, body: str) -> str:
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    if suffix in ("md", "markdown", "rst"):
-        return "markdown"
-    if suffix in CODE_EXTENSIONS:
-        return "code"
-    if suffix == "json" or (not suffix and body.lstrip()[:1] in ("{", "[")):
-        return "json"
-    return "text"
-
-
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
@@ -49,11 +34,18 @@ _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 
 @dataclass
 class MarkdownFacts:
-    title: str | None = None
-    title_style: str = ""                 # "#", "===", "<h1>" or "front matter"
     front_matter: dict[str, str] = field(default_factory=dict)
     headings: list[tuple[int, str]] = field(default_factory=list)
     code_names: list[str] = field(default_factory=list)
+
+    @property
+    def h1(self) -> str | None:
+        return next((h for level, h in self.headings if level == 1 and h), None)
+
+    @property
+    def title(self) -> str | None:
+        """The H1, else the front matter's title."""
+        return self.h1 or self.front_matter.get("title") or None
 
 
 def _strip_inline(text: str) -> str:
@@ -63,28 +55,11 @@ def _strip_inline(text: str) -> str:
 
 
 def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    if not lines or lines[0].strip() not in ("---", "+++"):
-        return {}, 0
-    fence = lines[0].strip()
-    for end in range(1, min(len(lines), 200)):
-        if lines[end].strip() == fence:
-            meta = {}
-            for line in lines[1:end]:
-                match = _FRONT_KEY.match(line.strip())
-                if match:
-                    meta[match.group(1)] = match.group(2).strip().strip("'\"")
-            return meta, end + 1
-    return {}, 0
-
-
-def _heading(line: str, previous: str) -> tuple[int, str] | None:
-    """A ``#`` heading, or the previous line underlined with ``===`` / ``---``."""
-    atx, setext = _ATX.match(line), _SETEXT.match(line)
-    if atx and atx.group(2):
-        return len(atx.group(1)), _strip_inline(atx.group(2))
-    if setext and previous.strip() and not _ATX.match(previous):
-        return 1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)
-    return None
+    """The front matter's keys, and the line after it."""
+    fence = lines[0].strip() if lines and lines[0].strip() in ("---", "+++") else None
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() == fence), 0)
+    found = (_FRONT_KEY.match(line.strip()) for line in lines[1:end])
+    return {m.group(1): m.group(2).strip().strip("'\"") for m in found if m}, end and end + 1
 
 
 def read_markdown(text: str) -> MarkdownFacts:
@@ -106,19 +81,17 @@ def read_markdown(text: str) -> MarkdownFacts:
         if line.strip().startswith("<!--"):
             in_comment = "-->" not in line
             continue
-        heading = _heading(line, previous)
-        if heading:
-            facts.headings.append(heading)
+        atx, setext = _ATX.match(line), _SETEXT.match(line)    # ``#``, or underlined ``===``
+        if atx and atx.group(2):
+            facts.headings.append((len(atx.group(1)), _strip_inline(atx.group(2))))
             previous = ""
-            continue
-        facts.headings += [(1, _strip_inline(match.group(1))) for match in _HTML_H1.finditer(line)]
-        previous = line
-        facts.code_names += _CODE_NAME.findall(line)
-    h1 = next((h for level, h in facts.headings if level == 1 and h), None)
-    if h1:
-        facts.title, facts.title_style = h1, "#"
-    elif facts.front_matter.get("title"):
-        facts.title, facts.title_style = facts.front_matter["title"], "front matter"
+        elif setext and previous.strip() and not _ATX.match(previous):
+            facts.headings.append((1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)))
+            previous = ""
+        else:
+            facts.headings += [(1, _strip_inline(m.group(1))) for m in _HTML_H1.finditer(line)]
+            facts.code_names += _CODE_NAME.findall(line)
+            previous = line
     facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names
                                           if len(n.removesuffix("()")) > 3))
     return facts
@@ -140,8 +113,8 @@ def title_from_note(note: str) -> str | None:
 def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     facts = read_markdown(text)
     parts = []
-    if facts.title and facts.title_style != "front matter":
-        parts.append(phrase("h1", lang, title=title_token(facts.title)))
+    if facts.h1:
+        parts.append(phrase("h1", lang, title=title_token(facts.h1)))
     else:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         parts.append(phrase("no_h1", lang) + (phrase("in_text_seen", lang) if cut else "")
@@ -184,12 +157,12 @@ def describe(path: str, text: str, lang: str = "en") -> str:
     partial = phrase("preview_seen", lang, n=len(body), total=phrase("of_total", lang, n=total)
                      if total else "") if persisted else _excerpt(body, clipped, lang)
     how = phrase("partial_paren", lang, how=partial) if partial else ""
-    kind = _kind(path, body)
-    if kind == "markdown":
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if suffix in ("md", "markdown", "rst"):
         fact = describe_markdown(body, cut=bool(partial), lang=lang) + how
-    elif kind == "code":
+    elif suffix in CODE_EXTENSIONS:
         fact = describe_code(body, path, partial, lang)
-    elif kind == "json":
+    elif suffix == "json" or (not suffix and body.lstrip()[:1] in ("{", "[")):
         fact = describe_json(body[:clipped.start()] if clipped else body, total, lang=lang)
     else:
         lines = body.splitlines()
@@ -209,15 +182,13 @@ def note_line(key: str, fact: str, lang: str = "en") -> str:
 def describe_output(text: str, lang: str = "en") -> str:
     """A command's output in one line: size, first line, and the lines that matter."""
     persisted, body, clipped = _seen(text)      # clipped: the summariser saw head and tail only
-    excerpt = _excerpt(body, clipped, lang)
+    how = phrase("partial_paren", lang, how=_excerpt(body, clipped, lang)) if clipped else ""
     if clipped:
         body = body[:clipped.start()] + "\n" + body[clipped.end():]
     lines = [line for line in body.splitlines() if line.strip()]
     salient = [line for line in lines if re.search(r"FAIL|ERROR|TODO|WARN|port|def ", line)]
     fact = phrase("output_lines_seen" if persisted or clipped else "output_lines", lang, n=len(lines),
-                  first=repr(one_line(lines[0] if lines else "", 120)))
-    if clipped:
-        fact += phrase("partial_paren", lang, how=excerpt)
+                  first=repr(one_line(lines[0] if lines else "", 120))) + how
     if salient:
         fact += phrase("notable", lang, lines=" / ".join(one_line(line, 120) for line in salient[:4]))
     if persisted:
@@ -232,14 +203,7 @@ _PATH = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-
                    re.ASCII)
 _FOLDER = re.compile(r"(?<![A-Za-z0-9_./-])(?:\./)?([A-Za-z][A-Za-z0-9_-]*\d[A-Za-z0-9_-]*)/?"
                      r"(?![A-Za-z0-9_./-])", re.ASCII)
-_CHAPTER = re.compile(r"^([A-Za-z]*[-_]?)(\d{1,3})(?:[-_.].*)?$", re.ASCII)
 _HEADING_LEVELS = re.compile(r"^[Hh][1-6]$")
-
-COMPARE = re.compile(r"compar|differ|versus|\bvs\.?\b|contrast|比较|比對|对比|對比|区别|區別|异同|不同",
-                     re.I)
-TITLES = re.compile(r"title|heading|\bh1\b|标题|標題|题目|命名", re.I)
-STRUCTURE = re.compile(r"structur|field|schema|shape|format|record|key|analy[sz]|结构|結構|字段|"
-                       r"欄位|分析|格式|记录|記錄", re.I)
 
 
 def paths(request: str, extensions: tuple[str, ...] = FILE_EXTENSIONS) -> list[str]:
@@ -258,62 +222,24 @@ def folders(request: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if not _HEADING_LEVELS.match(n)))
 
 
-def chapter_number(name: str) -> tuple[str, int] | None:
-    """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
-    match = _CHAPTER.match(name)
-    return (match.group(1), int(match.group(2))) if match else None
-
-
-def chapter_range(request: str) -> tuple[str, set[int]] | None:
-    """The chapter prefix and numbers a request covers (``s01_x 到 s05_y`` → s, {1..5})."""
-    groups: dict[str, list[int]] = {}
-    for name in folders(request):
-        parsed = chapter_number(name)
-        if parsed:
-            groups.setdefault(parsed[0], []).append(parsed[1])
-    if not groups:
-        return None
-    prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
-    return prefix, set(range(min(numbers), max(numbers) + 1))
-
-
-def readme_name(request: str) -> str:
-    """The README file name the request asks for (``README.md`` unless it names another)."""
-    named = re.search(r"(?<![\w.])(README(?:\.[A-Za-z-]+)?\.md)\b", request, re.I | re.ASCII)
-    return named.group(1) if named else "README.md"
-
-
-def wants_titles(request: str) -> bool:
-    return "readme" in request.lower() and bool(TITLES.search(request))
-
-
-def wants_structure(request: str) -> bool:
-    return bool(paths(request, ("json",))) and (bool(STRUCTURE.search(request))
-                                                 or len(paths(request)) == 1)
-
-
-def wants_comparison(request: str) -> bool:
-    return bool(COMPARE.search(request)) and len(code_paths(request)) >= 2
-
-
 @dataclass
 class Step:
     text: str = ""
     calls: list[tuple[str, dict]] = field(default_factory=list)   # (role, planned input)
 
 
-def facts(view: View, path: str) -> str | None:
-    """What the model knows about ``path``: its notes, else the visible result."""
-    noted = view.note(path)
+def facts(view: View, path: str, current: bool = False) -> str | None:
+    """What the model knows about ``path``: its notes, else the visible result; ``current``: only
+    notes and reads made for this request."""
+    noted = view.fresh_note(path) if current else view.note(path)
     if noted:
         return noted[-1]
-    raw = view.latest("read_file", "path", path)
+    raw = view.latest("read_file", "path", path, current)
     return describe(path, raw, view.lang) if raw is not None else None
 
 
 def knows(view: View, path: str, current: bool = False) -> bool:
-    """Whether anything is known about ``path`` (a note, or a visible read), without parsing
-    it the way ``facts`` does; ``current``: only notes and reads made for this request."""
+    """Whether ``facts`` would find anything, without describing a read."""
     noted = view.fresh_note(path) if current else view.note(path)
     return bool(noted) or view.latest("read_file", "path", path, current) is not None
 
@@ -342,10 +268,7 @@ def new_notes(view: View) -> list[str]:
     lines = []
     for call in view.current_calls:
         key = note_key(call)
-        if key is None or view.fresh_note(key):
-            continue
-        fact = describe_call(call, view.lang)
-        if fact is None:
+        if key is None or view.fresh_note(key) or (fact := describe_call(call, view.lang)) is None:
             continue
         view.notes[key] = view.fresh[key] = [fact]
         lines.append(note_line(key, fact, view.lang))

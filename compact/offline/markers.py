@@ -53,30 +53,24 @@ def read_compacted(text: str) -> CompactedText | None:
     label = next((h for h in (COMPACTED, REACTIVE) if text.startswith(h + "\n")), None)
     if label is None:
         return None
-    ours = parse_compacted(text)
+    name, ours = label[1:-1], parse_compacted(text)
     if ours:
-        return CompactedText(label[1:-1], ours[0], str(ours[1]), None, "ours")
+        return CompactedText(name, ours[0], str(ours[1]), None, "ours")
     body = text[len(label):].lstrip("\n")
     if not body.startswith(V8_REQUEST + "\n"):
-        return CompactedText(label[1:-1], None, body, None, "bare")
-    return _read_v8(label[1:-1], body[len(V8_REQUEST) + 1:])
-
-
-def _read_v8(label: str, rest: str) -> CompactedText:
-    for header in V8_SUMMARY_HEADERS:
-        request, sep, tail = rest.rpartition(f"\n\n{header}\n")
-        if sep:
-            break
-    else:
-        return CompactedText(label, rest.strip(), "", None, "v8")
+        return CompactedText(name, None, body, None, "bare")
+    rest = body[len(V8_REQUEST) + 1:]
+    header = next((h for h in V8_SUMMARY_HEADERS if f"\n\n{h}\n" in rest), None)
+    if header is None:
+        return CompactedText(name, rest.strip(), "", None, "v8")
+    request, _, tail = rest.rpartition(f"\n\n{header}\n")
     summary_text, sep, transcript = tail.rpartition(f"\n\n{TRANSCRIPT_LINE}")
-    if not sep:
-        summary_text, transcript = tail, None
+    summary_text, transcript = (summary_text, transcript) if sep else (tail, None)
     try:
         summary = json.loads(summary_text)
     except ValueError:
         summary = summary_text
-    return CompactedText(label, request, str(summary), transcript.strip() if transcript else None, "v8")
+    return CompactedText(name, request, str(summary), transcript.strip() if transcript else None, "v8")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,5 @@
-"""Source code read by its structure: definitions, constants, paths, and what it does (files it
-writes, what it sends a model, errors). Python that parses is read with ``ast``; anything else
-(a preview, an excerpt) line by line, its facts then saying "at least".
-"""
+"""Source code read by its structure: definitions, constants, paths, what it writes, sends a
+model and raises. Python that parses is read with ``ast``; else line by line ("at least")."""
 
 from __future__ import annotations
 
@@ -35,17 +33,6 @@ def _unparse(node: ast.AST) -> str:
         return ast.unparse(node)
     except (AttributeError, ValueError, RecursionError):
         return "…"
-
-
-def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
-    """Top-level functions and methods, methods as ``Class.method``."""
-    found = []
-    for node in tree.body:
-        if isinstance(node, _FUNCTIONS):
-            found.append((node.name, node))
-        elif isinstance(node, ast.ClassDef):
-            found += [(f"{node.name}.{n.name}", n) for n in node.body if isinstance(n, _FUNCTIONS)]
-    return found
 
 
 def _first_line(text: str) -> str:
@@ -108,20 +95,6 @@ def _write_target(call: ast.Call) -> ast.AST | None:
     return None
 
 
-def _exceptions(handler: ast.ExceptHandler) -> list[str]:
-    if handler.type is None:
-        return ["every exception (a bare except)"]
-    if isinstance(handler.type, ast.Tuple):
-        return [_unparse(e) for e in handler.type.elts]
-    return [_unparse(handler.type)]
-
-
-def _raised(node: ast.Raise) -> str | None:
-    if node.exc is None:
-        return None                      # a bare ``raise`` passes on what was caught
-    return _unparse(node.exc.func if isinstance(node.exc, ast.Call) else node.exc)
-
-
 def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects: Effects) -> None:
     local = _local_env(function, env)
     for node in ast.walk(function):
@@ -130,9 +103,12 @@ def _function_effects(name: str, function: ast.AST, env: dict[str, str], effects
             if target is not None:
                 effects.writes.append((_path_value(target, local) or GIVEN_PATH, name))
         elif isinstance(node, ast.ExceptHandler):
-            effects.catches += [(e, name) for e in _exceptions(node)]
-        elif isinstance(node, ast.Raise) and _raised(node):
-            effects.raises.append((_raised(node), name))
+            types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            effects.catches += [(_unparse(e) if e else "every exception (a bare except)", name)
+                                for e in types]
+        elif isinstance(node, ast.Raise) and node.exc:    # a bare ``raise`` passes on the caught
+            raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            effects.raises.append((_unparse(raised), name))
 
 
 def _made_from(node: ast.AST, strings: dict[str, str]) -> list[str]:
@@ -184,41 +160,33 @@ def _content_texts(pairs, strings: dict[str, str], effects: Effects) -> None:
             effects.texts.append(_first_line(text))
 
 
-def _entry_point(tree: ast.Module) -> str | None:
-    for node in tree.body:
-        if isinstance(node, ast.If) and "__name__" in _unparse(node.test) \
-                and "__main__" in _unparse(node.test):
-            return 'if __name__ == "__main__"'
-    if any(isinstance(n, _FUNCTIONS) and n.name == "main" for n in tree.body):
-        return "main()"
-    return None
-
-
 def read_effects(tree: ast.Module, env: dict[str, str]) -> Effects:
     """``env``: module names bound to paths."""
     strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
                and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
                for t in n.targets if isinstance(t, ast.Name)}
-    effects = Effects(entry_point=_entry_point(tree))
+    effects = Effects()
     module_env = {**strings, **env}
-    for name, function in _functions(tree):
-        _function_effects(name, function, module_env, effects)
+    for node in tree.body:      # top-level functions, and methods as ``Class.method``
+        if isinstance(node, ast.If) and "__name__" in _unparse(node.test) \
+                and "__main__" in _unparse(node.test):
+            effects.entry_point = effects.entry_point or 'if __name__ == "__main__"'
+        for function in node.body if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(function, _FUNCTIONS):
+                name = function.name if function is node else f"{node.name}.{function.name}"
+                _function_effects(name, function, module_env, effects)
+    if any(isinstance(n, _FUNCTIONS) and n.name == "main" for n in tree.body):
+        effects.entry_point = effects.entry_point or "main()"
     _model_requests(tree, strings, effects)
     return effects
 
 
 def _grouped(pairs: list[tuple[str, str]], limit: int) -> str:
     """``a (f, g), b (h)``: each first item once, with where it happens."""
-    places: dict[str, list[str]] = {}
+    places: dict[str, dict[str, None]] = {}
     for item, function in pairs:
-        places.setdefault(item, [])
-        if function not in places[item]:
-            places[item].append(function)
-    return listed([f"{item} ({listed(fs, 4)})" for item, fs in places.items()], limit)
-
-
-def _listed(items: list[str], limit: int) -> str:
-    return listed(list(dict.fromkeys(items)), limit)
+        places.setdefault(item, {})[function] = None
+    return listed([f"{item} ({listed(list(fs), 4)})" for item, fs in places.items()], limit)
 
 
 def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str]:
@@ -231,9 +199,9 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
                  for item, where in effects.writes]
         parts.append(labelled("writes", lang, seen + _grouped(given, 6)))
     if effects.model_call or effects.texts:
-        said = [phrase(key, lang, names=_listed(items, n)) for key, items, n in (
-            ("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
-            ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
+        said = [phrase(key, lang, names=listed(list(dict.fromkeys(items)), n)) for key, items, n
+                in (("system_from", effects.system, 3), ("messages_from", effects.messages, 6),
+                    ("content_texts", [f"“{t}”" for t in effects.texts], 4)) if items]
         parts.append(labelled("model_request", lang, seen + " / ".join(said)))
     errors = [phrase(key, lang, items=_grouped(items, n)) for key, items, n in (
         ("catches", effects.catches, 5), ("raises", effects.raises, 4)) if items]
@@ -242,7 +210,6 @@ def effect_parts(effects: Effects, seen: str = "", lang: str = "en") -> list[str
     return parts
 
 
-_DEF = re.compile(r"^[ \t]*(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)", re.M)
 _LINE_WRITES = re.compile(r"open\(\s*([\w.\"'/-]+)\s*,\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]|"
                           r"([\w.]+)\.(?:write_text|write_bytes)\(|"
                           r"([\w.]+)\.open\(\s*(?:mode\s*=\s*)?[\"'][^\"']*[wax+]")
@@ -254,7 +221,7 @@ _LINE_MESSAGES = re.compile(r"\bmessages(?:\[:\])?\s*=\s*([\w.]+)\(")
 
 def read_effects_lines(text: str) -> Effects:
     """The same facts from lines: what the text seen shows, names as written."""
-    starts = [(m.start(), m.group(1)) for m in _DEF.finditer(text)]
+    starts = [(m.start(), m.group(2)) for m in _FUNCTION_LINE.finditer(text) if m.group(2)]
 
     def where(position: int) -> str:
         return next((name for start, name in reversed(starts) if start < position), "module")
@@ -289,6 +256,8 @@ _CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type
 _CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
                             r"([^\n]{1,60})", re.M)
 _STRING = re.compile(r"""["']([^"'\n]{2,80})["']""")
+_LANGUAGES = {"py": "Python", "js": "JavaScript", "ts": "TypeScript", "go": "Go", "rs": "Rust",
+              "java": "Java", "rb": "Ruby", "c": "C", "cpp": "C++", "h": "C"}
 
 
 @dataclass
@@ -302,12 +271,6 @@ class CodeFacts:
     constants: list[tuple[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     effects: Effects = field(default_factory=Effects)   # writes, model request, errors
-
-
-def language_of(path: str) -> str:
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    return {"py": "Python", "js": "JavaScript", "ts": "TypeScript", "go": "Go", "rs": "Rust",
-            "java": "Java", "rb": "Ruby", "c": "C", "cpp": "C++", "h": "C"}.get(suffix, suffix)
 
 
 def first_paragraph(doc: str) -> str:
@@ -361,16 +324,20 @@ def _is_path_expression(node: ast.AST) -> bool:
         isinstance(node, ast.Call) and _unparse(node.func) in _PATH_CALLS)
 
 
+def _bound(body: list[ast.stmt]):
+    """Each assignment at this level: the names it binds, and the value's expression."""
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield [t.id for t in targets if isinstance(t, ast.Name)], node.value
+
+
 def _module_paths(tree: ast.Module) -> dict[str, str]:
     """Module-level names bound to a path expression, and the path each builds."""
     env: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = _path_value(node.value, env) if _is_path_expression(node.value) else None
-            for target in targets:
-                if isinstance(target, ast.Name) and value:
-                    env[target.id] = value
+    for names, value in _bound(tree.body):
+        if _is_path_expression(value) and (path := _path_value(value, env)):
+            env.update(dict.fromkeys(names, path))
     return env
 
 
@@ -383,11 +350,10 @@ def _read_python(text: str) -> CodeFacts | None:
     doc = ast.get_docstring(tree)
     facts.docstring = first_paragraph(doc) if doc else None
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(node, _FUNCTIONS):
             facts.functions.append(node.name)
         elif isinstance(node, ast.ClassDef):
-            methods = [n.name for n in node.body
-                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            methods = [n.name for n in node.body if isinstance(n, _FUNCTIONS)]
             facts.classes.append((node.name, methods))
             facts.constants += [(f"{node.name}.{n}", v) for n, v in _constants(node.body)]
     # Numbers first (the settings); stable, so module constants stay before class ones.
@@ -420,15 +386,10 @@ _BULKY = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.JoinedStr, ast.Lambda, ast
 def _constants(body: list[ast.stmt]) -> list[tuple[str, str]]:
     """UPPER_CASE names bound to a number, a string, a path, in the order they are bound."""
     found = []
-    for node in body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
-        if not targets or isinstance(node.value, _BULKY):
-            continue
-        text = _unparse(node.value)
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id.isupper() and len(target.id) > 2:
-                found.append((target.id, text if len(text) <= 40 else text[:39] + "…"))
+    for names, value in _bound(body):
+        text = "" if isinstance(value, _BULKY) else _unparse(value)
+        found += [(name, text if len(text) <= 40 else text[:39] + "…") for name in names
+                  if text and name.isupper() and len(name) > 2]
     return found
 
 
@@ -443,21 +404,19 @@ def _read_lines(text: str, language: str) -> CodeFacts:
     match = _DOCSTRING.match(text)
     if match and match.group(2).strip():
         facts.docstring = first_paragraph(match.group(2))
-    classes: list[tuple[str, list[str]]] = []
     class_indent = None
     events = sorted([(m.start(), "class", m.group(1), m.group(2)) for m in _CLASS_LINE.finditer(text)]
                     + [(m.start(), "def", m.group(1) if m.group(2) else m.group(3),
                         m.group(2) or m.group(4)) for m in _FUNCTION_LINE.finditer(text)])
     for _, what, indent, name in events:
         if what == "class":
-            classes.append((name, []))
+            facts.classes.append((name, []))
             class_indent = len(indent)
-        elif class_indent is not None and len(indent) > class_indent and classes:
-            classes[-1][1].append(name)
+        elif class_indent is not None and len(indent) > class_indent:
+            facts.classes[-1][1].append(name)
         elif not indent:
             facts.functions.append(name)
             class_indent = None
-    facts.classes = classes
     facts.constants = [(n, v.strip()) for n, v in _CONSTANT_LINE.findall(text)]
     facts.paths = _dedupe_paths([s for s in _STRING.findall(text) if is_path_like(s)])
     facts.effects = read_effects_lines(text)
@@ -465,12 +424,10 @@ def _read_lines(text: str, language: str) -> CodeFacts:
 
 
 def read_code(text: str, path: str = "") -> CodeFacts:
-    language = language_of(path) or "code"
-    if language == "Python":
-        whole = _read_python(text)
-        if whole is not None:
-            return whole
-    return _read_lines(text, language)
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    language = _LANGUAGES.get(suffix, suffix) or "code"
+    # Python that parses is read whole; anything else line by line
+    return (language == "Python" and _read_python(text)) or _read_lines(text, language)
 
 
 def describe_code(text: str, path: str = "", partial: str = "", lang: str = "en") -> str:

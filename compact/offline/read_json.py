@@ -29,8 +29,12 @@ _LITERALS = {"true": True, "false": False, "null": None}
 _WS = re.compile(r"[ \t\n\r]*")
 
 
-class _Stop(Exception):
-    """The text ended (or stopped being JSON) here."""
+class _Cut(Exception):
+    """The text ended (or stopped being JSON) inside ``value``; None: before a value began."""
+
+    def __init__(self, value: Any = None) -> None:
+        super().__init__()
+        self.value = value
 
 
 @dataclass
@@ -38,40 +42,38 @@ class _Prefix:
     text: str
     pos: int = 0
 
-    def skip(self) -> None:
+    def skip(self) -> str:
+        """The next character that is not white space."""
         self.pos = _WS.match(self.text, self.pos).end()
         if self.pos >= len(self.text):
-            raise _Stop
+            raise _Cut
+        return self.text[self.pos]
 
     def value(self, depth: int = 0) -> Any:
+        char = self.skip()
         if depth > 200:
-            raise _Stop
-        self.skip()
-        char = self.text[self.pos]
-        if char == "{":
-            return self.container(CutDict(), depth)
-        if char == "[":
-            return self.container(CutList(), depth)
+            raise _Cut
+        if char in "{[":
+            return self.container(CutDict() if char == "{" else CutList(), depth)
         if char == '"':
             return self.string()
         match = _NUMBER.match(self.text, self.pos)
         if match:
             self.pos = match.end()
             if self.pos >= len(self.text):
-                raise _Stop
-            number = match.group()
-            return float(number) if any(c in number for c in ".eE") else int(number)
-        for word, literal in _LITERALS.items():
-            if self.text.startswith(word, self.pos):
-                self.pos += len(word)
-                return literal
-        raise _Stop
+                raise _Cut              # the number may go on
+            return json.loads(match.group())
+        word = next((w for w in _LITERALS if self.text.startswith(w, self.pos)), None)
+        if word is None:
+            raise _Cut
+        self.pos += len(word)
+        return _LITERALS[word]
 
     def string(self) -> str:
         try:
             text, self.pos = json.decoder.scanstring(self.text, self.pos + 1, False)
             return text
-        except ValueError:       # unterminated: keep what is there
+        except ValueError:       # unterminated: keep what is there, less a cut escape
             raw = self.text[self.pos + 1:]
             for trim in range(7):
                 try:
@@ -82,52 +84,42 @@ class _Prefix:
             self.pos = len(self.text)
             raise _Cut(CutStr(part)) from None
 
+    def key(self) -> str:
+        if self.skip() != '"':
+            raise _Cut
+        try:
+            key = self.string()
+        except _Cut:
+            raise _Cut from None        # a key cut off is no key
+        if self.skip() != ":":
+            raise _Cut
+        self.pos += 1
+        return key
+
     def container(self, into: CutDict | CutList, depth: int) -> Any:
         closer = "}" if isinstance(into, dict) else "]"
         self.pos += 1
         try:
-            self.skip()
-            if self.text[self.pos] == closer:
-                self.pos += 1
-                return dict(into) if isinstance(into, dict) else list(into)
-            while True:
+            char = self.skip()
+            while char != closer:
                 if isinstance(into, dict):
-                    self.skip()
-                    if self.text[self.pos] != '"':
-                        raise _Stop
-                    try:
-                        key = self.string()
-                    except _Cut:
-                        raise _Stop from None
-                    self.skip()
-                    if self.text[self.pos] != ":":
-                        raise _Stop
-                    self.pos += 1
+                    key = self.key()
                     into[key] = CUT_VALUE
                     into[key] = self.value(depth + 1)
                 else:
                     into.append(self.value(depth + 1))
-                self.skip()
-                char = self.text[self.pos]
-                self.pos += 1
-                if char == closer:
-                    return dict(into) if isinstance(into, dict) else list(into)
-                if char != ",":
-                    raise _Stop
+                char = self.skip()
+                if char not in (",", closer):
+                    raise _Cut
+                self.pos += char == ","
+            self.pos += 1
+            return dict(into) if isinstance(into, dict) else list(into)
         except _Cut as cut:        # the inner value the text ended in goes where the parser was
-            if isinstance(into, list):
+            if cut.value is not None and isinstance(into, list):
                 into.append(cut.value)
-            elif into:
+            elif cut.value is not None and into:
                 into[list(into)[-1]] = cut.value
             raise _Cut(into) from None
-        except _Stop:
-            raise _Cut(into) from None
-
-
-class _Cut(Exception):
-    def __init__(self, value: Any) -> None:
-        super().__init__()
-        self.value = value
 
 
 def parse_prefix(text: str) -> tuple[Any, bool]:
@@ -136,12 +128,11 @@ def parse_prefix(text: str) -> tuple[Any, bool]:
         return json.loads(text), True
     except (ValueError, RecursionError):
         pass
-    parser = _Prefix(text)
     try:
-        return parser.value(), False
+        return _Prefix(text).value(), False
     except _Cut as cut:
         return cut.value, False
-    except (_Stop, IndexError, RecursionError):
+    except (IndexError, RecursionError):
         return None, False
 
 
@@ -216,10 +207,6 @@ def _field(name: str, values: list[Any], lang: str = "en") -> str:
     return phrase("field", lang, name=name, label=label)
 
 
-def _ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
 _WHERE = {"the top level": "top_level", "the top-level array": "top_level_array"}   # phrases
 
 
@@ -260,7 +247,9 @@ def _record_parts(records: Records, whole: bool, lang: str) -> list[str]:
     else:
         visible = phrase("complete_visible", lang, n=complete, s=s)
         if cut_items:
-            visible += phrase("nth_cut", lang, nth=_ordinal(complete + 1), n=complete + 1)
+            n = complete + 1
+            suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+            visible += phrase("nth_cut", lang, nth=f"{n}{suffix}", n=n)
         parts.append(phrase("holds_partial", lang, where=where, visible=visible))
     fields: dict[str, list[Any]] = {}       # in order of first appearance
     for item in records.items:

@@ -1,9 +1,5 @@
-"""The offline model's policy: from what it sees, choose the next tool calls or answer.
-
-Each skill recognises a kind of request (English or Chinese), works out what it still needs to
-know and asks for tools or answers. ``run_command`` runs only a command the user's own request
-names in backticks (SECURITY.md). ``titles`` names a pattern's parts by what they hold.
-"""
+"""The offline model's skills: each recognises a kind of request and asks for tools or answers.
+``run_command`` runs only a command the user's own request names in backticks (SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -14,11 +10,8 @@ from dataclasses import dataclass
 
 from .compare import compare
 from .knowledge import (
-    TITLES,
     Step,
-    chapter_number,
-    chapter_range,
-    describe,
+    code_paths,
     describe_output,
     facts,
     fetch,
@@ -31,13 +24,9 @@ from .knowledge import (
     one_line,
     paths,
     read_markdown,
-    readme_name,
     reads,
     title_from_note,
     title_token,
-    wants_comparison,
-    wants_structure,
-    wants_titles,
 )
 from .phrases import language, offline_label, phrase, split_parts
 from .view import View
@@ -90,21 +79,62 @@ def remember(view: View) -> Step:
 def read_files(view: View) -> Step:
     """"Read a, b": read them (again, if asked again), all in one batch, then report."""
     wanted = paths(view.request)
-
-    def known(path: str) -> str | None:
-        if view.fresh_note(path):
-            return view.fresh_note(path)[-1]
-        raw = view.latest("read_file", "path", path, current=True)
-        return describe(path, raw, view.lang) if raw is not None else None
     missing = [p for p in wanted if not knows(view, p, current=True)]
     if missing:
         return Step(phrase("reading", view.lang, n=len(missing)), reads(missing))
-    return Step(offline_label(view.lang) + "\n".join(f"- {p}: {known(p)}" for p in wanted))
+    return Step(offline_label(view.lang) + "\n".join(f"- {p}: {facts(view, p, True)}"
+                                                      for p in wanted))
 
 
 def plain(view: View) -> Step:
     return Step(offline_label(view.lang) + phrase("plain", view.lang,
                                                   request=one_line(view.request, 200)))
+
+
+_CHAPTER = re.compile(r"^([A-Za-z]*[-_]?)(\d{1,3})(?:[-_.].*)?$", re.ASCII)
+COMPARE = re.compile(r"compar|differ|versus|\bvs\.?\b|contrast|比较|比對|对比|對比|区别|區別|异同|不同",
+                     re.I)
+TITLES = re.compile(r"title|heading|\bh1\b|标题|標題|题目|命名", re.I)
+STRUCTURE = re.compile(r"structur|field|schema|shape|format|record|key|analy[sz]|结构|結構|字段|"
+                       r"欄位|分析|格式|记录|記錄", re.I)
+
+
+def chapter_number(name: str) -> tuple[str, int] | None:
+    """(prefix, number) of a chapter folder name: ``s08_context_compact`` → ("s", 8)."""
+    match = _CHAPTER.match(name)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def chapter_range(request: str) -> tuple[str, set[int]] | None:
+    """The chapter prefix and numbers a request covers (``s01_x 到 s05_y`` → s, {1..5})."""
+    groups: dict[str, list[int]] = {}
+    for name in folders(request):
+        parsed = chapter_number(name)
+        if parsed:
+            groups.setdefault(parsed[0], []).append(parsed[1])
+    if not groups:
+        return None
+    prefix, numbers = max(groups.items(), key=lambda item: len(item[1]))
+    return prefix, set(range(min(numbers), max(numbers) + 1))
+
+
+def readme_name(request: str) -> str:
+    """The README file name the request asks for (``README.md`` unless it names another)."""
+    named = re.search(r"(?<![\w.])(README(?:\.[A-Za-z-]+)?\.md)\b", request, re.I | re.ASCII)
+    return named.group(1) if named else "README.md"
+
+
+def wants_titles(request: str) -> bool:
+    return "readme" in request.lower() and bool(TITLES.search(request))
+
+
+def wants_structure(request: str) -> bool:
+    return bool(paths(request, ("json",))) and (bool(STRUCTURE.search(request))
+                                                 or len(paths(request)) == 1)
+
+
+def wants_comparison(request: str) -> bool:
+    return bool(COMPARE.search(request)) and len(code_paths(request)) >= 2
 
 
 def wants_one_title(request: str) -> bool:
@@ -154,23 +184,7 @@ _SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 def _cjk_length(text: str) -> int | None:
     """Characters of a text written in CJK (punctuation and spaces not counted), else None."""
-    if not _CJK.search(text):
-        return None
-    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", ""))
-
-
-def text_kind(text: str, cjk_name_chars: int = NAME_CJK_CHARS) -> str:
-    """question, name or phrase."""
-    text = text.strip()
-    if text.endswith(("?", "？")):
-        return "question"
-    length = _cjk_length(text)
-    if length is not None:
-        return "name" if length <= cjk_name_chars else "phrase"
-    words = text.split()
-    significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
-    capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
-    return "name" if len(words) <= NAME_WORDS and capitalised else "phrase"
+    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", "")) if _CJK.search(text) else None
 
 
 def script(texts: tuple[str, ...] | list[str]) -> str | None:
@@ -183,13 +197,18 @@ def script(texts: tuple[str, ...] | list[str]) -> str | None:
 
 
 def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
-    """The kind of a column, and whether every text is of that kind."""
+    """The kind of a column (question, name or phrase), and whether every text is of that kind."""
     lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
     # CJK: the column's median length decides, so one long name is still one of the names
-    median = lengths[len(lengths) // 2] if lengths else 0
-    limit = 10**6 if median <= NAME_CJK_CHARS else 0
-    kinds = Counter(text_kind(t, limit) for t in texts)
-    kind, count = kinds.most_common(1)[0]
+    cjk = "name" if (lengths[len(lengths) // 2] if lengths else 0) <= NAME_CJK_CHARS else "phrase"
+    kinds = []
+    for text in (t.strip() for t in texts):
+        words = text.split()
+        significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
+        capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
+        kinds.append("question" if text.endswith(("?", "？")) else cjk if _CJK.search(text)
+                     else "name" if len(words) <= NAME_WORDS and capitalised else "phrase")
+    kind, count = Counter(kinds).most_common(1)[0]
     return kind, count == len(texts)
 
 
@@ -210,22 +229,15 @@ def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str
 def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, str]]:
     """(template label, words) for each free column, in order."""
     kinds = [column_kind(column) for column in columns]
-    same = Counter(kind for kind, _ in kinds)
-    labels = []
-    seen: Counter = Counter()
+    labels, seen = [], Counter()
     for column, (kind, every) in zip(columns, kinds, strict=True):
-        label = _KINDS[kind][0 if lang == "en" else 2]
-        if same[kind] > 1:
-            scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
-            own = script(column)
-            seen[kind] += 1
-            if own and scripts.count(own) == 1:
-                word = _SCRIPTS[own][0 if lang == "en" else 1]
-                inner = label[1:-1]
-                label = (f"<{word} {inner.lower()}>" if lang == "en"
-                         else f"<{word}{inner}>")
-            else:
-                label = f"{label[:-1]} {seen[kind]}>"
+        label, own, seen[kind] = _KINDS[kind][0 if lang == "en" else 2], script(column), seen[kind] + 1
+        scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
+        if len(scripts) > 1 and own and scripts.count(own) == 1:     # named by its script
+            word = _SCRIPTS[own][lang != "en"]
+            label = f"<{word} {label[1:-1].lower()}>" if lang == "en" else f"<{word}{label[1:-1]}>"
+        elif len(scripts) > 1:                                        # else numbered
+            label = f"{label[:-1]} {seen[kind]}>"
         labels.append((label, _words(kind, column, every, lang)))
     return labels
 
@@ -257,18 +269,10 @@ def split(title: str) -> tuple[list[str], list[str]]:
         for p in pieces[1::2]]
 
 
-def _shape(title: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in split(title)[1])
-
-
 def _code_template(text: str) -> str | None:
     """``s01`` → ``sNN``, ``Chapter 3`` → ``Chapter N``, ``第2课`` → ``第N课``; else None."""
     match = _CODE.match(text)
-    if not match:
-        return None
-    digits = "N" * len(match.group(4))
-    return f"第{digits}{(match.group(5) or '').strip()}" if match.group(3) \
-        else f"{match.group(1)}{match.group(2)}{digits}"
+    return re.sub(r"\d", "N", re.sub(r"\s", "", text) if match.group(3) else text) if match else None
 
 
 def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
@@ -295,20 +299,16 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
     free = free_labels([c for c, f in zip(columns, fixed, strict=True) if f is None], lang)
     template, words = [], []
     for index, known in enumerate(fixed):
-        label, said = known if known else free.pop(0)
+        label, said = known or free.pop(0)
         template.append(label)
         words.append(said)
         if index < len(separators):
-            template.append(separators[index])
             bare = separators[index].strip()
-            name = _SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)
-            words.append(name[0] if lang == "en" else name[1])
-    text = "".join(template).strip()
-    if lang == "en":
-        spelled = ", ".join(words[:-1]) + (", then " if len(words) > 1 else "") + words[-1]
-    else:
-        spelled = "、".join(words)
-    return Pattern(text, spelled, members)
+            template.append(separators[index])
+            words.append(_SEPARATOR_NAMES.get(bare, (f"“{bare}”",) * 2)[lang != "en"])
+    spelled = "、".join(words) if lang != "en" else \
+        ", ".join(words[:-1]) + (", then " if len(words) > 1 else "") + words[-1]
+    return Pattern("".join(template).strip(), spelled, members)
 
 
 def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
@@ -316,8 +316,9 @@ def find_pattern(titles: list[str], numbers: list[int | None], lang: str = "en"
     """The pattern most titles follow, and the indexes of the titles that do not."""
     if not titles:
         return None, []
-    shape, count = Counter(map(_shape, titles)).most_common(1)[0]
-    members = [i for i, t in enumerate(titles) if _shape(t) == shape]
+    shapes = [tuple(s.strip() for s in split(title)[1]) for title in titles]
+    shape, count = Counter(shapes).most_common(1)[0]
+    members = [i for i, s in enumerate(shapes) if s == shape]
     others = [i for i in range(len(titles)) if i not in members]
     if (count < 2 and len(titles) > 1) or not shape:
         return None, list(range(len(titles)))     # nothing shared, or nothing but free text

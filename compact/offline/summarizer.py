@@ -1,8 +1,6 @@
-"""The offline model's answer to a summary request: extractive, facts only, labelled.
-
-The conversation is read in the client's own form (this package's rendering, ``json.dumps`` of
-the messages, LangChain's XML, or "summarise the above"); tool output never sets a goal.
-"""
+"""The offline model's answer to a summary request: extractive, facts only, labelled. It reads
+the conversation in the client's own form (this package's rendering, ``json.dumps`` of the
+messages, LangChain's XML, or "summarise the above"); tool output never sets a goal."""
 
 from __future__ import annotations
 
@@ -10,12 +8,13 @@ import ast
 import html
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import is_tool_result_message, joined_text, plain_text, to_plain
 from .knowledge import describe, describe_output, note_line, one_line
-from .markers import CompactedText, is_placeholder, read_snip
+from .markers import is_placeholder, read_snip
 from .phrases import forms, language, phrase
 from .read_json import CutStr, is_cut, parse_prefix
 from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_message
@@ -56,14 +55,11 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
     """The conversation to summarise if ``payload`` asks for a summary, else None."""
     messages = payload.get("messages") or []
     last = messages[-1] if messages else None
-    if not isinstance(last, dict) or last.get("role") != "user":
-        return None
-    if is_tool_result_message(last):
-        return None                      # an agent's turn: results to act on
+    if not isinstance(last, dict) or last.get("role") != "user" or is_tool_result_message(last):
+        return None                      # no request, or an agent's turn: results to act on
     text = plain_text(to_plain(last))
-    asks = _ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000]) \
-        or _ASKS.search(text[-1_000:])
-    if not asks:
+    if not (_ASKS.search(joined_text(payload.get("system"))) or _ASKS.search(text[:1_000])
+            or _ASKS.search(text[-1_000:])):
         return None
     entries = conversation_in(text)
     if entries:
@@ -75,7 +71,8 @@ def summary_conversation(payload: dict) -> list[Entry] | None:
 
 
 def conversation_in(text: str) -> list[Entry] | None:
-    """The conversation inside one message's text, rendered or as JSON; None if neither."""
+    """The conversation inside one message's text, rendered, as XML or as JSON (whole or capped
+    around an omitted middle); None if none of these."""
     inner = re.search(r"<conversation>\n?(.*?)(?:</conversation>|$)", text, re.S)
     body = inner.group(1) if inner else text
     if _RENDERED.search(body):
@@ -83,9 +80,12 @@ def conversation_in(text: str) -> list[Entry] | None:
     if _XML_MESSAGE.search(body):
         return xml_entries(body)
     start = _JSON_START.search(body)
-    if start:
-        return json_entries(body[start.start():])
-    return None
+    if not start:
+        return None
+    pieces = _OMITTED.split(body[start.start():], maxsplit=1)
+    head, _ = parse_prefix(pieces[0])
+    messages = list(head) if isinstance(head, list) else [head] if isinstance(head, dict) else []
+    return entries_of_messages(messages + (_messages_from(pieces[1]) if len(pieces) > 1 else []))
 
 
 def rendered_entries(conversation: str) -> list[Entry]:
@@ -104,18 +104,6 @@ def rendered_entries(conversation: str) -> list[Entry]:
     return result
 
 
-def _xml_ai(body: str) -> list[Entry]:
-    calls = list(_XML_CALL.finditer(body))
-    said = _XML_CONTENT.search(body)
-    text = said.group(1) if said else body if not calls else ""
-    entries = [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
-    for call in calls:
-        raw = html.unescape(call.group(3))
-        entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), html.unescape(call.group(1)),
-                             _json_input(raw)))
-    return entries
-
-
 def xml_entries(text: str) -> list[Entry]:
     """Entries of LangChain's XML history; a tool message answers the oldest open call."""
     entries: list[Entry] = []
@@ -123,24 +111,20 @@ def xml_entries(text: str) -> list[Entry]:
     for match in _XML_MESSAGE.finditer(text):
         kind, body = match.group(1), match.group(2)
         if kind == "ai":
-            found = _xml_ai(body)
-            waiting += [e.id for e in found if e.kind == "tool_use"]
-            entries += found
+            calls = list(_XML_CALL.finditer(body))
+            said = _XML_CONTENT.search(body)
+            text = said.group(1) if said else body if not calls else ""
+            entries += [Entry("assistant", html.unescape(text).strip())] if text.strip() else []
+            for call in calls:
+                raw, call_id = html.unescape(call.group(3)), html.unescape(call.group(1))
+                entries.append(Entry("tool_use", raw, html.unescape(call.group(2)), call_id,
+                                     _json_input(raw)))
+                waiting.append(call_id)
         elif kind == "tool":
             entries.append(Entry("tool_result", html.unescape(body), id=waiting.pop(0) if waiting else ""))
         elif kind == "human":
             entries.append(Entry("user", html.unescape(body)))
     return entries
-
-
-def json_entries(text: str) -> list[Entry]:
-    """Entries of ``json.dumps(messages)``, whole or capped around an omitted middle."""
-    pieces = _OMITTED.split(text, maxsplit=1)
-    head, _ = parse_prefix(pieces[0])
-    messages = list(head) if isinstance(head, list) else [head] if isinstance(head, dict) else []
-    if len(pieces) > 1:
-        messages += _messages_from(pieces[1])
-    return entries_of_messages(messages)
 
 
 def _messages_from(tail: str) -> list[Any]:
@@ -180,32 +164,22 @@ def _repr_block(text: str) -> dict | None:
         return {"type": "text", "text": found.group(2), "_cut": True} if found else None
 
 
-def _block(block: Any) -> dict | None:
-    if not isinstance(block, str):
-        return block if isinstance(block, dict) else None
-    parsed = _repr_block(block) or {"type": "text", "text": block}
-    if is_cut(block):
-        parsed["_cut"] = True
-    return parsed
-
-
 def entries_of_messages(messages: list) -> list[Entry]:
     entries: list[Entry] = []
     for message in messages:
         if not isinstance(message, dict):
             continue
-        role = message.get("role")
-        content = message.get("content")
+        role, content = message.get("role"), message.get("content")
         if isinstance(content, str):
-            if role in ("user", "assistant"):
-                entries.append(Entry(role, content, cut=isinstance(content, CutStr)))
-            continue
+            content = [{"type": "text", "text": content}]
         for raw in content if isinstance(content, list) else []:
-            block = _block(raw)
-            if block is None:
+            block = raw if not isinstance(raw, str) else \
+                _repr_block(raw) or {"type": "text", "text": raw}
+            if not isinstance(block, dict):
                 continue
             kind = block.get("type")
-            cut = bool(block.get("_cut")) or is_cut(block.get("text")) or is_cut(block.get("content"))
+            cut = isinstance(raw, CutStr) or bool(block.get("_cut")) or is_cut(block.get("text")) \
+                or is_cut(block.get("content"))
             if kind == "text" and role in ("user", "assistant"):
                 entries.append(Entry(role, str(block.get("text", "")), cut=cut))
             elif kind == "tool_use":
@@ -228,36 +202,6 @@ _FILE_LINE = re.compile(r"^- (\w+ .+?)(?: \(×\d+\))?$", re.MULTILINE)
 _CONSTRAINTS_LINE = re.compile(r"^(?:User constraints: |用户约束：)(.+)$", re.MULTILINE)
 
 
-def goal_reference(request: str, lang: str = "en") -> str:
-    """The request in a line: whole when short, else its beginning and its length."""
-    line = one_line(request, 100_000)
-    if len(line) <= GOAL_CHARS:
-        return line
-    tail = phrase("goal_cut", lang, n=len(request))
-    return line[:GOAL_CHARS - len(tail)].rstrip() + tail
-
-
-def _constraints(text: str) -> list[str]:
-    return [one_line(s, 200) for s in _SENTENCE.split(text) if s.strip() and _CONSTRAINT.search(s)]
-
-
-def _noted_anywhere(entries: list[Entry]) -> set[str]:
-    """Every key the agent (or an earlier summary) wrote a note about, anywhere."""
-    keys = set()
-    for entry in entries:
-        if entry.kind == "assistant":
-            keys |= {k for k, _ in notes_in(entry.text)}
-        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
-            keys |= {k for k, _ in notes_in(compacted.summary)}
-    return keys
-
-
-def _stated_goal(compacted: CompactedText) -> str | None:
-    """The request a summary message carries, else its summary's own ``Goal:`` line."""
-    stated = compacted.request or next(iter(GOAL.findall(compacted.summary)), None)
-    return stated.strip() if stated and stated.strip() not in forms("not_stated") else None
-
-
 SAID_KEPT = 12       # an agent without notes: its last statements, each one line of <= 300 chars
 
 
@@ -269,33 +213,35 @@ class _Reading:
     earlier: list[str] = field(default_factory=list)
     remaining: str = ""
     notes: list[tuple[str, str]] = field(default_factory=list)    # (key, fact)
-    files: dict[str, int] = field(default_factory=dict)
+    files: Counter = field(default_factory=Counter)
     constraints: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str | None, dict]] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)   # targets answered after the agent last wrote
     said: list[str] = field(default_factory=list)     # what an agent without notes stated
+    lang: str = "en"                                  # the latest request's
 
-    def user(self, text: str) -> None:
+    def user(self, entry: Entry) -> None:
+        text = entry.text.strip()
         compacted = read_summary_message(text)
-        if compacted:
-            self.goal = _stated_goal(compacted) or self.goal
+        if compacted:       # its request, else its summary's own ``Goal:`` line
+            stated = (compacted.request or next(iter(GOAL.findall(compacted.summary)), "")).strip()
+            self.goal = stated if stated not in ("", *forms("not_stated")) else self.goal
             self.notes += notes_in(compacted.summary)
-            for line in _FILE_LINE.findall(compacted.summary):
-                self.files[line] = self.files.get(line, 0) + 1
+            self.files.update(_FILE_LINE.findall(compacted.summary))
             self.constraints += [c for c in _CONSTRAINTS_LINE.findall(compacted.summary)[:1]
                                  if c not in forms("none_stated")]
         elif text and read_snip(text) is None:
             if self.goal and self.goal != text:
                 self.earlier.append(self.goal)
             self.goal = text
-            self.constraints += _constraints(text)
+            self.constraints += [one_line(s, 200) for s in _SENTENCE.split(text)
+                                 if s.strip() and _CONSTRAINT.search(s)]
 
-    def assistant(self, text: str) -> None:
-        self.notes += notes_in(text)
-        if not self.noted and text.strip():     # another agent's own words are its findings
-            self.said.append(one_line(text, 300))
-        step = _NEXT.findall(text)
-        self.remaining = step[-1] if step else self.remaining
+    def assistant(self, entry: Entry) -> None:
+        self.notes += notes_in(entry.text)
+        if not self.noted and entry.text.strip():     # another agent's own words are its findings
+            self.said.append(one_line(entry.text, 300))
+        self.remaining = ([self.remaining] + _NEXT.findall(entry.text))[-1]
         self.unused = []
 
     def tool_use(self, entry: Entry) -> None:
@@ -303,11 +249,11 @@ class _Reading:
         self.calls[entry.id] = (role, planned)
         target = planned.get("path") or planned.get("pattern") or planned.get("command") or ""
         line = f"{role or entry.name} {one_line(str(target), 120)}".rstrip()
-        self.files[line] = self.files.get(line, 0) + 1
+        self.files[line] += 1
         self.unused.append(line)
 
-    def tool_result(self, entry: Entry, lang: str) -> None:
-        role, planned = self.calls[entry.id]
+    def tool_result(self, entry: Entry) -> None:
+        role, planned, lang = *self.calls[entry.id], self.lang
         if is_placeholder(entry.text.strip()):
             return
         key = note_key(Call(entry.id, role, planned)) if role in ("read_file", "bash") else None
@@ -321,21 +267,20 @@ class _Reading:
 
 def _read(entries: list[Entry]) -> tuple[_Reading, str]:
     """The conversation read, and the language of its latest request."""
-    reading = _Reading(_noted_anywhere(entries))
+    reading = _Reading(set())
+    for entry in entries:       # every key the agent (or an earlier summary) noted, anywhere
+        if entry.kind == "assistant":
+            reading.noted |= {k for k, _ in notes_in(entry.text)}
+        elif entry.kind == "user" and (compacted := read_summary_message(entry.text.strip())):
+            reading.noted |= {k for k, _ in notes_in(compacted.summary)}
     goal = next((e.text for e in reversed(entries) if e.kind == "user" and e.text.strip()
                  and read_summary_message(e.text.strip()) is None
                  and read_snip(e.text.strip()) is None), "")
-    lang = language(goal)
+    reading.lang = language(goal)
     for entry in entries:
-        if entry.kind == "user":
-            reading.user(entry.text.strip())
-        elif entry.kind == "assistant":
-            reading.assistant(entry.text)
-        elif entry.kind == "tool_use":
-            reading.tool_use(entry)
-        elif entry.kind == "tool_result" and entry.id in reading.calls:
-            reading.tool_result(entry, lang)
-    return reading, language(reading.goal) if reading.goal else lang
+        if entry.kind != "tool_result" or entry.id in reading.calls:
+            getattr(reading, entry.kind)(entry)
+    return reading, language(reading.goal) if reading.goal else reading.lang
 
 
 def offline_summary(entries: list[Entry]) -> str:
@@ -348,9 +293,11 @@ def offline_summary(entries: list[Entry]) -> str:
     notes = [note_line(k, f, lang) for k, f in r.notes]
     said = [phrase("said", lang, text=s) for s in r.said[-SAID_KEPT:]]
     earlier = "; ".join(one_line(e, 120) for e in r.earlier[-5:])
+    goal, cut = one_line(r.goal, 100_000), phrase("goal_cut", lang, n=len(r.goal))
+    if len(goal) > GOAL_CHARS:              # a long request: its beginning and its length
+        goal = goal[:GOAL_CHARS - len(cut)].rstrip() + cut
     lines = [phrase("summary_label", lang),
-             phrase("goal", lang, goal=goal_reference(r.goal, lang) if r.goal
-                    else phrase("not_stated", lang)),
+             phrase("goal", lang, goal=goal if r.goal else phrase("not_stated", lang)),
              *([phrase("earlier", lang, requests=earlier)] if r.earlier else []),
              phrase("findings", lang),
              *(list(dict.fromkeys(notes + said)) or [phrase("none_recorded", lang)]),
