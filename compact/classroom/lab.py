@@ -24,8 +24,8 @@ from ..texts import language, say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
 from .plot import headline, plot_composition, plot_context
-from .runs import new_run, prune, remove, run_label_of, run_names, usage
-from .show import Text, describe_event, rows
+from .runs import new_run, prune, remove, run_names, surplus, usage
+from .show import History, Text, describe_event
 
 BUTTONS = [("lab.button.1", 1, True), ("lab.button.2", 2, True), ("lab.button.3", 3, True),
            ("lab.button.baseline", 3, False)]     # (its text's key, experiment, compaction)
@@ -52,7 +52,6 @@ body[data-jp-theme-light='false'] .compact-lab .compact-plot,
 body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(180deg); }
 .compact-lab .lab-banner { font-size: 0.85em; line-height: 1.3; }
 .compact-lab .lab-error { color: var(--jp-error-color1, #d32f2f); font-weight: bold; }
-.compact-lab .compact-messages td { vertical-align: top; padding: 0 6px; }
 </style>""".replace("CSS_WIDTH", str(CSS_WIDTH))
 
 
@@ -90,17 +89,6 @@ def label_of(n: int, compaction: bool, kind: str = "label") -> str:
     if not compaction:
         return say(f"lab.{kind}.baseline")
     return say(f"lab.{kind}.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
-
-
-def messages_html(messages: list) -> str:
-    """The message list as sent, one row per content block (the notebooks' ``show`` table)."""
-    head = "<tr><th>#</th>" + "".join(f"<th>{say(f'show.{key}')}</th>"
-                                      for key in ("role", "block", "chars", "preview")) + "</tr>"
-    body = "".join(
-        f"<tr><td>{index}</td><td>{role}</td><td>{kind}</td><td>{chars:,}</td>"
-        f"<td style='font-family:monospace;white-space:pre-wrap'>{html.escape(text)}</td></tr>"
-        for index, role, kind, chars, text in rows(messages, preview=240))
-    return f"<table class='compact-messages'>{head}{body}</table>"
 
 
 def events_html(result: ExperimentResult, failure: str | None = None) -> str:
@@ -276,11 +264,7 @@ class Lab:
         """A new run folder; of each experiment's older ones the newest ``keep`` (and the one shown) stay."""
         self.folders.append(new_run(self.root, run_label(n, compaction)))
         shown = self.result.workdir if self.result else None
-        by_label: dict[str, list[Path]] = {}
-        for folder in self.folders:
-            by_label.setdefault(run_label_of(folder.name), []).append(folder)
-        old = [f for same in by_label.values() for f in same[: max(len(same) - self.keep, 0)] if f != shown]
-        self._forget(remove(self.root, old))
+        self._forget(remove(self.root, [f for f in surplus(self.folders, self.keep) if f != shown]))
         return self.folders[-1]
 
     def _forget(self, removed: list[Path]) -> None:
@@ -391,7 +375,8 @@ class Lab:
         turn = self.result.trace.turns[self.turn.value - 1]
         line = say("lab.inspector", turn=turn.turn, count=len(turn.sent), chars=turn.size_sent,
                    stages=", ".join(turn.stages) or say("lab.none"))
-        self.inspector.value = f"<p>{html.escape(line)}</p>" + messages_html(turn.sent)
+        table = History(turn.sent, preview=240)._repr_html_()
+        self.inspector.value = f"<p>{html.escape(line)}</p>{table}"
 
     # ------------------------------------------------------------------ run folders
 
