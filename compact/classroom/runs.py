@@ -195,7 +195,7 @@ def _remove_run(runs: Path, name: str) -> bool:
 
 
 def surplus(folders: list, keep: int) -> list:
-    """Those of ``folders`` (names or paths, oldest first per label) beyond each label's newest ``keep``."""
+    """Those of ``folders`` (oldest first per label) beyond each label's newest ``keep``."""
     by_label: dict[str, list] = {}
     for folder in folders:
         by_label.setdefault(run_label_of(Path(folder).name), []).append(folder)
