@@ -145,7 +145,7 @@ class History(Table):
 
 
 def leading_notes(text: str) -> tuple[list[str], str]:
-    """The ``Note [...]`` lines an offline answer starts with (to outlive micro_compact); the rest."""
+    """The ``Note [...]`` lines an offline answer starts with (kept past micro_compact); the rest."""
     lines = text.splitlines()
     count = next((k for k, line in enumerate(lines) if not NOTE.fullmatch(line)), len(lines))
     return (lines[:count], "\n".join(lines[count:])) if 0 < count < len(lines) else ([], text)
