@@ -94,9 +94,7 @@ def headline(run: Any, stage: str | None = None) -> str:
         hits = [(turn, e) for turn, e in fired if e.stage == name]
         if hits:
             return _describe(name, hits, trace)
-    if stage:
-        return say("plot.headline.not_fired", stage=stage)
-    return say("plot.headline.quiet")
+    return say("plot.headline.not_fired", stage=stage) if stage else say("plot.headline.quiet")
 
 
 def _turn_axis(ax: Axes, last_turn: int) -> None:
