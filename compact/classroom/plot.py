@@ -216,7 +216,7 @@ def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
-                 stage: str | None = None, limit: bool = True) -> Axes:
+                 limit: bool = True) -> Axes:
     """Context chars per turn against ``context_limit``, a marker per stage that fired;
     ``limit=False``: scaled to the run, the limit only in the legend."""
     trace, limits, result = _parts(run)
@@ -243,7 +243,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         tokens.set_ylabel(say("plot.tokens_axis"))
         thousands(tokens.yaxis)
         _turn_axis(ax, last_turn)
-        finish(ax, title or headline(run, stage))
+        finish(ax, title or headline(run))
     return ax
 
 
