@@ -194,9 +194,8 @@ def run_case(stage: str, case: Case, fn: Callable[..., Any], workdir: Path) -> O
         named += [m for m in (find(given, expected, got) for find in MISTAKES[stage]) if m][:1]
     if problem is None and case.disk is not None:
         problem = case.disk(workdir, given)
-    if named or problem:
-        problem = "\n".join([*named, *([problem] if problem else [])])
-    return Outcome(case, problem is None, problem or "")
+    message = "\n".join([*named, *([problem] if problem else [])])
+    return Outcome(case, not message, message)
 
 
 @dataclass(frozen=True)
