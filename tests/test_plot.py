@@ -17,7 +17,6 @@ from compact.classroom.plot import (
     plot_run,
     plot_tokens,
     rescued_refusals,
-    stage_markers,
 )
 from compact.demo import make_workspace
 from compact.offline import OfflineModel
@@ -29,6 +28,12 @@ def runs(tmp_path_factory):
     runs = {n: run_experiment(n, workdir=root / f"e{n}") for n in (1, 2, 3)}
     runs["baseline"] = run_experiment(3, compaction=False, workdir=root / "b")
     return runs
+
+
+def stage_markers(ax):
+    """How many markers of each stage an Axes shows."""
+    return {c.get_gid().split(":", 1)[1]: len(c.get_offsets()) for c in ax.collections
+            if (c.get_gid() or "").startswith("stage:")}
 
 
 def drawn(ax, gid):

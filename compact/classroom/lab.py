@@ -9,12 +9,11 @@ import html
 import io
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
-from IPython.display import HTML, Image
 from matplotlib.figure import Figure
 
 from ..client import banner, make_client
@@ -84,11 +83,11 @@ def explains(n: int, compaction: bool, limits: Limits) -> str:
                preview=limits.preview_chars, limit=limits.context_limit)
 
 
-def label_of(n: int, compaction: bool, kind: str = "label") -> str:
-    """``kind`` "label" or "heading" of a run: experiment 1 (实验一, as the lesson numbers it) or baseline."""
+def label_of(n: int, compaction: bool) -> str:
+    """A run's label: experiment 1 (实验一, as the lesson numbers it) or baseline."""
     if not compaction:
-        return say(f"lab.{kind}.baseline")
-    return say(f"lab.{kind}.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
+        return say("lab.label.baseline")
+    return say("lab.label.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
 
 
 def events_html(result: ExperimentResult, failure: str | None = None) -> str:
@@ -399,18 +398,3 @@ class Lab:
         finally:
             self._lock.release()
             self._update_runs_kept()
-
-    # ------------------------------------------------------------------ static gallery
-
-    def gallery(self) -> Iterator[Any]:
-        """Each experiment run with the sliders' limits, as plain HTML and PNG outputs (a static page)."""
-        for _key, n, compaction in BUTTONS:
-            with self._lock:
-                result = run_experiment(n, limits=self.limits, client=self.client,
-                                        workdir=self._new_folder(n, compaction), compaction=compaction)
-            self.runs.append(result)
-            yield HTML(f"<h3>{html.escape(label_of(n, compaction, 'heading'))}</h3>"
-                       f"<p>{html.escape(prompt(n))}</p>")
-            yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
-            yield HTML(events_html(result) + answer_html(result) + files_html(result))
-        self._update_runs_kept()

@@ -406,9 +406,3 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
             for right in axes[panels.index("context")].child_axes:
                 right.set_ylabel(say("plot.tokens_axis_estimate"))
     return fig
-
-
-def stage_markers(ax: Axes) -> dict[str, int]:
-    """How many markers of each stage an Axes shows (for tests and checks)."""
-    return {c.get_gid().split(":", 1)[1]: len(c.get_offsets()) for c in ax.collections
-            if (c.get_gid() or "").startswith("stage:")}
