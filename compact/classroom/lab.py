@@ -221,10 +221,6 @@ class Lab:
         for name, slider in self.sliders.items():
             slider.value = getattr(self._base, name)
 
-    @property
-    def busy(self) -> bool:
-        return self._lock.locked()
-
     # ------------------------------------------------------------------ running
 
     def click(self, n: int, compaction: bool = True) -> bool:
@@ -329,8 +325,6 @@ class Lab:
 
     def _describe_run(self, seconds: float) -> None:
         result = self.result
-        if result is None:
-            return
         label = label_of(result.n, result.compaction)
         changed = [name for name, s in self.sliders.items() if s.value != getattr(result.limits, name)]
         note = say("lab.state.stale", changed=", ".join(changed)) if changed else ""
@@ -345,7 +339,7 @@ class Lab:
         self.state.value = f"<div class='lab-state'>{text}</div>"
 
     def _sliders_moved(self, _change: Any) -> None:
-        if self.result is not None and self.failure is None and not self.busy:
+        if self.result is not None and self.failure is None and not self._lock.locked():
             self._describe_run(0)
 
     def figure(self) -> Figure:
