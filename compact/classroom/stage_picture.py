@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon, Rectangle
 
 from ..pipeline import Compactor, StageEvent
+from ..pipeline.compactor import SUMMARY_STAGES
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
@@ -30,7 +31,6 @@ BAND = {"kept": ("#BBBBBB", 0.45), "snipped": (KIND_COLOURS["markers"], 0.35),
         "summarised": (KIND_COLOURS["summaries"], 0.3)}
 DARK = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#999999"}     # white numbers on these
 BOX_FONT = 11
-SUMMARISING = ("compact_history", "reactive_compact")    # the stages that take the request
 PER_MESSAGE = 25             # a kept run this long or shorter gets a band per message
 
 
@@ -74,7 +74,7 @@ def bands(before: list, after: list, event: StageEvent | None = None) -> list[Ba
         return []
     fired = event is not None and event.fired
     head = plain_text(after[0])
-    if (fired and event.stage in SUMMARISING) or (
+    if (fired and event.stage in SUMMARY_STAGES) or (
             event is None and parse_compacted(head) and (not before or plain_text(before[0]) != head)):
         return _summarised(len(before), len(after))
     if fired and {"head_end", "tail_start"} <= set(event.extra):
@@ -302,7 +302,7 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
     """Run one stage of ``compactor``: (a copy of the messages before, the messages after, its event)."""
     before = deepcopy(messages)
     run = getattr(compactor, stage)
-    after = run(messages, active_request) if stage in SUMMARISING else run(messages)
+    after = run(messages, active_request) if stage in SUMMARY_STAGES else run(messages)
     return before, after, compactor.events[-1]
 
 
