@@ -9,7 +9,7 @@ from planted import keeps_two, planted
 
 from compact import agent_loop, summarizer_for
 from compact.classroom import Compactor, as_written, prompt, run_experiment, solutions
-from compact.classroom.exercises import check, difference
+from compact.classroom.exercises import MISTAKES, check, difference
 from compact.classroom.stage_cases import CASES
 from compact.demo import make_workspace
 from compact.offline import OfflineModel
@@ -28,7 +28,7 @@ def test_worked_solutions_and_the_package_pass_every_case(stage):
 
 
 def test_every_stage_has_lesson_cases_and_a_signature():
-    assert set(CASES) == set(LESSON_STAGES)
+    assert set(CASES) == set(LESSON_STAGES) == set(MISTAKES)
     for stage, stage_cases in CASES.items():
         assert sum(c.source == "lesson" for c in stage_cases) >= 3, stage
         assert all(c.source in ("lesson", "fix") for c in stage_cases)

@@ -5,7 +5,6 @@ import io
 import struct
 
 import pytest
-from IPython.display import HTML, Image
 from PIL import Image as PILImage
 
 from compact import TurnLimitError
@@ -164,16 +163,6 @@ def test_a_fresh_lab_says_offline_and_without_a_kernel_shows_a_sentence_not_a_re
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"].startswith("The lab's dashboard appears here when this cell runs")
-
-
-def test_the_gallery_renders_every_experiment_as_plain_outputs(lab):
-    items = list(lab.gallery())
-    images = [i for i in items if isinstance(i, Image)]
-    assert len(images) == 4 and all(png_size(i.data)[0] == CSS_WIDTH * PIXEL_RATIO for i in images)
-    pages = [i.data for i in items if isinstance(i, HTML)]
-    for stage in ("micro_compact", "tool_result_budget", "compact_history", "refused"):
-        assert any(f"data-stage='{stage}'" in page for page in pages)
-    assert len(run_folders(lab.root)) == 4
 
 
 def test_lessons_numbers_button_puts_every_slider_back(lab):

@@ -17,7 +17,6 @@ from compact.classroom.plot import (
     plot_run,
     plot_tokens,
     rescued_refusals,
-    stage_markers,
 )
 from compact.demo import make_workspace
 from compact.offline import OfflineModel
@@ -31,8 +30,15 @@ def runs(tmp_path_factory):
     return runs
 
 
-def limit_lines(ax):
-    return [line for line in ax.get_lines() if line.get_gid() == "limit"]
+def stage_markers(ax):
+    """How many markers of each stage an Axes shows."""
+    return {c.get_gid().split(":", 1)[1]: len(c.get_offsets()) for c in ax.collections
+            if (c.get_gid() or "").startswith("stage:")}
+
+
+def drawn(ax, gid):
+    """The lines and collections of ``ax`` drawn with this gid."""
+    return [a for a in [*ax.get_lines(), *ax.collections] if a.get_gid() == gid]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -44,7 +50,7 @@ def test_one_marker_per_fired_stage_and_the_limit_line(runs, n):
         if event.fired:
             expected[event.stage] = expected.get(event.stage, 0) + 1
     assert stage_markers(ax) == expected
-    [limit] = limit_lines(ax)
+    [limit] = drawn(ax, "limit")
     assert list(limit.get_ydata()) == [50_000, 50_000]
     labels = ax.get_legend_handles_labels()[1]
     assert "context_limit = 50,000 chars" in labels
@@ -55,13 +61,13 @@ def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
     the y axis just above the largest size, so the cuts fill the panel; the default is unchanged."""
     result = runs[1]
     ax = plot_run(result, limit=False).axes[0]
-    assert limit_lines(ax) == []
+    assert drawn(ax, "limit") == []
     assert "context_limit = 50,000 chars (far above: not drawn)" in ax.get_legend_handles_labels()[1]
     largest = max(t.size_before for t in result.trace.turns)
     assert largest < ax.get_ylim()[1] < 1.2 * largest < 50_000
-    assert [c for c in ax.collections if c.get_gid() == "cut"]
-    assert len(limit_lines(plot_run(result).axes[0])) == 1
-    assert limit_lines(result.plot(limit=False).axes[0]) == []       # the run's own plot, as in 03
+    assert drawn(ax, "cut")
+    assert len(drawn(plot_run(result).axes[0], "limit")) == 1
+    assert drawn(result.plot(limit=False).axes[0], "limit") == []       # the run's own plot, as in 03
 
 
 def test_titles_say_what_happened(runs):
@@ -70,12 +76,6 @@ def test_titles_say_what_happened(runs):
     assert headline(runs[3]).startswith("compact_history at turn 3: ")
     assert headline(runs["baseline"]).startswith("No compaction: refused at turn 3 — prompt is too long")
     assert headline(runs["baseline"]).endswith(" tokens > 16,000 maximum")    # numbers with separators
-
-
-def test_baseline_shows_the_refusal(runs):
-    ax = plot_context(runs["baseline"])
-    assert any(c.get_gid() == "refused" for c in ax.collections)
-    assert stage_markers(ax) == {}
 
 
 def test_composition_stacks_every_kind_present(runs):
@@ -101,11 +101,6 @@ def test_composition_writes_the_number_of_placeholders_above_a_bar(runs):
     assert not [t for t in plot_composition(runs[2]).texts if t.get_gid() == "placeholder_count"]
 
 
-def test_plot_run_has_two_panels(runs):
-    fig = plot_run(runs[3])
-    assert len(fig.axes) >= 2
-
-
 def test_an_axes_made_outside_the_classroom_style_gets_its_fonts(runs):
     """The lab makes its own Figure (plain constrained layout, default fonts): the plot still
     uses the classroom sizes, and its legend lies under the Axes, off the data."""
@@ -129,7 +124,7 @@ def test_sizes_are_points_and_steps_not_slopes(runs):
     lines = {line.get_gid(): line for line in ax.get_lines()}
     assert lines["size_sent"].get_drawstyle() == "steps-post"
     assert lines["size_before"].get_linestyle() == "None"          # markers only
-    [cut] = [c for c in ax.collections if c.get_gid() == "cut"]       # where the pipeline cut
+    [cut] = drawn(ax, "cut")       # where the pipeline cut
     turn = next(t for t in runs[3].trace.turns if "compact_history" in t.stages)
     [(low, high)] = [sorted(seg[:, 1]) for seg in cut.get_segments()]
     assert (low, high) == (turn.size_sent, turn.size_before)
@@ -140,15 +135,15 @@ def test_the_baseline_shows_the_window_that_refused_it(runs):
     sent, window = baseline.refused_tokens
     assert window == 16_000 and sent > window
     ax = plot_tokens(baseline)
-    [line] = [line for line in ax.get_lines() if line.get_gid() == "window"]
+    [line] = drawn(ax, "window")
     assert list(line.get_ydata()) == [window, window]
-    [refused] = [c for c in ax.collections if c.get_gid() == "refused"]
+    [refused] = drawn(ax, "refused")
     assert refused.get_offsets().tolist() == [[len(baseline.trace.turns) + 1, sent]]
-    tokens = [line for line in ax.get_lines() if line.get_gid() == "tokens_sent"][0]
+    [tokens] = drawn(ax, "tokens_sent")
     assert list(tokens.get_ydata()) == [t.input_tokens for t in baseline.trace.turns]
     assert ax.get_title(loc="left") == "What the model measures: tokens, against its window"
     no_window = plot_tokens(runs[3])         # compacted: no refusal, so no window line to title
-    assert not [line for line in no_window.get_lines() if line.get_gid() == "window"]
+    assert not drawn(no_window, "window")
     assert no_window.get_title(loc="left") == "What the model measures: tokens per request"
 
 
@@ -156,7 +151,8 @@ def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limi
     baseline = runs["baseline"]
     sent, window = baseline.refused_tokens
     ax = plot_context(baseline)
-    [line] = [line for line in ax.get_lines() if line.get_gid() == "window"]
+    assert drawn(ax, "refused") and stage_markers(ax) == {}
+    [line] = drawn(ax, "window")
     assert list(line.get_ydata()) == [4 * window, 4 * window]      # where the right axis reads it
     labels = ax.get_legend_handles_labels()[1]
     assert f"refused: {sent:,} tokens > the model's window (not the char limit)" in labels
@@ -178,25 +174,25 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
     top, tokens = fig.axes[0], fig.axes[-1]
     assert top.get_title(loc="left").startswith(f"turn {turn}: the request (")
     assert top.get_title(loc="left").endswith("was refused; reactive_compact rescued it")
-    [refused] = [c for c in tokens.collections if c.get_gid() == "refused"]
+    [refused] = drawn(tokens, "refused")
     assert refused.get_offsets().tolist() == [[turn, rescued[0][1]]]
-    [line] = [line for line in tokens.get_lines() if line.get_gid() == "window"]
+    [line] = drawn(tokens, "window")
     assert list(line.get_ydata()) == [16_000, 16_000]
     assert plot_run(trace, ("context",)).axes[0].get_title(loc="left").startswith("compact_history")
     # the drop at the refused turn is reactive_compact's, not the pipeline's, and labelled so
-    [reactive_cut] = [c for c in top.collections if c.get_gid() == "cut_reactive"]
+    [reactive_cut] = drawn(top, "cut_reactive")
     refused_turn = trace.turns[turn - 1]
     [segment] = reactive_cut.get_segments()
     assert sorted(segment[:, 1]) == [refused_turn.size_sent, refused_turn.size_before]
     assert segment[0, 0] < turn                                  # beside its marker, not under it
     assert "cut by reactive_compact (after the refusal)" in top.get_legend_handles_labels()[1]
-    [cut] = [c for c in top.collections if c.get_gid() == "cut"]
+    [cut] = drawn(top, "cut")
     assert turn not in {round(seg[0, 0]) for seg in cut.get_segments()}
 
 
 def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):
     ax = plot_batch(runs[2])
-    [budget] = [line for line in ax.get_lines() if line.get_gid() == "budget"]
+    [budget] = drawn(ax, "budget")
     assert list(budget.get_ydata()) == [200_000, 200_000]
     arrived = {round(p.get_x() + 0.2): p.get_height() for p in ax.patches
                if p.get_gid() == "batch_arrived"}
@@ -218,7 +214,7 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
                        compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
     ax = plot_messages(trace)
     assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
-    [limit] = [line for line in ax.get_lines() if line.get_gid() == "max_messages"]
+    [limit] = drawn(ax, "max_messages")
     assert list(limit.get_ydata()) == [50, 50]
     fired = sum("snip_compact" in t.stages for t in trace.turns)
     assert fired > 0 and stage_markers(ax) == {"snip_compact": fired}
@@ -226,6 +222,7 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
 
 
 def test_plot_run_stacks_the_panels_asked_for(runs):
+    assert len(plot_run(runs[3]).axes) >= 2                 # the default: context and composition
     fig = plot_run(runs["baseline"], panels=("context", "tokens"))
     assert len(fig.axes) >= 2 and fig.axes[1].get_title(loc="left").startswith("What the model measures")
     with pytest.raises(ValueError, match="choose from"):

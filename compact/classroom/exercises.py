@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..offline.markers import read_compacted, read_persisted, read_placeholder, read_snip
-from ..pipeline import Context
+from ..pipeline import Context, Limits
 from ..pipeline.formats import REFERENCE
 from ..pipeline.messages import (
     has_tool_use,
@@ -62,7 +62,7 @@ def _contrast(key: str, want: Any, got: Any, **where: int) -> str:
 
 
 def text_difference(want: str, have: str) -> str:
-    """The first differing character of two texts, with context on both sides."""
+    """The first differing character of two texts, with CONTEXT characters on both sides."""
     at = next((k for k, (a, b) in enumerate(zip(want, have, strict=False)) if a != b),
               min(len(want), len(have)))
     start = max(at - CONTEXT, 0)
@@ -88,7 +88,6 @@ def changed(given: list, out: list) -> dict:
 
 
 def _changed(given: list, out: list) -> str:
-    """Which of the input's tool results ``out`` changed, and into what."""
     changes = [f"#{n} → {describe(content)}" for n, content in changed(given, out).values()]
     return say("fb.and").join(changes) or say("fb.none")
 
@@ -120,11 +119,9 @@ def first_difference(expected: list, got: list) -> str:
         hc = have.get("content") if isinstance(have, dict) else have
         if isinstance(wc, list) and isinstance(hc, list) and len(wc) == len(hc):
             j = next(j for j, (a, b) in enumerate(zip(wc, hc, strict=True)) if a != b)
-            wb, hb = wc[j], hc[j]
             wt, ht = (joined_text(x.get("content", x.get("text"))) if isinstance(x, dict) else x
-                      for x in (wb, hb))
-            return (_contrast("block", wt, ht, i=i, j=j)
-                    + "\n" + text_difference(str(wt), str(ht)))
+                      for x in (wc[j], hc[j]))
+            return _contrast("block", wt, ht, i=i, j=j) + "\n" + text_difference(str(wt), str(ht))
         line = _contrast("message", wc, hc, i=i)
         both_text = isinstance(wc, str) and isinstance(hc, str)
         return line + ("\n" + text_difference(wc, hc) if both_text else "")
@@ -135,43 +132,40 @@ def difference(expected: list, got: Any, given: list) -> str | None:
     """Where ``got`` differs from ``expected`` (both from the input ``given``), or None."""
     if not isinstance(got, list):
         return say("fb.not_list", kind=type(got).__name__)
-    if got == expected:
-        return None
-    return "\n".join(line for line in [*structure(expected, got, given),
-                                       first_difference(expected, got)] if line)
+    lines = [*structure(expected, got, given), first_difference(expected, got)]
+    return None if got == expected else "\n".join(line for line in lines if line)
 
 
-def unencoded(got: list) -> bool:
+def unencoded(given: list, expected: list, got: list) -> str | None:
     """The reference state after the header is raw text, not one JSON string."""
     text = plain_text(got[0]) if got and isinstance(got[0], dict) else ""
     _, found, reference = text.partition(f"\n\n{REFERENCE}\n")
-    if not found:
-        return False
     try:
-        return not isinstance(json.loads(reference), str)
+        wrong = bool(found) and not isinstance(json.loads(reference), str)
     except ValueError:
-        return True
+        wrong = True
+    return say("mistake.unencoded") if wrong else None
 
 
-def likely_mistake(stage: str, given: list, expected: list, got: list) -> str | None:
-    """The pitfall ``got`` shows, if it is one the lesson is known for."""
-    if stage in ("compact_history", "reactive_compact") and unencoded(got):
-        return say("mistake.unencoded")
+def unpaired(given: list, expected: list, got: list) -> str | None:
+    """A tool_use parted from its tool_result that the input kept together."""
     problems = pairing_problems(got) if not pairing_problems(given) else []
-    if stage in ("snip_compact", "reactive_compact") and problems:
-        return say("mistake.unpaired", problem=problems[0])
-    ids, want, have = [b.get("tool_use_id") for _, _, b in iter_tool_results(given)], \
-        list(changed(given, expected)), list(changed(given, got))
-    if stage == "micro_compact" and want and have and want != have and \
-            set(have) <= set(ids[len(ids) - len(have):]) and set(want) <= set(ids[:len(want)]):
+    return say("mistake.unpaired", problem=problems[0]) if problems else None
+
+
+def wrong_end(given: list, expected: list, got: list) -> str | None:
+    """The newest results replaced where the oldest should have been."""
+    ids = [b.get("tool_use_id") for _, _, b in iter_tool_results(given)]
+    want, have = list(changed(given, expected)), list(changed(given, got))
+    if want and have and want != have and set(have) <= set(ids[len(ids) - len(have):]) \
+            and set(want) <= set(ids[:len(want)]):
         return say("mistake.wrong_end")
     return None
 
 
-def case_name(case: object) -> str:
-    """``[lesson] the rule`` of a case, in the chosen language."""
-    source = say(f"case.source.{case.source}")
-    return f"[{source}] {say(f'case.{case.name}')}"
+# stage → the pitfalls the lesson is known for, in the order they are looked for
+MISTAKES = {"tool_result_budget": (), "snip_compact": (unpaired,), "micro_compact": (wrong_end,),
+            "compact_history": (unencoded,), "reactive_compact": (unencoded, unpaired)}
 
 
 @dataclass(frozen=True)
@@ -181,13 +175,12 @@ class Outcome:
     message: str = ""           # why it failed, in plain words
 
 
-def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome:
-    """Run one case in ``workdir`` (empty, so what lands on disk can be checked)."""
-    workdir = Path(workdir)
+def run_case(stage: str, case: Case, fn: Callable[..., Any], workdir: Path) -> Outcome:
+    """Run one case of ``stage`` in ``workdir`` (empty, so what lands on disk can be checked)."""
     history = case.history()
     given = copy.deepcopy(history)
     try:
-        got = fn(history, Context(workdir, case.limits, case.request, case.summarize))
+        got = fn(history, Context(workdir, Limits(), case.request, case.summarize))
     except NotImplementedError:
         return Outcome(case, False, say("check.not_written"))
     except Exception as error:     # a learner's bug is a result to report, not a crash
@@ -198,12 +191,11 @@ def run_case(case: Case, fn: Callable[..., Any], workdir: str | Path) -> Outcome
     problem = difference(expected, got, given)
     named = [say("check.mutated")] if history != given else []
     if problem and isinstance(got, list):        # the pitfall it shows, named first
-        named += [m for m in [likely_mistake(case.stage, given, expected, got)] if m]
+        named += [m for m in (find(given, expected, got) for find in MISTAKES[stage]) if m][:1]
     if problem is None and case.disk is not None:
         problem = case.disk(workdir, given)
-    if named or problem:
-        problem = "\n".join([*named, *([problem] if problem else [])])
-    return Outcome(case, problem is None, problem or "")
+    message = "\n".join([*named, *([problem] if problem else [])])
+    return Outcome(case, not message, message)
 
 
 @dataclass(frozen=True)
@@ -218,11 +210,12 @@ class Report:
 
     @property
     def failed(self) -> list[str]:
-        """The names of the cases that failed."""
         return [o.case.name for o in self.outcomes if not o.passed]
 
     def _lines(self) -> list[tuple[bool, str, str]]:
-        return [(o.passed, case_name(o.case), o.message) for o in self.outcomes]
+        """(passed, ``[lesson] the rule`` in the chosen language, why it failed) of each case."""
+        return [(o.passed, f"[{say(f'case.source.{o.case.source}')}] {say(f'case.{o.case.name}')}",
+                 o.message) for o in self.outcomes]
 
     def headline(self) -> str:
         """How many cases pass; the lesson's cases and the fixes apart when a fix fails."""
@@ -278,7 +271,7 @@ def check(stage: str, fn: Callable[..., Any], strict: bool = True) -> Report:
     outcomes = []
     for case in stage_cases:
         with tempfile.TemporaryDirectory(prefix="check-") as folder:
-            outcomes.append(run_case(case, fn, folder))
+            outcomes.append(run_case(stage, case, fn, Path(folder)))
     report = Report(stage, tuple(outcomes), is_solution(fn))
     if strict and os.environ.get(CHECK_CLAIMS) and not report.passed:   # notebooks under test
         raise AssertionError(str(report))

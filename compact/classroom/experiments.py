@@ -91,8 +91,7 @@ class ExperimentResult:
         return self.transcripts + self.tool_results
 
     def plot(self, panels: tuple[str, ...] = ("context", "composition"), *, limit: bool = True) -> Figure:
-        """The run per turn: its size against the limit, and what the context is made of
-        (``limit=False``: the context panel at the run's own scale, for a run far under the limit)."""
+        """The run per turn (``plot_run``; ``limit=False``: the context at the run's own scale)."""
         return plot_run(self, panels, limit=limit)
 
     def picture(self, stage: str) -> Figure:
@@ -138,13 +137,9 @@ class Runs:
 
 @dataclass
 class Settings:
-    """How a run of experiment ``n`` is made (``run_experiment(n, **settings)``).
-
-    ``stages``: your own stage functions by name, run in place of the package's (whatever stops a
-    run with them is the result's ``error``, never raised). ``compaction=False``: the baseline, no
-    stage runs. ``client``: a Messages-API client or an ``OfflineModel`` (default: ``make_client()``).
-    ``workdir``: a folder, ``Runs("runs")``, or a temporary folder. ``on_turn`` sees each turn.
-    """
+    """How experiment ``n`` runs: ``stages``, your own stage functions by name (what stops a run with
+    them is its ``error``, never raised); ``compaction=False``, the baseline; ``client``, a Messages-API
+    client or an ``OfflineModel``; ``workdir``, a folder, ``Runs("runs")`` or a temporary one."""
 
     n: int
     stages: dict[str, Callable] | None = None
@@ -155,18 +150,16 @@ class Settings:
     on_turn: Callable[[Turn], None] | None = None
 
     def workspace(self) -> Workspace:
-        n, workdir = self.n, self.workdir
-        if isinstance(workdir, Runs):
-            root = workdir.new(run_label(n, self.compaction))
-        else:
-            root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix=f"exp{n}-"))
-        return Workspace(make_workspace(root))
+        if isinstance(self.workdir, Runs):
+            return Workspace(self.workdir.course(run_label(self.n, self.compaction)))
+        if self.workdir is None:
+            return Workspace(make_workspace(Path(tempfile.mkdtemp(prefix=f"exp{self.n}-"))))
+        return Workspace(make_workspace(Path(self.workdir)))
 
     def model(self) -> Any:     # offline unless a key is set
-        client = self.client
-        if client is None or isinstance(client, OfflineModel):
-            return client.client() if client is not None else make_client(quiet=True)
-        return client
+        if isinstance(self.client, OfflineModel):
+            return self.client.client()
+        return make_client(quiet=True) if self.client is None else self.client
 
 
 def run_label(n: int, compaction: bool) -> str:

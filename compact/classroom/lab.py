@@ -9,12 +9,11 @@ import html
 import io
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
-from IPython.display import HTML, Image
 from matplotlib.figure import Figure
 
 from ..client import banner, make_client
@@ -24,8 +23,8 @@ from ..texts import language, say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
 from .plot import headline, plot_composition, plot_context
-from .runs import new_run, prune, remove, run_label_of, run_names, usage
-from .show import Text, describe_event, rows
+from .runs import new_run, prune, remove, run_names, surplus, usage
+from .show import History, Text, describe_event
 
 BUTTONS = [("lab.button.1", 1, True), ("lab.button.2", 2, True), ("lab.button.3", 3, True),
            ("lab.button.baseline", 3, False)]     # (its text's key, experiment, compaction)
@@ -52,7 +51,6 @@ body[data-jp-theme-light='false'] .compact-lab .compact-plot,
 body.vscode-dark .compact-lab .compact-plot { filter: invert(0.88) hue-rotate(180deg); }
 .compact-lab .lab-banner { font-size: 0.85em; line-height: 1.3; }
 .compact-lab .lab-error { color: var(--jp-error-color1, #d32f2f); font-weight: bold; }
-.compact-lab .compact-messages td { vertical-align: top; padding: 0 6px; }
 </style>""".replace("CSS_WIDTH", str(CSS_WIDTH))
 
 
@@ -85,22 +83,11 @@ def explains(n: int, compaction: bool, limits: Limits) -> str:
                preview=limits.preview_chars, limit=limits.context_limit)
 
 
-def label_of(n: int, compaction: bool, kind: str = "label") -> str:
-    """``kind`` "label" or "heading" of a run: experiment 1 (实验一, as the lesson numbers it) or baseline."""
+def label_of(n: int, compaction: bool) -> str:
+    """A run's label: experiment 1 (实验一, as the lesson numbers it) or baseline."""
     if not compaction:
-        return say(f"lab.{kind}.baseline")
-    return say(f"lab.{kind}.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
-
-
-def messages_html(messages: list) -> str:
-    """The message list as sent, one row per content block (the notebooks' ``show`` table)."""
-    head = "<tr><th>#</th>" + "".join(f"<th>{say(f'show.{key}')}</th>"
-                                      for key in ("role", "block", "chars", "preview")) + "</tr>"
-    body = "".join(
-        f"<tr><td>{index}</td><td>{role}</td><td>{kind}</td><td>{chars:,}</td>"
-        f"<td style='font-family:monospace;white-space:pre-wrap'>{html.escape(text)}</td></tr>"
-        for index, role, kind, chars, text in rows(messages, preview=240))
-    return f"<table class='compact-messages'>{head}{body}</table>"
+        return say("lab.label.baseline")
+    return say("lab.label.experiment", n=NUMERALS.get(n, str(n)) if language() == "zh" else str(n))
 
 
 def events_html(result: ExperimentResult, failure: str | None = None) -> str:
@@ -234,10 +221,6 @@ class Lab:
         for name, slider in self.sliders.items():
             slider.value = getattr(self._base, name)
 
-    @property
-    def busy(self) -> bool:
-        return self._lock.locked()
-
     # ------------------------------------------------------------------ running
 
     def click(self, n: int, compaction: bool = True) -> bool:
@@ -276,11 +259,7 @@ class Lab:
         """A new run folder; of each experiment's older ones the newest ``keep`` (and the one shown) stay."""
         self.folders.append(new_run(self.root, run_label(n, compaction)))
         shown = self.result.workdir if self.result else None
-        by_label: dict[str, list[Path]] = {}
-        for folder in self.folders:
-            by_label.setdefault(run_label_of(folder.name), []).append(folder)
-        old = [f for same in by_label.values() for f in same[: max(len(same) - self.keep, 0)] if f != shown]
-        self._forget(remove(self.root, old))
+        self._forget(remove(self.root, [f for f in surplus(self.folders, self.keep) if f != shown]))
         return self.folders[-1]
 
     def _forget(self, removed: list[Path]) -> None:
@@ -346,8 +325,6 @@ class Lab:
 
     def _describe_run(self, seconds: float) -> None:
         result = self.result
-        if result is None:
-            return
         label = label_of(result.n, result.compaction)
         changed = [name for name, s in self.sliders.items() if s.value != getattr(result.limits, name)]
         note = say("lab.state.stale", changed=", ".join(changed)) if changed else ""
@@ -362,7 +339,7 @@ class Lab:
         self.state.value = f"<div class='lab-state'>{text}</div>"
 
     def _sliders_moved(self, _change: Any) -> None:
-        if self.result is not None and self.failure is None and not self.busy:
+        if self.result is not None and self.failure is None and not self._lock.locked():
             self._describe_run(0)
 
     def figure(self) -> Figure:
@@ -391,7 +368,8 @@ class Lab:
         turn = self.result.trace.turns[self.turn.value - 1]
         line = say("lab.inspector", turn=turn.turn, count=len(turn.sent), chars=turn.size_sent,
                    stages=", ".join(turn.stages) or say("lab.none"))
-        self.inspector.value = f"<p>{html.escape(line)}</p>" + messages_html(turn.sent)
+        table = History(turn.sent, preview=240)._repr_html_()
+        self.inspector.value = f"<p>{html.escape(line)}</p>{table}"
 
     # ------------------------------------------------------------------ run folders
 
@@ -414,18 +392,3 @@ class Lab:
         finally:
             self._lock.release()
             self._update_runs_kept()
-
-    # ------------------------------------------------------------------ static gallery
-
-    def gallery(self) -> Iterator[Any]:
-        """Each experiment run with the sliders' limits, as plain HTML and PNG outputs (a static page)."""
-        for _key, n, compaction in BUTTONS:
-            with self._lock:
-                result = run_experiment(n, limits=self.limits, client=self.client,
-                                        workdir=self._new_folder(n, compaction), compaction=compaction)
-            self.runs.append(result)
-            yield HTML(f"<h3>{html.escape(label_of(n, compaction, 'heading'))}</h3>"
-                       f"<p>{html.escape(prompt(n))}</p>")
-            yield Image(data=figure_png(result), format="png", width=CSS_WIDTH)
-            yield HTML(events_html(result) + answer_html(result) + files_html(result))
-        self._update_runs_kept()

@@ -1,10 +1,7 @@
-"""Pictures of a run, one panel per stage's trigger: context chars (compact_history), tokens
-(the refusal, reactive_compact), the newest batch (tool_result_budget), the message count
-(snip_compact), and what fills the context. Sizes are measured once per model call, so they are
-points and steps, never slopes. For a projector: big fonts, the Okabe–Ito palette, one marker per
-stage, every text from the catalogs (``say("plot.…")``, looked up when drawn), each legend under
-its Axes; figures use the object API (no pyplot state).
-"""
+"""Pictures of a run, one panel per stage's trigger: context chars, tokens, the newest batch, the
+message count, and what fills the context. Sizes are measured once per model call: points and
+steps, never slopes. For a projector: big fonts, the Okabe–Ito palette, a marker per stage, texts
+from the catalogs (``say("plot.…")``), each legend under its Axes; no pyplot state."""
 
 from __future__ import annotations
 
@@ -64,7 +61,6 @@ def _parts(run: Any) -> tuple[Trace, Limits, Any]:
 
 
 def placeholders(messages: list) -> int:
-    """How many tool results in ``messages`` are micro_compact's placeholders."""
     return sum(read_placeholder(str(b.get("content", ""))) is not None
                for _, _, b in iter_tool_results(messages))
 
@@ -98,9 +94,7 @@ def headline(run: Any, stage: str | None = None) -> str:
         hits = [(turn, e) for turn, e in fired if e.stage == name]
         if hits:
             return _describe(name, hits, trace)
-    if stage:
-        return say("plot.headline.not_fired", stage=stage)
-    return say("plot.headline.quiet")
+    return say("plot.headline.not_fired", stage=stage) if stage else say("plot.headline.quiet")
 
 
 def _turn_axis(ax: Axes, last_turn: int) -> None:
@@ -120,7 +114,7 @@ def _turn_axis(ax: Axes, last_turn: int) -> None:
 
 
 def thousands(axis: Any) -> None:
-    """Tick labels written as every number the package writes, in both languages: 20,000."""
+    """Tick labels written as the package writes numbers, in both languages: 20,000."""
     axis.set_major_formatter(lambda v, _: f"{v:,.0f}")
 
 
@@ -145,8 +139,7 @@ def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: An
 
 
 def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
-    """Classroom fonts (also on an Axes made outside ``RC``), y labels from the top, the legend
-    under the Axes, the title wrapped at the figure's edge."""
+    """Classroom fonts (also outside ``RC``), y labels from the top, the legend under, the title wrapped."""
     ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"], wrap=True)
     for axes in (ax, *ax.child_axes):
         axes.xaxis.label.set_fontsize(RC["axes.labelsize"])
@@ -157,9 +150,8 @@ def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
 
 def _before_and_sent(ax: Axes, trace: Trace, sizes: tuple[list[int], list[int]], what: str,
                      zoomed: bool = False) -> None:
-    """Hollow grey = before the pipeline, blue = sent, a red bar = what the pipeline cut; a turn
-    reactive_compact cut has its bar in that stage's colour, thicker, beside its marker.
-    ``zoomed``: the hollow markers on top and the cuts wider, for a run drawn at its own scale."""
+    """Hollow grey = before the pipeline, blue = sent, a red bar = what it cut (reactive_compact's:
+    its colour, beside the marker); ``zoomed``: hollow markers on top, cuts wider."""
     (before, sent), turns = sizes, [t.turn for t in trace.turns]
     ax.plot(turns, before, linestyle="None", marker="o", markersize=9, markerfacecolor="white",
             color="#777777", label=say("plot.before", what=what), gid="size_before",
@@ -224,9 +216,9 @@ def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
-                 stage: str | None = None, limit: bool = True) -> Axes:
-    """Context size per turn (chars of JSON) against ``context_limit``, a marker per stage that
-    fired; ``limit=False``: scaled to the run, the limit only in the legend."""
+                 limit: bool = True) -> Axes:
+    """Context chars per turn against ``context_limit``, a marker per stage that fired;
+    ``limit=False``: scaled to the run, the limit only in the legend."""
     trace, limits, result = _parts(run)
     with panel(ax, 6) as ax:
         turns = [t.turn for t in trace.turns]
@@ -251,14 +243,14 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         tokens.set_ylabel(say("plot.tokens_axis"))
         thousands(tokens.yaxis)
         _turn_axis(ax, last_turn)
-        finish(ax, title or headline(run, stage))
+        finish(ax, title or headline(run))
     return ax
 
 
 def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
                 window_tokens: int | None = None, rescued: list | None = None) -> Axes:
-    """Tokens per request (system prompt and tools included) against the model's window; a ✕ for
-    the refusal that ended a run (after its last turn) and each one ``rescued`` (at its turn)."""
+    """Tokens per request against the model's window; a ✕ for the refusal that ended a run (after
+    its last turn) and each one ``rescued`` (at its turn)."""
     trace, _, result = _parts(run)
     refused = getattr(result, "refused_tokens", None) if result is not None else None
     window = window_tokens or (refused[1] if refused else None) or (rescued[0][2] if rescued else None)
@@ -287,8 +279,8 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
 
 
 def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
-    """(turn, chars of the newest batch of tool results as it arrived, as it was sent); a
-    persisted result counts at its full size on arrival, as ``tool_result_budget`` counts it."""
+    """(turn, chars of the newest batch as it arrived (a persisted result at its full size),
+    as it was sent)."""
     trace, _, _ = _parts(run)
     found = []
     for turn in trace.turns:
@@ -360,8 +352,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
 
 
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
-    """What the context is made of: a stacked bar per turn, a colour per kind; placeholders are
-    slivers, so their number is written above the bar."""
+    """A stacked bar per turn, a colour per kind; the number of placeholders written above it."""
     trace, _, _ = _parts(run)
     with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
@@ -394,9 +385,8 @@ PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
 
 def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
              window: int | None = None, refusals: bool = False, limit: bool = True) -> Figure:
-    """Panels of ``PANELS`` stacked on the turn axis (default: the lab's picture). ``window``: the
-    model's window on "tokens"; ``refusals``: each refusal the run survived is a ✕ there, and the
-    title says so; ``limit``: as in ``plot_context``."""
+    """Panels of ``PANELS`` stacked on the turn axis. ``window``: the model's window on "tokens";
+    ``refusals``: each refusal the run survived is a ✕ there; ``limit``: as in ``plot_context``."""
     unknown = [p for p in panels if p not in PANELS]
     if unknown or not panels:
         raise ValueError(f"unknown panel(s) {unknown}; choose from {list(PANELS)}")
@@ -406,28 +396,13 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
         heights = [3 if p == "context" else 2 for p in panels]
         fig = Figure(figsize=(11, 1.6 * sum(heights)), layout="constrained")   # two panels: 8 in
         axes = fig.subplots(len(panels), 1, height_ratios=heights, squeeze=False)[:, 0]
+        title = rescued and say("plot.headline.rescued", turn=rescued[0][0], tokens=rescued[0][1],
+                                limit=limits.context_limit)
+        options = {"tokens": {"window_tokens": window, "rescued": rescued},
+                   "context": {"title": title or None, "limit": limit or bool(rescued)}}
         for name, ax in zip(panels, axes, strict=True):
-            if name == "tokens":
-                plot_tokens(run, ax=ax, window_tokens=window, rescued=rescued)
-            elif name == "context" and rescued:
-                plot_context(run, ax=ax, title=say("plot.headline.rescued", turn=rescued[0][0],
-                                                   tokens=rescued[0][1], limit=limits.context_limit))
-            elif name == "context":
-                plot_context(run, ax=ax, limit=limit)
-            else:
-                PANELS[name](run, ax=ax)
+            PANELS[name](run, ax=ax, **options.get(name, {}))
         if window and "context" in panels:     # the counted tokens are drawn: chars ÷ 4 is only the estimate
-            _estimate_axis(axes[panels.index("context")])
+            for right in axes[panels.index("context")].child_axes:
+                right.set_ylabel(say("plot.tokens_axis_estimate"))
     return fig
-
-
-def _estimate_axis(ax: Axes) -> None:
-    """The context panel's right axis, labelled as the chars ÷ 4 estimate it is."""
-    for right in ax.child_axes:
-        right.set_ylabel(say("plot.tokens_axis_estimate"))
-
-
-def stage_markers(ax: Axes) -> dict[str, int]:
-    """How many markers of each stage an Axes shows (for tests and checks)."""
-    return {c.get_gid().split(":", 1)[1]: len(c.get_offsets()) for c in ax.collections
-            if (c.get_gid() or "").startswith("stage:")}

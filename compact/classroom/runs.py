@@ -194,13 +194,17 @@ def _remove_run(runs: Path, name: str) -> bool:
     return True
 
 
+def surplus(folders: list, keep: int) -> list:
+    """Those of ``folders`` (oldest first per label) beyond each label's newest ``keep``."""
+    by_label: dict[str, list] = {}
+    for folder in folders:
+        by_label.setdefault(run_label_of(Path(folder).name), []).append(folder)
+    return [folder for same in by_label.values() for folder in same[: max(len(same) - keep, 0)]]
+
+
 def _prune(runs: Path, keep: int) -> list[Path]:
-    by_label: dict[str, list[str]] = {}
-    for name, status in _statuses(runs).items():
-        if status == "finished":
-            by_label.setdefault(run_label_of(name), []).append(name)
-    return [runs / name for names in by_label.values()
-            for name in names[: max(len(names) - keep, 0)] if _remove_run(runs, name)]
+    finished = [name for name, status in _statuses(runs).items() if status == "finished"]
+    return [runs / name for name in surplus(finished, keep) if _remove_run(runs, name)]
 
 
 def prune(runs: str | Path, keep: int = KEEP) -> list[Path]:

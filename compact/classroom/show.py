@@ -1,6 +1,5 @@
-"""Readable views of what the context holds: a history as a table of blocks, a compacted
-message as its two sections, a run as one row per turn; HTML in a notebook, text in a terminal.
-"""
+"""Readable views of what the context holds: a history as a table of blocks, a compacted message
+as its two sections, a run as one row per turn; HTML in a notebook, text in a terminal."""
 
 from __future__ import annotations
 
@@ -24,14 +23,21 @@ FOLD = 10            # rows or lines shown before the rest is folded away
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 
 
-_PRE = "font-family:monospace;white-space:pre-wrap;margin:0"
-
-
 def call_text(name: str, tool_input: dict | None) -> str:
     """One tool call as it would be written in code: ``read_file(path="a.cfg")``."""
     args = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}"
                      for key, value in (tool_input or {}).items())
     return f"{name}({args})"
+
+
+def _pre(text: str) -> str:
+    style = "font-family:monospace;white-space:pre-wrap;margin:0"
+    return f"<pre style='{style}'>{html.escape(text)}</pre>"
+
+
+def _folded(shown: str, summary: str, rest: str) -> str:
+    """``shown``, then ``rest`` in a ``<details>`` a click away."""
+    return f"{shown}<details><summary>{html.escape(summary)}</summary>{rest}</details>"
 
 
 def calls_text(tool_calls: Iterable[tuple[str, dict]]) -> str:
@@ -72,23 +78,22 @@ class Table:
 
     def _repr_html_(self) -> str:
         if self.brief:                       # a projector-wide table first, every column a click away
-            full = Table(self.headers, self.rows, "", self.monospace, self.numeric)
-            more = html.escape(say("show.all_columns", count=len(self.headers)))
-            return (self.columns(self.brief)._repr_html_()
-                    + f"<details><summary>{more}</summary>{full._repr_html_()}</details>")
+            full = Table(self.headers, self.rows, "", self.monospace, self.numeric)._repr_html_()
+            return _folded(self.columns(self.brief)._repr_html_(),
+                           say("show.all_columns", count=len(self.headers)), full)
         head = "".join(f"<th style='{self._style(k)}'>{html.escape(h)}</th>"
                        for k, h in enumerate(self.headers))
         body = ["<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(self._cell(v))}</td>"
                                  for k, v in enumerate(row)) + "</tr>" for row in self.rows]
         caption = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" \
             if self.title else ""
-        cut = len(body) if len(body) <= FOLD + 2 else FOLD
-        table = f"<table class='compact-table'>{caption}<tr>{head}</tr>{''.join(body[:cut])}</table>"
-        if cut == len(body):
-            return table
-        rest = say("show.more_rows", count=len(self.rows) - FOLD)
-        return (f"{table}<details><summary>{html.escape(rest)}</summary><table class='compact-table'>"
-                f"<tr>{head}</tr>{''.join(body[cut:])}</table></details>")
+
+        def table(part: list[str], top: str = caption) -> str:
+            return f"<table class='compact-table'>{top}<tr>{head}</tr>{''.join(part)}</table>"
+        if len(body) <= FOLD + 2:
+            return table(body)
+        return _folded(table(body[:FOLD]), say("show.more_rows", count=len(body) - FOLD),
+                       table(body[FOLD:], ""))
 
     def __str__(self) -> str:
         cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
@@ -140,16 +145,14 @@ class History(Table):
 
 
 def leading_notes(text: str) -> tuple[list[str], str]:
-    """The ``Note [...]`` lines an offline answer starts with (its notes on the last result it
-    read, written into its reply so they outlive micro_compact), and the rest of the text."""
+    """The ``Note [...]`` lines an offline answer starts with (kept past micro_compact); the rest."""
     lines = text.splitlines()
     count = next((k for k, line in enumerate(lines) if not NOTE.fullmatch(line)), len(lines))
     return (lines[:count], "\n".join(lines[count:])) if 0 < count < len(lines) else ([], text)
 
 
 class Text:
-    """A long text (an answer, a summary, a log) shown folded: its first lines, the rest in a
-    ``<details>`` a click away."""
+    """A long text (an answer, a summary, a log): its first lines, the rest a click away."""
 
     def __init__(self, text: str, title: str = "") -> None:
         self.text, self.title = str(text), title
@@ -159,17 +162,13 @@ class Text:
         lines = text.splitlines()
         title = f"<b>{html.escape(self.title)}</b>" if self.title else ""
         if notes:                            # folded first: what the answer says comes first
-            count = html.escape(say("show.notes", count=len(notes)))
-            title += (f"<details><summary>{count}</summary><pre style='{_PRE}'>"
-                      f"{html.escape(chr(10).join(notes))}</pre></details>")
-        head = html.escape("\n".join(lines[:FOLD]))
-        if len(lines) <= FOLD + 2:
-            body = html.escape(text)
-            return f"<div class='compact-text'>{title}<pre style='{_PRE}'>{body}</pre></div>"
-        rest = html.escape("\n".join(lines[FOLD:]))
-        more = html.escape(say("show.more_lines", count=len(lines) - FOLD))
-        return (f"<div class='compact-text'>{title}<pre style='{_PRE}'>{head}</pre><details>"
-                f"<summary>{more}</summary><pre style='{_PRE}'>{rest}</pre></details></div>")
+            title = _folded(title, say("show.notes", count=len(notes)), _pre("\n".join(notes)))
+        if len(lines) > FOLD + 2:
+            more = say("show.more_lines", count=len(lines) - FOLD)
+            text = _folded(_pre("\n".join(lines[:FOLD])), more, _pre("\n".join(lines[FOLD:])))
+        else:
+            text = _pre(text)
+        return f"<div class='compact-text'>{title}{text}</div>"
 
     def __str__(self) -> str:
         return (f"{self.title}\n" if self.title else "") + self.text
@@ -237,11 +236,8 @@ def show(value: Any, title: str = "", start: int = 0) -> None:
 
 
 class Compacted:
-    """A ``[Compacted]`` / ``[Reactive compact]`` message, shown as its two sections.
-
-    The Reference state is stored as one JSON string (so nothing in it can start a line that
-    looks like a section header); here it is decoded for reading.
-    """
+    """A ``[Compacted]`` / ``[Reactive compact]`` message as its two sections, the Reference state
+    (stored as one JSON string, so nothing in it can pose as a header) decoded for reading."""
 
     def __init__(self, message: dict | str) -> None:
         self.text = message if isinstance(message, str) else plain_text(message)
@@ -257,18 +253,16 @@ class Compacted:
         box = "border:1px solid #999;border-radius:4px;padding:6px 10px;margin:4px 0"
         return (f"<div class='compacted'><b>{html.escape(self.header)}</b>"
                 f"<div style='{box};border-left:6px solid #0072B2'><b>{html.escape(AUTHORITATIVE)}</b>"
-                f"<pre style='{_PRE}'>{html.escape(self.request)}</pre></div>"
+                f"{_pre(self.request)}</div>"
                 f"<div style='{box};border-left:6px solid #E69F00'><b>{html.escape(REFERENCE)}</b> "
                 f"<i>{html.escape(say('show.json_note', chars=self.stored_chars))}</i>"
-                f"<pre style='{_PRE}'>{html.escape(self.summary)}</pre></div></div>")
+                f"{_pre(self.summary)}</div></div>")
 
     def __str__(self) -> str:
-        def block(title: str, body: str) -> str:
-            return f"┌─ {title}\n" + "\n".join(f"│ {line}" for line in body.splitlines()) + "\n└─"
-        return "\n".join([self.header,
-                          block(AUTHORITATIVE, self.request),
-                          block(f"{REFERENCE} — {say('show.json_decoded', chars=self.stored_chars)}",
-                                self.summary)])
+        reference = f"{REFERENCE} — {say('show.json_decoded', chars=self.stored_chars)}"
+        boxes = [f"┌─ {title}\n" + "\n".join(f"│ {line}" for line in body.splitlines()) + "\n└─"
+                 for title, body in ((AUTHORITATIVE, self.request), (reference, self.summary))]
+        return "\n".join([self.header, *boxes])
 
     __repr__ = __str__
 

@@ -1,18 +1,17 @@
 """Each stage's own test cases, in one place: the package's tests and the notebooks' checker run
-the very same ones. A case is a history, the limits and the expected output, written out by
-hand from the rule it states (a transcript case judges only what lands on disk), tagged
-``lesson`` or ``fix`` (beyond the lesson's snippet). The function under test is
-``stage(messages, ctx) -> list`` and must leave the list it was given as it was.
+the very same ones. A case is a history and the expected output, written out by hand from the
+rule it states (a transcript case judges only what lands on disk), tagged ``lesson`` or ``fix``
+(beyond the lesson's snippet). The function under test is ``stage(messages, ctx) -> list`` and
+must leave the list it was given as it was.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..pipeline import Limits
 from ..pipeline.formats import (
     AUTHORITATIVE,
     COMPACTED,
@@ -31,8 +30,7 @@ SIGNATURE = "{stage}(messages, ctx) -> list"      # every stage's, the package's
 
 
 def tool_turn(*calls: tuple[str, str, str], name: str = "read_file") -> list[dict]:
-    """A hand-built tool round: the assistant's tool_use blocks and the user's results, for
-    ``calls`` of ``(tool_use_id, path, result_text)``."""
+    """A hand-built tool round for ``calls`` of ``(tool_use_id, path, result_text)``."""
     return [{"role": "assistant", "content": [
                 {"type": "tool_use", "id": i, "name": name, "input": {"path": p}} for i, p, _ in calls]},
             {"role": "user", "content": [
@@ -46,17 +44,13 @@ def results(messages: list) -> list[str]:
 
 @dataclass(frozen=True)
 class Case:
-    stage: str
     name: str                                   # the rule, in plain words
     source: str                                 # "lesson" or "fix"
     history: Callable[[], list]                 # builds a fresh input each time
-    expected: Callable[[list], list] | None     # the output, written out from the input;
-                                                # None: the case judges only what lands on disk
-    limits: Limits = Limits()
+    expected: Callable[[list], list] | None     # the output from the input; None: disk only
     request: str = "do the task"                # the active request (stage 4, reactive)
     summarize: Callable[[list], str] | None = None
     disk: Callable[[Path, list], str | None] | None = None   # a problem on disk, or None
-    notes: str = field(default="", compare=False)
 
 
 # ---- builders ---------------------------------------------------------------------------
@@ -154,33 +148,29 @@ TRB = ".task_outputs/tool-results"
 NEXT_TOOL = [assistant("seen"), user("next")]
 
 
-def _sized(*texts: str) -> list:
-    return session(["x" * 500], list(texts))
+def _left_alone(name: str, history: Callable[[], list]) -> Case:
+    """A tool_result_budget case whose history comes back as it went in, nothing on disk."""
+    return Case(name, "lesson", history, lambda h: h, disk=nothing_on_disk)
 
 
 CASES["tool_result_budget"] = [
-    Case("tool_result_budget", "the largest result goes to disk first, and the stage stops "
-         "as soon as the batch fits the 200,000 budget", "lesson",
-         lambda: _sized(BIG, "M" * 60_000, "s" * 25_000, "t" * 10_000),
+    Case("the largest result goes to disk first, and the stage stops as soon as the batch fits "
+         "the 200,000 budget", "lesson",
+         lambda: session(["x" * 500], [BIG, "M" * 60_000, "s" * 25_000, "t" * 10_000]),
          lambda h: replaced(h, {(4, 0): persisted_text(f"{TRB}/t1_0.txt", BIG, 2_000)}),
          disk=files_hold({f"{TRB}/t1_0.txt": BIG})),
-    Case("tool_result_budget", "several results go to disk, largest first, until the batch "
-         "fits", "lesson",
+    Case("several results go to disk, largest first, until the batch fits", "lesson",
          lambda: session(["A" * 90_000, "B" * 80_000, "C" * 70_000, "D" * 31_000, "E" * 29_000]),
          lambda h: replaced(h, {(2, 0): persisted_text(f"{TRB}/t0_0.txt", "A" * 90_000, 2_000),
                                 (2, 1): persisted_text(f"{TRB}/t0_1.txt", "B" * 80_000, 2_000)}),
          disk=files_hold({f"{TRB}/t0_0.txt": "A" * 90_000, f"{TRB}/t0_1.txt": "B" * 80_000})),
-    Case("tool_result_budget", "results no longer than persist_threshold (30,000) stay, even "
-         "when the batch is over the budget", "lesson",
-         lambda: session(["q" * 29_999] * 8), lambda h: h, disk=nothing_on_disk),
-    Case("tool_result_budget", "a batch within the budget is left alone, however big one "
-         "result is", "lesson",
-         lambda: session(["x" * 100_000]), lambda h: h, disk=nothing_on_disk),
-    Case("tool_result_budget", "only the newest batch counts: an older result is never "
-         "persisted", "lesson",
-         lambda: session(["z" * 250_000]) + NEXT_TOOL, lambda h: h, disk=nothing_on_disk),
-    Case("tool_result_budget", "a history with no tool results at all is left alone", "lesson",
-         lambda: [user("hello")], lambda h: h, disk=nothing_on_disk),
+    _left_alone("results no longer than persist_threshold (30,000) stay, even when the batch is "
+                "over the budget", lambda: session(["q" * 29_999] * 8)),
+    _left_alone("a batch within the budget is left alone, however big one result is",
+                lambda: session(["x" * 100_000])),
+    _left_alone("only the newest batch counts: an older result is never persisted",
+                lambda: session(["z" * 250_000]) + NEXT_TOOL),
+    _left_alone("a history with no tool results at all is left alone", lambda: [user("hello")]),
 ]
 
 
@@ -198,25 +188,26 @@ def _snipped_once() -> list:
     return history[:3] + [snip_marker(10)] + history[-47:]
 
 
+def _snip(head: int, count: int, tail: int) -> Callable[[list], list]:
+    """The expected output: the first ``head`` messages, a marker of ``count``, from ``tail`` on."""
+    return lambda h: h[:head] + [snip_marker(count)] + h[tail:]
+
+
 CASES["snip_compact"] = [
-    Case("snip_compact", "60 messages become the first 3, one [snipped 10 messages] marker "
-         "and the last 47", "lesson",
-         lambda: chat(60), lambda h: h[:3] + [snip_marker(10)] + h[13:]),
-    Case("snip_compact", "50 messages are left alone", "lesson", lambda: chat(50), lambda h: h),
-    Case("snip_compact", "the head grows forward so a tool_use keeps its results", "lesson",
+    Case("60 messages become the first 3, one [snipped 10 messages] marker and the last 47",
+         "lesson", lambda: chat(60), _snip(3, 10, 13)),
+    Case("50 messages are left alone", "lesson", lambda: chat(50), lambda h: h),
+    Case("the head grows forward so a tool_use keeps its results", "lesson",
          lambda: [user("task"), assistant("plan"), *batch("h", "r"), *chat(60)[4:]],
-         lambda h: h[:4] + [snip_marker(9)] + h[13:]),
-    Case("snip_compact", "the tail start moves back so a tool_result keeps its tool_use",
-         "lesson", lambda: chat(13) + batch("x", "r1") + chat(46),
-         lambda h: h[:3] + [snip_marker(10)] + h[13:]),
-    Case("snip_compact", "both cuts move when both would part a pair (3 → 4 at the head, "
-         "13 → 12 at the tail)", "lesson", _two_requests_then_tools,
-         lambda h: h[:4] + [snip_marker(8)] + h[12:]),
-    Case("snip_compact", "a marker is not counted as a message: a list snipped to 50 plus "
-         "its marker is left alone", "fix", _snipped_once, lambda h: h),
-    Case("snip_compact", "snipping again adds the old marker's count to the new one",
-         "fix", lambda: _snipped_once() + chat(10),
-         lambda h: h[:3] + [snip_marker(20)] + h[14:]),
+         _snip(4, 9, 13)),
+    Case("the tail start moves back so a tool_result keeps its tool_use", "lesson",
+         lambda: chat(13) + batch("x", "r1") + chat(46), _snip(3, 10, 13)),
+    Case("both cuts move when both would part a pair (3 → 4 at the head, 13 → 12 at the tail)",
+         "lesson", _two_requests_then_tools, _snip(4, 8, 12)),
+    Case("a marker is not counted as a message: a list snipped to 50 plus its marker is left "
+         "alone", "fix", _snipped_once, lambda h: h),
+    Case("snipping again adds the old marker's count to the new one", "fix",
+         lambda: _snipped_once() + chat(10), _snip(3, 20, 14)),
 ]
 
 
@@ -234,23 +225,20 @@ def _persisted_then_three() -> list:
 
 
 CASES["micro_compact"] = [
-    Case("micro_compact", "all but the 3 newest results become the placeholder, if longer "
-         "than 120 chars", "lesson",
-         lambda: session(*[[t] for t in SIX]) + [assistant("seen them")],
+    Case("all but the 3 newest results become the placeholder, if longer than 120 chars",
+         "lesson", lambda: session(*[[t] for t in SIX]) + [assistant("seen them")],
          lambda h: replaced(h, {(2, 0): PLACEHOLDER, (6, 0): PLACEHOLDER})),
-    Case("micro_compact", "three or fewer results are left alone", "lesson",
+    Case("three or fewer results are left alone", "lesson",
          lambda: session(["a" * 900], ["b" * 900], ["c" * 900]) + [assistant()], lambda h: h),
-    Case("micro_compact", "a placeholder is never replaced again (running twice changes "
-         "nothing)", "lesson",
+    Case("a placeholder is never replaced again (running twice changes nothing)", "lesson",
          lambda: replaced(session(*[["x" * 300]] * 6) + [assistant()],
                           {(2, 0): PLACEHOLDER, (4, 0): PLACEHOLDER, (6, 0): PLACEHOLDER}),
          lambda h: h),
-    Case("micro_compact", "results the model has not seen yet (after the last assistant "
-         "message) are never replaced: a batch of 5 keeps all 5", "fix",
+    Case("results the model has not seen yet (after the last assistant message) are never "
+         "replaced: a batch of 5 keeps all 5", "fix",
          lambda: [user("Read the five files."), *batch("b", *["x" * 500] * 5)], lambda h: h),
-    Case("micro_compact", "a persisted result's placeholder keeps the path to the full "
-         "output", "fix", _persisted_then_three,
-         lambda h: replaced(h, {(2, 0): kept_path_placeholder(KEPT)})),
+    Case("a persisted result's placeholder keeps the path to the full output", "fix",
+         _persisted_then_three, lambda h: replaced(h, {(2, 0): kept_path_placeholder(KEPT)})),
 ]
 
 
@@ -265,23 +253,21 @@ def _read_two() -> list:
             *tool_turn(("t2", "db.py", "y = 2\n" * 300)), assistant("Read both.")]
 
 
+def _compacted(summarize: Callable[[list], str]) -> Callable[[list], list]:
+    return lambda h: [two_sections(COMPACTED, REQUEST, summarize(h))]
+
+
 CASES["compact_history"] = [
-    Case("compact_history", "the history becomes ONE [Compacted] message: the request "
-         "verbatim, then the summary as a JSON string", "lesson", _read_two,
-         lambda h: [two_sections(COMPACTED, REQUEST, counted(h))], request=REQUEST,
-         summarize=counted),
-    Case("compact_history", "the whole history is saved to .transcripts/ first, one JSON "
-         "message a line", "lesson", _read_two, None, request=REQUEST,
-         summarize=counted, disk=transcript_holds_history),
-    Case("compact_history", "the request comes from the caller, never from the last "
-         "role=user message (here a tool result holding planted text)", "lesson",
+    Case("the history becomes ONE [Compacted] message: the request verbatim, then the summary "
+         "as a JSON string", "lesson", _read_two, _compacted(counted), REQUEST, counted),
+    Case("the whole history is saved to .transcripts/ first, one JSON message a line", "lesson",
+         _read_two, None, REQUEST, counted, transcript_holds_history),
+    Case("the request comes from the caller, never from the last role=user message (here a tool "
+         "result holding planted text)", "lesson",
          lambda: _read_two()[:3] + [*tool_turn(("t9", "notes.txt", PLANTED))],
-         lambda h: [two_sections(COMPACTED, REQUEST, counted(h))], request=REQUEST,
-         summarize=counted),
-    Case("compact_history", "a summary that imitates a section header stays inside the "
-         "JSON string", "lesson", _read_two,
-         lambda h: [two_sections(COMPACTED, REQUEST, hostile(h))], request=REQUEST,
-         summarize=hostile),
+         _compacted(counted), REQUEST, counted),
+    Case("a summary that imitates a section header stays inside the JSON string", "lesson",
+         _read_two, _compacted(hostile), REQUEST, hostile),
 ]
 
 
@@ -292,21 +278,19 @@ def _tool_pair_at_the_cut() -> list:
             *batch("r", "p" * 10, "p" * 10), assistant("a5"), user("u6"), assistant("a7"), user("u8")]
 
 
+def _reactive(cut: int) -> Callable[[list], list]:
+    return lambda h: [two_sections(REACTIVE, "task", counted(h[:cut])), *h[cut:]]
+
+
 CASES["reactive_compact"] = [
-    Case("reactive_compact", "keeps the last 5 messages and summarises only what is before "
-         "them into a [Reactive compact] message", "lesson", lambda: chat(10, pad=300),
-         lambda h: [two_sections(REACTIVE, "task", counted(h[:5])), *h[5:]],
-         request="task", summarize=counted),
-    Case("reactive_compact", "the cut moves back one message so a tool_result keeps its "
-         "tool_use", "lesson", _tool_pair_at_the_cut,
-         lambda h: [two_sections(REACTIVE, "task", counted(h[:3])), *h[3:]],
-         request="task", summarize=counted),
-    Case("reactive_compact", "the whole history is saved to .transcripts/ first", "lesson",
-         lambda: chat(10, pad=300), None, request="task", summarize=counted,
-         disk=transcript_holds_history),
-    Case("reactive_compact", "with nothing before the last 5 messages the history is left "
-         "as it is (no summary call could help)", "fix", lambda: chat(4), lambda h: h,
-         request="task", summarize=counted, disk=nothing_on_disk),
+    Case("keeps the last 5 messages and summarises only what is before them into a [Reactive "
+         "compact] message", "lesson", lambda: chat(10, pad=300), _reactive(5), "task", counted),
+    Case("the cut moves back one message so a tool_result keeps its tool_use", "lesson",
+         _tool_pair_at_the_cut, _reactive(3), "task", counted),
+    Case("the whole history is saved to .transcripts/ first", "lesson", lambda: chat(10, pad=300),
+         None, "task", counted, transcript_holds_history),
+    Case("with nothing before the last 5 messages the history is left as it is (no summary call "
+         "could help)", "fix", lambda: chat(4), lambda h: h, "task", counted, nothing_on_disk),
 ]
 
 

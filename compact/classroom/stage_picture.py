@@ -1,10 +1,7 @@
-"""A stage picture: the history as a strip of messages before and after one stage ran.
-
-Each message is a black-edged box split into its blocks, coloured by kind and as wide as its
-characters (at least ``MIN_SHARE`` of the strip); bands join what was kept, snipped or summarised
-to where it is after; a new placeholder is hatched; an arrow leads from what went to disk to its
-file. Every text is in the catalogs (``say("picture.…")``), looked up when drawn.
-"""
+"""A stage picture: the history as a strip of messages before and after one stage ran. A message
+is a box split into its blocks, coloured by kind and as wide as its characters (at least
+``MIN_SHARE`` of the strip); bands join what was kept, snipped or summarised to where it is after;
+a new placeholder is hatched; an arrow leads from what went to disk to its file."""
 
 from __future__ import annotations
 
@@ -17,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon, Rectangle
 
 from ..pipeline import Compactor, StageEvent
+from ..pipeline.compactor import SUMMARY_STAGES
 from ..pipeline.formats import parse_compacted, snipped_count
 from ..pipeline.messages import has_tool_use, is_tool_result_message, plain_text, to_plain
 from ..pipeline.storage import TRANSCRIPT_DIR
@@ -33,14 +31,11 @@ BAND = {"kept": ("#BBBBBB", 0.45), "snipped": (KIND_COLOURS["markers"], 0.35),
         "summarised": (KIND_COLOURS["summaries"], 0.3)}
 DARK = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#999999"}     # white numbers on these
 BOX_FONT = 11
-SUMMARISING = ("compact_history", "reactive_compact")    # the stages that take the request
 PER_MESSAGE = 25             # a kept run this long or shorter gets a band per message
 
 
 @dataclass(frozen=True)
-class Box:
-    """One block of one message, as drawn: its place in the strip, in characters."""
-
+class Box:               # one block of one message, as drawn: its place in the strip, in characters
     message: int
     block: int
     kind: str                  # a key of trace.KINDS
@@ -52,9 +47,7 @@ class Box:
 
 
 @dataclass(frozen=True)
-class Band:
-    """Messages ``before[b0:b1]`` became ``after[a0:a1]``: kept, snipped or summarised."""
-
+class Band:              # messages before[b0:b1] became after[a0:a1]: kept, snipped or summarised
     how: str
     b0: int
     b1: int
@@ -81,7 +74,7 @@ def bands(before: list, after: list, event: StageEvent | None = None) -> list[Ba
         return []
     fired = event is not None and event.fired
     head = plain_text(after[0])
-    if (fired and event.stage in SUMMARISING) or (
+    if (fired and event.stage in SUMMARY_STAGES) or (
             event is None and parse_compacted(head) and (not before or plain_text(before[0]) != head)):
         return _summarised(len(before), len(after))
     if fired and {"head_end", "tail_start"} <= set(event.extra):
@@ -95,13 +88,11 @@ def bands(before: list, after: list, event: StageEvent | None = None) -> list[Ba
 
 
 def _summarised(before: int, after: int) -> list[Band]:
-    """One summary message in front of the ``after - 1`` messages kept whole."""
     cut = before - (after - 1)
     return [Band("summarised", 0, cut, 0, 1), *([Band("kept", cut, before, 1, after)] if after > 1 else [])]
 
 
 def _snipped(before: int, after: int, start: int, gap: int) -> list[Band]:
-    """The head kept, ``gap`` messages from ``start`` into one marker, the tail kept."""
     return [Band("kept", 0, start, 0, start), Band("snipped", start, start + gap, start, start + 1),
             Band("kept", start + gap, before, start + 1, after)]
 
@@ -137,11 +128,6 @@ def layout(messages: list, minimum: float, hatched: set, disk: set) -> tuple[lis
     return boxes, extents
 
 
-def _fits(label: str, width: float, points_per_char: float) -> bool:
-    """Is a box ``width`` chars wide wide enough for ``label`` (with room to spare)?"""
-    return width * points_per_char >= text_width(label, BOX_FONT) * 1.25 + 6
-
-
 def _bracket(ax: Axes, span: tuple[float, float], rim: float, look: dict) -> None:
     """A bracket over ``span`` of the before row, its top at ``rim``."""
     ax.plot([span[0], span[0], span[1], span[1]], [TOP + 0.03, rim, rim, TOP + 0.03], **look)
@@ -157,7 +143,7 @@ def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_ch
             ax.add_patch(Rectangle((box.x, bottom), box.width, height, fill=False, hatch="///",
                                    edgecolor="#222222", linewidth=0, gid=f"{row}:placeholder"))
         label = f"{box.chars:,}"
-        if _fits(label, box.width, points_per_char):
+        if box.width * points_per_char >= text_width(label, BOX_FONT) * 1.25 + 6:     # room to spare
             behind = {"boxstyle": "round,pad=0.15", "facecolor": colour, "edgecolor": "none"}
             ax.text(box.x + box.width / 2, bottom + height / 2, label, ha="center", va="center",
                     fontsize=BOX_FONT, color="white" if colour in DARK else "black",
@@ -316,7 +302,7 @@ def run_stage(compactor: Compactor, stage: str, messages: list, active_request: 
     """Run one stage of ``compactor``: (a copy of the messages before, the messages after, its event)."""
     before = deepcopy(messages)
     run = getattr(compactor, stage)
-    after = run(messages, active_request) if stage in SUMMARISING else run(messages)
+    after = run(messages, active_request) if stage in SUMMARY_STAGES else run(messages)
     return before, after, compactor.events[-1]
 
 
