@@ -75,7 +75,7 @@ def _describe(stage: str, hits: list, trace: Trace) -> str:
     if stage == "snip_compact":
         turns = sorted({t for t, _ in hits})
         last = next(t for t in trace.turns if t.turn == turn)       # counted as the plot counts
-        return say("plot.headline.snip_compact", turns=", ".join(map(str, turns)),
+        return say("plot.headline.snip_compact", turns=say("offline.list_sep").join(map(str, turns)),
                    before=conversation_length(last.before) if last.before else event.messages_before,
                    after=conversation_length(last.sent) if last.sent else event.messages_after)
     return say("plot.headline.summary", stage=stage, turn=turn, before=event.size_before,
@@ -347,6 +347,9 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
         pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
         ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)    # two (53 → 51) stays visible
+        counts = sorted({*before, *sent, limits.max_messages})
+        if len(counts) <= 8:                          # few counts: a tick at each, 45, 47, 49, 50, 51
+            ax.set_yticks(counts)
         finish(ax, title or headline(run, "snip_compact"))
     return ax
 
