@@ -347,9 +347,8 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
         pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
         ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)    # two (53 → 51) stays visible
-        counts = sorted({*before, *sent, limits.max_messages})
-        if len(counts) <= 8:                          # few counts: a tick at each, 45, 47, 49, 50, 51
-            ax.set_yticks(counts)
+        if high - low <= 12:                      # a few counts: a tick at every other one from the
+            ax.set_yticks(range(low, high + 1, 2))        # lowest, where a turn's two messages step
         finish(ax, title or headline(run, "snip_compact"))
     return ax
 
