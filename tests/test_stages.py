@@ -43,14 +43,12 @@ def test_the_budget_records_what_it_persisted(compactor, tmp_path):
     event = compactor.events[-1]
     assert event.fired and event.files_written == (path,) and event.placeholders == 1
     assert event.size_after < event.size_before - 140_000
-
-
-def test_same_id_twice_never_overwrites(compactor, tmp_path):
-    compactor.tool_result_budget(session([["1" * 250_000]]))
-    path = persisted_path(last_batch(compactor.tool_result_budget(session([["2" * 250_000]])))[0])
-    assert path == ".task_outputs/tool-results/t0_0.2.txt"
-    assert (tmp_path / ".task_outputs/tool-results/t0_0.txt").read_text() == "1" * 250_000
-    assert (tmp_path / path).read_text() == "2" * 250_000
+    # the same id again (t1_0) never overwrites: a new name
+    again = persisted_path(last_batch(compactor.tool_result_budget(
+        session([["x"], ["2" * 250_000]])))[0])
+    assert again == ".task_outputs/tool-results/t1_0.2.txt"
+    assert (tmp_path / path).read_text() == "B" * 150_000 + "end"
+    assert (tmp_path / again).read_text() == "2" * 250_000
 
 
 def test_limits_are_the_lessons_numbers():
