@@ -63,7 +63,7 @@ def append_cell(path: Path, text: str = "upstream news") -> bytes:
     return path.read_bytes()
 
 
-def test_first_sync_copies_every_notebook(folders):
+def test_first_sync_copies_every_notebook_and_none_is_a_clear_error(folders):
     source, copy = folders
     report = sync(source, copy)
     committed = {p.relative_to(source).as_posix() for p in source.glob("*.ipynb")} | \
@@ -73,6 +73,8 @@ def test_first_sync_copies_every_notebook(folders):
         assert (copy / name).read_bytes() == (source / name).read_bytes()
     assert set(sync(source, copy).values()) == {"unchanged"}
     assert (copy / MANIFEST).is_file()
+    with pytest.raises(FileNotFoundError, match="no notebooks in"):
+        sync(copy.parent, copy.parent / "elsewhere")      # a folder without notebooks
 
 
 def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
@@ -212,11 +214,6 @@ def test_make_translation_reports_what_is_stale_and_missing(tmp_path):
     assert done.returncode != 0
     assert "02_snip_compact.ipynb: cell 0's English changed since it was translated" in done.stdout
     assert "05_reactive_and_compact_tool.ipynb: no Chinese translation" in done.stdout
-
-
-def test_no_notebooks_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no notebooks in"):
-        sync(tmp_path, tmp_path / "copy")
 
 
 def test_the_commands_serve_the_copy(tmp_path):
