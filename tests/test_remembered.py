@@ -88,14 +88,12 @@ def test_an_older_version_leaves_no_entry_behind_and_a_longer_name_keeps_its_own
     assert remembered.recall("strategy", "micro only").strategy == "micro only"
 
 
-def test_off_remembers_nothing(monkeypatch, tmp_path):
+def test_off_remembers_nothing_and_an_unwritable_folder_warns_and_returns_the_replay(
+        tmp_path, monkeypatch):
     monkeypatch.setenv("COMPACT_STUDY_CACHE", "off")
     assert remembered.folder() is None
     remembered.keep("strategy", "x", Report("x"))
     assert remembered.recall("strategy", "x") is None
-
-
-def test_a_folder_that_cannot_be_written_warns_and_the_replay_is_returned(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("COMPACT_STUDY_CACHE", str(blocker / "study"))
