@@ -25,7 +25,7 @@ def conversation(turns: int, chars: int = 2_000) -> list:
     return messages
 
 
-def test_an_append_only_conversation_reads_the_previous_request_whole():
+def test_an_append_only_conversation_reads_the_last_request_whole_a_rewrite_loses_it():
     ledger = CacheLedger(min_tokens=0)
     messages = conversation(3)
     first = send(ledger, messages)
@@ -34,10 +34,7 @@ def test_an_append_only_conversation_reads_the_previous_request_whole():
     assert second.read == pytest.approx(first.tokens, abs=8)   # the whole last prompt (but
     #                                                            its closing brackets)
     assert second.written == second.tokens - second.read and second.uncached == 0
-
-
-def test_a_rewrite_near_the_start_loses_the_prefix():
-    ledger = CacheLedger(min_tokens=0)
+    ledger = CacheLedger(min_tokens=0)               # a rewrite near the start loses the prefix
     messages = conversation(8)
     send(ledger, messages)
     rewritten = list(messages)                       # the first result becomes a placeholder
