@@ -69,7 +69,7 @@ def test_the_preview_never_splits_a_grapheme(unit):
 # ---- stages 2 and 3: snip_compact, micro_compact ------------------------------------------
 
 
-def test_snip_records_the_cut_and_leaves_the_input(compactor):
+def test_snip_and_micro_record_what_they_did_and_leave_the_input(compactor):
     history = chat(60)
     result = compactor.snip_compact(history)
     assert len(result) == 51 and len(history) == 60
@@ -77,9 +77,6 @@ def test_snip_records_the_cut_and_leaves_the_input(compactor):
     assert event.fired and event.extra == {"head_end": 3, "tail_start": 13, "snipped": 10}
     assert pairing_problems(result) == []
     assert compactor.snip_compact(chat(50)) == chat(50) and not compactor.events[-1].fired
-
-
-def test_micro_counts_placeholders_and_leaves_the_input(compactor):
     texts = ["1" * 500, "2" * 120, "3" * 121, "4" * 500, "5" * 500, "6" * 500]
     history = session([[t] for t in texts]) + [assistant("seen them")]
     out = results(compactor.micro_compact(history))
