@@ -43,15 +43,12 @@ def screenshots(count: int) -> list[dict]:
     return history
 
 
-def test_an_image_result_is_valid_and_sized_as_an_image_not_as_its_base64():
+def test_an_image_result_is_sized_as_an_image_and_compacted_and_archived_like_a_result(tmp_path):
     history = screenshots(1)
     validate_history(history)                                  # no HistoryError
     assert len(json.dumps(history)) > 1_000_000
     assert IMAGE_CHARS < estimate_size(history) < IMAGE_CHARS + 1_000
     assert messages_problem(history) is None
-
-
-def test_old_screenshots_are_compacted_like_any_old_result_and_archived_whole(tmp_path):
     history = screenshots(5)
     before = copy.deepcopy(history)
     out = Compactor(tmp_path, summarize=fake_summary).micro_compact(history)
