@@ -56,7 +56,8 @@ def test_bash_has_no_network_unless_asked_for(ws):
         assert with_network.run("bash", {"command": connect}) == "connected"
 
 
-def test_bash_sees_no_home_folder_credentials_nor_a_path_into_the_workspace(ws, tmp_path, monkeypatch):
+def test_bash_sees_no_home_folder_credentials_nor_a_path_into_the_workspace(ws, tmp_path,
+                                                                             monkeypatch):
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")

@@ -183,8 +183,8 @@ def test_a_second_language_is_data_and_every_page_links_its_translation(small_re
     assert pages[(site / "01_a.html").resolve()].title == "01 · Stage a"
 
 
-def test_with_an_address_files_link_to_the_repository_and_a_missing_one_is_reported(small_repo,
-                                                                                    tmp_path, capsys):
+def test_with_an_address_files_link_to_the_repository_and_a_missing_one_is_reported(
+        small_repo, tmp_path, capsys):
     (small_repo / "pyproject.toml").write_text('[project]\nname = "small"\n[project.urls]\n'
                                                'Repository = "https://github.com/acme/small"\n')
     notebook(small_repo / "notebooks" / "02_b.ipynb", "# 02 · Stage b\n\nSee [gone](03_gone.ipynb).")

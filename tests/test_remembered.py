@@ -75,7 +75,7 @@ def test_damaged_and_older_entries_are_replaced_and_a_longer_name_keeps_its_own(
     assert replays == [1] and report.remembered == ""
     assert pickle.loads(path.read_bytes()) == Report("x")
     assert remembered.remembered("strategy", "x", lambda: 1 / 0).remembered == str(path)
-    path.unlink()               # an older version leaves no entry behind, a longer name keeps its own
+    path.unlink()          # an older version leaves no entry behind, a longer name keeps its own
     (cache / "strategy-micro-000000000000000000000000.pickle").write_bytes(pickle.dumps(Report("micro")))
     remembered.keep("strategy", "micro only", Report("micro only"))
     remembered.keep("strategy", "micro", Report("micro"))      # its prefix is "micro only"'s too
