@@ -43,16 +43,6 @@ def test_bash_writes_only_inside_the_workspace(ws, tmp_path):
     assert out.split() == ["CapEff:", "0000000000000000"]
 
 
-def test_bash_sees_no_home_folder(ws, tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
-    monkeypatch.setenv("HOME", str(home))
-    out = ws.run("bash", {"command": "cat ~/.ssh/id_ed25519; ls -A ~ /root | wc -w"})
-    assert "PRIVATE KEY" not in out and "No such file" in out
-    assert out.splitlines()[-1].strip() == "2"              # just the two headers ls prints
-
-
 def test_bash_has_no_network_unless_asked_for(ws):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
@@ -66,7 +56,15 @@ def test_bash_has_no_network_unless_asked_for(ws):
         assert with_network.run("bash", {"command": connect}) == "connected"
 
 
-def test_bash_never_inherits_credentials_nor_a_path_into_the_workspace(ws, monkeypatch):
+def test_bash_sees_no_home_folder_credentials_nor_a_path_into_the_workspace(ws, tmp_path,
+                                                                             monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    monkeypatch.setenv("HOME", str(home))
+    out = ws.run("bash", {"command": "cat ~/.ssh/id_ed25519; ls -A ~ /root | wc -w"})
+    assert "PRIVATE KEY" not in out and "No such file" in out
+    assert out.splitlines()[-1].strip() == "2"              # just the two headers ls prints
     secrets = {"ANTHROPIC_API_KEY": "sk-ant-secret-1", "GITHUB_TOKEN": "ghp_secret2",
                "AWS_SECRET_ACCESS_KEY": "aws-secret-3", "DB_PASSWORD": "hunter4",
                "DATABASE_URL": "postgres://me:pw5@db.example/x", "ANTHROPIC_BASE_URL": "http://s6"}

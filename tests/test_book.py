@@ -183,17 +183,14 @@ def test_a_second_language_is_data_and_every_page_links_its_translation(small_re
     assert pages[(site / "01_a.html").resolve()].title == "01 · Stage a"
 
 
-def test_with_an_address_other_files_link_to_the_repository(small_repo, tmp_path):
+def test_with_an_address_files_link_to_the_repository_and_a_missing_one_is_reported(
+        small_repo, tmp_path, capsys):
     (small_repo / "pyproject.toml").write_text('[project]\nname = "small"\n[project.urls]\n'
                                                'Repository = "https://github.com/acme/small"\n')
+    notebook(small_repo / "notebooks" / "02_b.ipynb", "# 02 · Stage b\n\nSee [gone](03_gone.ipynb).")
     build(tmp_path / "site", small_repo / "notebooks" / "book.json", run=False)
     first = (tmp_path / "site" / "01_a.html").read_text(encoding="utf-8")
     assert 'href="https://github.com/acme/small/blob/main/pkg/code.py"' in first
-
-
-def test_a_link_to_a_missing_file_is_reported(small_repo, tmp_path, capsys):
-    notebook(small_repo / "notebooks" / "02_b.ipynb", "# 02 · Stage b\n\nSee [gone](03_gone.ipynb).")
-    build(tmp_path / "site", small_repo / "notebooks" / "book.json", run=False)
     assert "notebooks/02_b.ipynb: link to a missing file: 03_gone.ipynb" in capsys.readouterr().err
     with pytest.raises(AssertionError, match="03_gone.ipynb: no such page"):
         check_site(tmp_path / "site")

@@ -25,7 +25,7 @@ def conversation(turns: int, chars: int = 2_000) -> list:
     return messages
 
 
-def test_an_append_only_conversation_reads_the_previous_request_whole():
+def test_an_append_only_conversation_reads_the_last_request_whole_a_rewrite_loses_it():
     ledger = CacheLedger(min_tokens=0)
     messages = conversation(3)
     first = send(ledger, messages)
@@ -34,10 +34,7 @@ def test_an_append_only_conversation_reads_the_previous_request_whole():
     assert second.read == pytest.approx(first.tokens, abs=8)   # the whole last prompt (but
     #                                                            its closing brackets)
     assert second.written == second.tokens - second.read and second.uncached == 0
-
-
-def test_a_rewrite_near_the_start_loses_the_prefix():
-    ledger = CacheLedger(min_tokens=0)
+    ledger = CacheLedger(min_tokens=0)               # a rewrite near the start loses the prefix
     messages = conversation(8)
     send(ledger, messages)
     rewritten = list(messages)                       # the first result becomes a placeholder
@@ -57,17 +54,14 @@ def test_the_lookback_finds_an_older_entry_only_within_20_blocks():
         assert (later.read >= base.tokens - 8) is found
 
 
-def test_short_prompts_are_not_cached_and_summary_calls_cost_full_price():
+def test_short_prompts_are_not_cached_summaries_cost_full_price_and_prices_are_followed():
     ledger = CacheLedger()                           # 1,024 tokens minimum, as the API's
     small = send(ledger, [user("hi")])
     assert small.uncached == small.tokens and small.read == small.written == 0
     summary = send(ledger, [user("Summarise " + "s" * 20_000)], system=SUMMARY_SYSTEM)
     assert (summary.kind, summary.uncached) == ("summary", summary.tokens)
     assert ledger.cost() == pytest.approx(small.tokens + summary.tokens)
-
-
-def test_cost_and_floor_follow_the_prices():
-    ledger = CacheLedger(min_tokens=0)
+    ledger = CacheLedger(min_tokens=0)                         # cost and floor follow the prices
     messages = conversation(2)
     a = send(ledger, messages)
     b = send(ledger, messages + tool_turn(["more " * 100], prefix="m"))

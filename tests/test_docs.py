@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH, run_experiment
+from compact.classroom.show import describe_event
 from compact.classroom.strategy_tables import table
 from compact.study.strategies import STRATEGIES, run_session
 
@@ -71,11 +73,15 @@ def test_the_readmes_are_read_in_two_minutes():
     assert len(README_ZH.splitlines()) <= 200 and len(README_ZH) <= 2 * len(README)
 
 
-def test_the_screenshot_shows_what_the_code_gives_now(tmp_path):
-    shown = json.loads((GENERATED / "screenshot.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("name", ["screenshot.json", "screenshot.zh.json"])
+def test_the_screenshots_show_what_the_code_gives_now(tmp_path, monkeypatch, name):
+    shown = json.loads((GENERATED / name).read_text(encoding="utf-8"))
+    monkeypatch.setattr(texts, "_chosen", [])
+    texts.language(shown["language"])
     result = run_experiment(shown["experiment"], workdir=tmp_path / "run")
-    lines = [f"turn {t.turn}: {e}" for t in result.trace.turns for e in t.events if e.fired]
-    assert shown["stage_events"] == lines, "docs/img/lab.png is stale: run `make screenshots`"
+    lines = [texts.say("lab.event", turn=t.turn, event=describe_event(e))
+             for t in result.trace.turns for e in t.events if e.fired]
+    assert shown["stage_events"] == lines, f"docs/img/{shown['image']} is stale: run `make screenshots`"
     assert (REPO / "docs" / "img" / shown["image"]).is_file()
 
 
@@ -118,23 +124,17 @@ def section(text: str, heading: str) -> str:
     return text.split(heading, 1)[1].split("\n## ", 1)[0]
 
 
-def test_readme_zh_has_the_readmes_two_commands():
+def test_readme_zh_is_the_readme_commands_links_sections_notebooks_and_prompts():
     english = COMMAND_ROW.findall(section(README, "## Two commands"))
-    chinese = COMMAND_ROW.findall(section(README_ZH, "## 两条命令"))
     assert english == ["make lab", "make test"]
-    assert chinese == english
-
-
-def test_readme_zh_links_the_readme_both_ways_and_has_its_sections_and_links():
+    assert COMMAND_ROW.findall(section(README_ZH, "## 两条命令")) == english
     assert "English · [中文](README.zh.md)" in README.splitlines()[:5]
     assert "[English](README.md) · 中文" in README_ZH.splitlines()[:5]
     assert README_ZH.count("\n## ") == README.count("\n## ")
-    assert links(README_ZH) - {"README.md"} == links(README) - {"README.zh.md"}
+    same_picture = README_ZH.replace("docs/img/lab.zh.png", "docs/img/lab.png")   # the lab in Chinese
+    assert links(same_picture) - {"README.md"} == links(README) - {"README.zh.md"}
     for target in links(README_ZH):
         assert (REPO / target.partition("#")[0]).exists(), target
-
-
-def test_readme_zh_lists_every_notebook_and_quotes_the_lessons_prompts_verbatim():
     for path in sorted((REPO / "notebooks").glob("*.ipynb")):
         assert f"`{path.stem}`" in section(README_ZH, "## 各个 notebook（按顺序）"), path.name
     experiments = section(README_ZH, "## 三个实验")

@@ -168,13 +168,10 @@ def test_merge_respects_the_cap_and_keeps_constraints(old, new, constraints, cap
         assert "reference state saved in .transcripts/transcript-0002.jsonl]" in merged
 
 
-def test_a_summary_without_headings_is_merged_as_findings():
+def test_summaries_without_headings_merge_as_findings_and_nothing_new_keeps_one(tmp_path):
     merged = merge_summaries("plain old summary", "plain new summary", "t.jsonl", 0)
     assert summary_sections(merged)[1]["Findings"] == ["plain old summary", "plain new summary"]
-    assert "Full transcript: t.jsonl" in merged
-
-
-def test_compacting_again_with_nothing_new_keeps_the_summary(tmp_path):
+    assert "Full transcript: t.jsonl" in merged                # no headings: merged as findings
     calls = []
     compactor = stepped(tmp_path, lambda m: calls.append(m) or summary_of(m))
     history = [user("never touch vendor/"), *tool_turn(["x" * 100]), assistant("done")]

@@ -20,6 +20,7 @@ from compact.pipeline.formats import (
 OURS = ".task_outputs/tool-results/toolu_01.txt"
 QUOTED = "Explain this:\n\nConversation summary (reference only):\nis a header"
 V8_SUMMARY = 'Goal: compare\nNote [s08/code.py]: class "ContextCompactor"'
+T9F = "/abs/.transcripts/transcript_9f.jsonl"
 
 
 def v8_text(label: str, header: str, request: str, summary: str, transcript: str = "") -> str:
@@ -34,18 +35,13 @@ def v8_text(label: str, header: str, request: str, summary: str, transcript: str
      ("Compacted", QUOTED, "the summary", None, "v8")),
     ("[Compacted]\n\nGoal: read the READMEs\nFindings: none",
      ("Compacted", None, "Goal: read the READMEs\nFindings: none", None, "bare")),
-], ids=["ours", "v8-request-quotes-the-header", "bare-lesson-snippet"])
+    *[(v8_text(label, header, "Compare it.", V8_SUMMARY, f"\n\nFull transcript: {T9F}"),
+       (label, "Compare it.", V8_SUMMARY, T9F, "v8")) for label in ("Compacted", "Reactive compact")
+      for header in ("Conversation summary (reference only):", "Conversation summary:")],
+], ids=["ours", "v8-request-quotes-the-header", "bare-lesson-snippet",
+        "v8-compacted", "v8-compacted-bare-header", "v8-reactive", "v8-reactive-bare-header"])
 def test_compacted_messages_read_back(text, fields):
     assert astuple(read_compacted(text)) == fields
-
-
-@pytest.mark.parametrize("header", ["Conversation summary (reference only):", "Conversation summary:"])
-@pytest.mark.parametrize("label", ["Compacted", "Reactive compact"])
-def test_v8_compacted_message_with_either_summary_header(label, header):
-    transcript = "/abs/.transcripts/transcript_9f.jsonl"
-    text = v8_text(label, header, "Compare the two programs.", V8_SUMMARY,
-                   f"\n\nFull transcript: {transcript}")
-    assert astuple(read_compacted(text)) == (label, "Compare the two programs.", V8_SUMMARY, transcript, "v8")
 
 
 @pytest.mark.parametrize(("text", "fields"), [

@@ -31,34 +31,27 @@ def served():
         yield served.url
 
 
-def test_make_client_is_offline_without_a_key(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+@pytest.mark.parametrize("key", [None, "sk-test-not-a-real-key"], ids=["no-key", "nothing-listens"])
+def test_without_a_key_offline_and_with_one_but_no_endpoint_live(monkeypatch, key):
+    """No key: the offline model, whatever the URL. A key and a port where nothing listens
+    (closed again at once): the probe fails at once and the banner says live."""
+    url = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.delenv("MODEL_ID", raising=False)
+    if key:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    else:
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     client = make_client(quiet=True)
-    assert isinstance(client, anthropic.Anthropic)
-    assert banner(client).startswith("[offline] model offline-compact-1")
+    assert isinstance(client, anthropic.Anthropic) and is_offline(client) is (key is None)
+    assert banner(client).startswith("[offline] model offline-compact-1" if key is None
+                                     else f"[live] model claude-sonnet-5-5 via {url}")
 
 
-def test_live_path_over_http_matches_in_process(served, monkeypatch, tmp_path):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", served)
-    monkeypatch.setenv("MODEL_ID", "offline-compact-1")
-    live = make_client(quiet=True)
-    # A key is set, but the endpoint says what it is: the banner never calls it live.
-    assert banner(live).startswith("[offline] model offline-compact-1 served at http://127.0.0.1:")
-    assert "not Claude" in banner(live) and "[live]" not in banner(live)
-    assert not getattr(live, "_compact_offline", False)     # the real live client, real HTTP
-
-    for n in (1, 2, 3):
-        over_http = run_experiment(n, client=live, workdir=tmp_path / f"http{n}")
-        in_process = run_experiment(n, workdir=tmp_path / f"local{n}")
-        assert over_http.answer == in_process.answer
-        assert [(t.tool_calls, t.stages, t.size_sent, t.input_tokens)
-                for t in over_http.trace.turns] == [
-            (t.tool_calls, t.stages, t.size_sent, t.input_tokens) for t in in_process.trace.turns]
-
-
-def test_a_dummy_key_and_the_served_model_is_never_called_live(served, monkeypatch, capsys):
-    """The lesson's own way of pointing a client elsewhere: a dummy key, a loopback URL."""
+def test_live_path_over_http_is_never_called_live_and_matches_in_process(
+        served, monkeypatch, tmp_path, capsys):
+    """The lesson's own way of pointing a client elsewhere, a dummy key and a loopback URL; then
+    any key: the endpoint says what it is, and the banner never calls it live."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "dummy")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", served)
     monkeypatch.delenv("MODEL_ID", raising=False)
@@ -69,17 +62,19 @@ def test_a_dummy_key_and_the_served_model_is_never_called_live(served, monkeypat
     reply = client.messages.create(model=default_model(client), max_tokens=50,
                                    messages=[{"role": "user", "content": "hello"}])
     assert reply.model == "offline-compact-1"
-
-
-def test_an_endpoint_that_does_not_answer_stays_live(monkeypatch):
-    """Nothing listens on the port: the probe fails at once and the banner says live."""
-    port = free_port()                         # closed again: nothing listens there
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.delenv("MODEL_ID", raising=False)
-    client = make_client(quiet=True)
-    assert banner(client).startswith(f"[live] model claude-sonnet-5-5 via http://127.0.0.1:{port}")
-    assert not is_offline(client)
+    monkeypatch.setenv("MODEL_ID", "offline-compact-1")
+    live = make_client(quiet=True)
+    assert banner(live).startswith("[offline] model offline-compact-1 served at http://127.0.0.1:")
+    assert "not Claude" in banner(live) and "[live]" not in banner(live)
+    assert not getattr(live, "_compact_offline", False)     # the real live client, real HTTP
+    for n in (1, 2, 3):
+        over_http = run_experiment(n, client=live, workdir=tmp_path / f"http{n}")
+        in_process = run_experiment(n, workdir=tmp_path / f"local{n}")
+        assert over_http.answer == in_process.answer
+        assert [(t.tool_calls, t.stages, t.size_sent, t.input_tokens)
+                for t in over_http.trace.turns] == [
+            (t.tool_calls, t.stages, t.size_sent, t.input_tokens) for t in in_process.trace.turns]
 
 
 def test_serve_command_answers_any_client_over_loopback(server):

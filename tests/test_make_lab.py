@@ -63,7 +63,7 @@ def append_cell(path: Path, text: str = "upstream news") -> bytes:
     return path.read_bytes()
 
 
-def test_first_sync_copies_every_notebook(folders):
+def test_first_sync_copies_every_notebook_and_none_is_a_clear_error(folders):
     source, copy = folders
     report = sync(source, copy)
     committed = {p.relative_to(source).as_posix() for p in source.glob("*.ipynb")} | \
@@ -73,9 +73,11 @@ def test_first_sync_copies_every_notebook(folders):
         assert (copy / name).read_bytes() == (source / name).read_bytes()
     assert set(sync(source, copy).values()) == {"unchanged"}
     assert (copy / MANIFEST).is_file()
+    with pytest.raises(FileNotFoundError, match="no notebooks in"):
+        sync(copy.parent, copy.parent / "elsewhere")      # a folder without notebooks
 
 
-def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
+def test_outputs_are_not_edits_upstream_changes_and_new_notebooks_arrive_removed_ones_stay(synced):
     source, copy = synced
     edit(copy / "06_lab.ipynb", add_outputs)
     assert sync(source, copy)["06_lab.ipynb"] == "unchanged"       # nothing new upstream
@@ -83,6 +85,10 @@ def test_outputs_are_not_edits_an_upstream_change_replaces_them(synced):
     append_cell(source / "06_lab.ipynb")
     assert sync(source, copy)["06_lab.ipynb"] == "updated"
     assert (copy / "06_lab.ipynb").read_bytes() == (source / "06_lab.ipynb").read_bytes()
+    shutil.copy(source / "02_snip_compact.ipynb", source / "08_new.ipynb")    # a new notebook
+    (source / "02_snip_compact.ipynb").unlink()                              # and a removed one
+    report = sync(source, copy)
+    assert report["08_new.ipynb"] == "new" and (copy / "02_snip_compact.ipynb").exists()
 
 
 @pytest.mark.parametrize("change, said", [
@@ -102,14 +108,6 @@ def test_a_learners_copy_is_kept_until_they_delete_it_and_the_rest_goes_on(synce
     assert report["05_reactive_and_compact_tool.ipynb"] == "updated"
     (copy / "03_micro_compact.ipynb").unlink()                     # what the message says to do
     assert sync(source, copy)["03_micro_compact.ipynb"] == "new"
-
-
-def test_a_new_upstream_notebook_arrives_and_a_removed_one_stays(synced):
-    source, copy = synced
-    shutil.copy(source / "02_snip_compact.ipynb", source / "08_new.ipynb")
-    (source / "02_snip_compact.ipynb").unlink()
-    report = sync(source, copy)
-    assert report["08_new.ipynb"] == "new" and (copy / "02_snip_compact.ipynb").exists()
 
 
 def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(folders):
@@ -212,11 +210,6 @@ def test_make_translation_reports_what_is_stale_and_missing(tmp_path):
     assert done.returncode != 0
     assert "02_snip_compact.ipynb: cell 0's English changed since it was translated" in done.stdout
     assert "05_reactive_and_compact_tool.ipynb: no Chinese translation" in done.stdout
-
-
-def test_no_notebooks_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no notebooks in"):
-        sync(tmp_path, tmp_path / "copy")
 
 
 def test_the_commands_serve_the_copy(tmp_path):

@@ -26,8 +26,11 @@ def compact_in(workdir) -> None:
 
 
 def test_git_add_all_publishes_no_transcript_or_tool_output(tmp_path):
+    """Even where an older version made .transcripts/ without its .gitignore."""
     git(tmp_path, "init", "-q")
     (tmp_path / "app.py").write_text("print('hi')\n")
+    (tmp_path / TRANSCRIPT_DIR).mkdir()
+    (tmp_path / TRANSCRIPT_DIR / "transcript-0001.jsonl").write_text('{"role": "user"}\n')
     compact_in(tmp_path)
     assert list((tmp_path / TRANSCRIPT_DIR).glob("*.jsonl"))
     assert list((tmp_path / TOOL_RESULTS_DIR).glob("*.txt"))
@@ -60,13 +63,6 @@ def test_the_folders_never_exist_without_their_gitignore(tmp_path):
         watcher.join()
     assert seen_bare == []
     assert all(sorted(os.listdir(w)) == sorted(FOLDERS) for w in workdirs)   # no temp folder
-
-
-def test_an_older_folder_gets_its_gitignore_on_the_next_write(tmp_path):
-    (tmp_path / TRANSCRIPT_DIR).mkdir()
-    (tmp_path / TRANSCRIPT_DIR / "transcript-0001.jsonl").write_text('{"role": "user"}\n')
-    compact_in(tmp_path)
-    assert (tmp_path / TRANSCRIPT_DIR / ".gitignore").exists()
 
 
 @pytest.mark.parametrize(("url", "shown"), [

@@ -10,13 +10,14 @@ from scratch import scratch
 from compact import Compactor, Limits, estimate_size
 from compact.pipeline.messages import pairing_problems, validate_history
 
-EXAMPLES = settings(max_examples=2_000, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-LIMITS = st.sampled_from([SMALL, Limits()])
+OPTIONS = dict(deadline=None, derandomize=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CASES = given(histories(), st.sampled_from([SMALL, Limits()]))
 
 
-def prepare_invariants(history: list, limits: Limits) -> None:
-    """prepare() keeps pairs whole, starts with a user message, and a second run changes nothing."""
+def invariants(history: list, limits: Limits) -> None:
+    """prepare() keeps pairs whole, starts with a user message, and a second run changes nothing;
+    stages 1 to 3, one after the other, never grow the context and record the size they leave."""
     with scratch() as workdir:
         compactor = Compactor(workdir, limits, summarize=fake_summary)
         once = compactor.prepare(history, "task")
@@ -25,17 +26,6 @@ def prepare_invariants(history: list, limits: Limits) -> None:
         validate_history(once)
         assert compactor.prepare(once, "task") == once
         assert not any(e.fired for e in compactor.events[written:])
-
-
-@EXAMPLES
-@given(histories(), LIMITS)
-def test_prepare_keeps_pairs_whole_and_a_second_run_changes_nothing(history, limits):
-    prepare_invariants(history, limits)
-
-
-@EXAMPLES
-@given(histories(), LIMITS)
-def test_stages_one_to_three_never_grow_the_context(history, limits):
     with scratch() as workdir:
         messages, compactor = history, Compactor(workdir, limits)
         for stage in (compactor.tool_result_budget, compactor.snip_compact, compactor.micro_compact):
@@ -45,9 +35,14 @@ def test_stages_one_to_three_never_grow_the_context(history, limits):
             messages = out
 
 
+@settings(max_examples=2_000, **OPTIONS)
+@CASES
+def test_prepare_and_stages_one_to_three_keep_their_invariants(history, limits):
+    invariants(history, limits)
+
+
 @pytest.mark.slow
-@settings(max_examples=3_000, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(histories(), LIMITS)
+@settings(max_examples=3_000, **OPTIONS)
+@CASES
 def test_all_invariants_at_scale(history, limits):
-    prepare_invariants(history, limits)
+    invariants(history, limits)

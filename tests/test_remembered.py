@@ -66,7 +66,7 @@ class Report:
     remembered: str = ""
 
 
-def test_a_damaged_entry_is_replayed_and_replaced(cache):
+def test_damaged_and_older_entries_are_replaced_and_a_longer_name_keeps_its_own(cache):
     cache.mkdir()
     path = cache / f"strategy-x-{remembered.key('strategy', 'x')}.pickle"
     path.write_bytes(b"half a pickle")
@@ -75,10 +75,7 @@ def test_a_damaged_entry_is_replayed_and_replaced(cache):
     assert replays == [1] and report.remembered == ""
     assert pickle.loads(path.read_bytes()) == Report("x")
     assert remembered.remembered("strategy", "x", lambda: 1 / 0).remembered == str(path)
-
-
-def test_an_older_version_leaves_no_entry_behind_and_a_longer_name_keeps_its_own(cache):
-    cache.mkdir()
+    path.unlink()          # an older version leaves no entry behind, a longer name keeps its own
     (cache / "strategy-micro-000000000000000000000000.pickle").write_bytes(pickle.dumps(Report("micro")))
     remembered.keep("strategy", "micro only", Report("micro only"))
     remembered.keep("strategy", "micro", Report("micro"))      # its prefix is "micro only"'s too
@@ -88,14 +85,12 @@ def test_an_older_version_leaves_no_entry_behind_and_a_longer_name_keeps_its_own
     assert remembered.recall("strategy", "micro only").strategy == "micro only"
 
 
-def test_off_remembers_nothing(monkeypatch, tmp_path):
+def test_off_remembers_nothing_and_an_unwritable_folder_warns_and_returns_the_replay(
+        tmp_path, monkeypatch):
     monkeypatch.setenv("COMPACT_STUDY_CACHE", "off")
     assert remembered.folder() is None
     remembered.keep("strategy", "x", Report("x"))
     assert remembered.recall("strategy", "x") is None
-
-
-def test_a_folder_that_cannot_be_written_warns_and_the_replay_is_returned(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("COMPACT_STUDY_CACHE", str(blocker / "study"))

@@ -43,14 +43,12 @@ def test_the_budget_records_what_it_persisted(compactor, tmp_path):
     event = compactor.events[-1]
     assert event.fired and event.files_written == (path,) and event.placeholders == 1
     assert event.size_after < event.size_before - 140_000
-
-
-def test_same_id_twice_never_overwrites(compactor, tmp_path):
-    compactor.tool_result_budget(session([["1" * 250_000]]))
-    path = persisted_path(last_batch(compactor.tool_result_budget(session([["2" * 250_000]])))[0])
-    assert path == ".task_outputs/tool-results/t0_0.2.txt"
-    assert (tmp_path / ".task_outputs/tool-results/t0_0.txt").read_text() == "1" * 250_000
-    assert (tmp_path / path).read_text() == "2" * 250_000
+    # the same id again (t1_0) never overwrites: a new name
+    again = persisted_path(last_batch(compactor.tool_result_budget(
+        session([["x"], ["2" * 250_000]])))[0])
+    assert again == ".task_outputs/tool-results/t1_0.2.txt"
+    assert (tmp_path / path).read_text() == "B" * 150_000 + "end"
+    assert (tmp_path / again).read_text() == "2" * 250_000
 
 
 def test_limits_are_the_lessons_numbers():
@@ -71,7 +69,7 @@ def test_the_preview_never_splits_a_grapheme(unit):
 # ---- stages 2 and 3: snip_compact, micro_compact ------------------------------------------
 
 
-def test_snip_records_the_cut_and_leaves_the_input(compactor):
+def test_snip_and_micro_record_what_they_did_and_leave_the_input(compactor):
     history = chat(60)
     result = compactor.snip_compact(history)
     assert len(result) == 51 and len(history) == 60
@@ -79,9 +77,6 @@ def test_snip_records_the_cut_and_leaves_the_input(compactor):
     assert event.fired and event.extra == {"head_end": 3, "tail_start": 13, "snipped": 10}
     assert pairing_problems(result) == []
     assert compactor.snip_compact(chat(50)) == chat(50) and not compactor.events[-1].fired
-
-
-def test_micro_counts_placeholders_and_leaves_the_input(compactor):
     texts = ["1" * 500, "2" * 120, "3" * 121, "4" * 500, "5" * 500, "6" * 500]
     history = session([[t] for t in texts]) + [assistant("seen them")]
     out = results(compactor.micro_compact(history))

@@ -167,9 +167,11 @@ def _before_and_sent(ax: Axes, trace: Trace, sizes: tuple[list[int], list[int]],
             ([c for c in cuts if c[0] in rescued], -REACTIVE_OFFSET,
              {"color": STYLE["reactive_compact"][0], "linewidth": 5, "label": say("plot.cut_reactive"),
               "gid": "cut_reactive"})):
-        if mine:
+        if mine:   # the pipeline's cut just right of the blue step (in points), so both stay visible
             xs, lows, highs = zip(*mine, strict=True)
-            ax.vlines([x + offset for x in xs], lows, highs, **look)
+            points = 0 if offset else look["linewidth"] / 2 + 1.5
+            beside = ScaledTranslation(points / 72, 0, ax.figure.dpi_scale_trans)
+            ax.vlines([x + offset for x in xs], lows, highs, transform=ax.transData + beside, **look)
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import noto_cjk_sans_otc
 import psutil
 from playwright.sync_api import expect
 
@@ -35,6 +36,9 @@ CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDGETS_EXTENSION = "@jupyter-widgets/jupyterlab-manager"
+# The system's fonts plus the suite's pip font of Chinese glyphs (Debian's Chromium has none here).
+FONTS_CONF = ('<?xml version="1.0"?><fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf'
+              '</include><dir>{folder}</dir></fontconfig>\n')
 LAB_SETTINGS: dict[str, dict[str, Any]] = {   # written into JUPYTERLAB_SETTINGS_DIR for every server
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {   # no news pop-up
         "fetchNews": "false", "checkForUpdates": False},
@@ -198,6 +202,8 @@ def launch_chromium(playwright: Any, home: Path) -> Any:
         folder = home / var.split("_")[1].lower()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         env[var] = str(folder)
+    env["FONTCONFIG_FILE"] = str(home / "fonts.conf")
+    Path(env["FONTCONFIG_FILE"]).write_text(FONTS_CONF.format(folder=noto_cjk_sans_otc.FONT_PATH.parent))
     return playwright.chromium.launch(executable_path=CHROMIUM_PATH, headless=True,
                                       args=CHROMIUM_ARGS, env=env)
 
@@ -292,9 +298,10 @@ def describe(page: Any) -> str:
 def run_once(dashboard: Any, label: str) -> None:
     """Click the lab's ``label`` button; wait until its state line reports the next run done."""
     state = dashboard.locator(".lab-state").first
-    number = int(re.search(r"Run (\d+)", state.inner_text() or "Run 0").group(1))
+    number = int(re.search(r"(?:Run|第) (\d+)", state.inner_text() or "Run 0").group(1))
     dashboard.locator("button.widget-button", has_text=label).first.click()
-    expect(state).to_contain_text(re.compile(rf"Run {number + 1} · (?!running)"), timeout=30_000)
+    done = rf"(?:Run|第) {number + 1}(?: 次运行)? · (?!running|正在运行)"     # the English or Chinese lab
+    expect(state).to_contain_text(re.compile(done), timeout=30_000)
 
 
 def painted(page: Any) -> None:

@@ -1,4 +1,5 @@
-"""``make screenshots``: the README's picture of the lab, from a clean run in real JupyterLab.
+"""``make screenshots``: the READMEs' pictures of the lab (English and Chinese), from a clean run in
+real JupyterLab.
 
 A fresh server on a temporary copy of the notebooks (the tab reads ``06_lab.ipynb``), a
 1280×720 window with the file browser closed, Run All, then experiment 3; the dashboard is
@@ -22,10 +23,14 @@ from .jupyterlab import launch_chromium, open_notebook, painted, run_all_cells, 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
+LABELS = {"en": ("notebooks", "Experiment 3"), "zh": ("notebooks/zh", "实验三")}
+
+
+def lab_screenshot(out: Path, shown: Path | None = None, lang: str = "en") -> Path:
+    folder, button = LABELS[lang]
     with tempfile.TemporaryDirectory(prefix="compact-shots-") as tmp:
         root = Path(tmp) / "notebooks"
-        shutil.copytree(REPO / "notebooks", root, ignore=shutil.ignore_patterns("runs", ".ipynb*"))
+        shutil.copytree(REPO / folder, root, ignore=shutil.ignore_patterns("runs", ".ipynb*", "zh"))
         lab = start_lab(root, Path(tmp) / "state")
         try:
             with sync_playwright() as pw:
@@ -35,7 +40,7 @@ def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
                 page.keyboard.press("Control+b")                  # close the file browser
                 run_all_cells(page)
                 dashboard = page.locator(".compact-lab").first
-                run_once(dashboard, "Experiment 3")
+                run_once(dashboard, button)
                 events = dashboard.locator("li.stage-event").all_text_contents()
                 dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
                 page.mouse.move(0, 0)                            # no hover highlight
@@ -45,8 +50,8 @@ def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
                 browser.close()
             if shown is not None:
                 shown.parent.mkdir(parents=True, exist_ok=True)
-                shown.write_text(json.dumps({"image": out.name, "experiment": 3, "stage_events": events},
-                                            indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                facts = {"image": out.name, "experiment": 3, "language": lang, "stage_events": events}
+                shown.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         finally:
             lab.stop()
     return out
@@ -54,4 +59,6 @@ def lab_screenshot(out: Path, shown: Path | None = None) -> Path:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
-    print(lab_screenshot(folder / "lab.png", folder.parent / "generated" / "screenshot.json"))
+    for lang, suffix in (("en", ""), ("zh", ".zh")):
+        shown = folder.parent / "generated" / f"screenshot{suffix}.json"
+        print(lab_screenshot(folder / f"lab{suffix}.png", shown, lang))
