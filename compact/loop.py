@@ -102,7 +102,8 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
             return trace
     raise TurnLimitError(f"the agent did not finish within {settings.max_turns} turns; the history "
                          f"({len(messages)} messages) is intact: raise LoopOptions(max_turns=...) "
-                         "or inspect error.trace (placeholders can make an agent re-read in circles)", trace)
+                         "or inspect error.trace (compaction that drops what it read can make an agent "
+                         "re-read in circles)", trace)
 
 
 def model_request(client: Any, options: LoopOptions) -> dict[str, Any]:   # all but the messages

@@ -7,6 +7,7 @@ import pytest
 from compact import Compactor
 from compact.classroom.strategy_plot import (
     CUT_OFF,
+    lost_to_a_cut,
     plot_costs,
     plot_retention,
     plot_strategies,
@@ -23,6 +24,7 @@ from compact.study.strategies import (
     TOOL_OUTPUT_CAP,
     Strategy,
     compare,
+    run_session,
 )
 from compact.study.workload import PROBES, Probe, make_long_workspace, session_turns
 from tools.figure_check import figure_problems
@@ -263,7 +265,25 @@ def test_the_retention_chart_shows_each_probes_place(reports):
     for column, report in enumerate(reports.values()):
         for row, probe in enumerate(PROBES):
             assert PLACES[int(grid[row, column])] == report.retention[probe.name]
-            assert texts[row * len(reports) + column] == report.retention[probe.name]
+            assert texts[row * len(reports) + column].split("\n")[0] == report.retention[probe.name]
+    cut = {(name, probe) for name, report in reports.items() for probe in report.retention
+           if lost_to_a_cut(report, probe)}
+    assert cut == {("pipeline", "decision written to a note (turn 80)")}      # labelled as the summariser's
+    assert [t.get_text() for t in ax.get_xticklabels()][1] == "pipeline\n(50k chars)"
+
+
+def test_notebook_07s_exercise_2_the_pipeline_without_snip(reports, tmp_path):
+    """The answer key: it keeps the user's constraint, sends more, costs less with caching."""
+    pipeline = reports["pipeline"]
+    stages = tuple(s for s in STRATEGIES[1].stages if s != "snip_compact")
+    mine = run_session(Strategy("no snip", "the pipeline without snip_compact", stages=stages), tmp_path)
+    assert (mine.input_tokens, round(mine.cost()), mine.summary_calls) == (1_110_436, 518_475, 11)
+    assert (pipeline.input_tokens, round(pipeline.cost()), pipeline.summary_calls) == (1_033_244, 616_668, 9)
+    assert round(mine.ledger.share_read(), 2) == 0.71 and round(pipeline.ledger.share_read(), 2) == 0.59
+    assert mine.places() == {"context": 5, "archive": 0, "workspace": 2, "lost": 1}
+    assert mine.retention["user constraint (turn 2)"] == "context"
+    lost = [probe for probe, place in mine.retention.items() if place == "lost"]
+    assert lost == ["decision written to a note (turn 80)"]
 
 
 def test_sessions_in_worker_processes_give_the_same_reports(tmp_path):

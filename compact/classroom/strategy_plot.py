@@ -13,7 +13,8 @@ from matplotlib.patches import Patch
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
-from ..texts import say, translated
+from ..study.workload import PROBES
+from ..texts import known, say, translated
 from .plot import RC, finish, legend_below, panel, thousands
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -90,8 +91,23 @@ def plot_costs(reports: list, cost_scale: str = "log") -> Figure:
     return figure
 
 
+def lost_to_a_cut(report, probe: str) -> bool:
+    """Whether ``probe`` was lost after the first summary, with a later summary cut off at its
+    ``max_tokens``: the offline summariser's cut lost it, not the stages."""
+    turn, turns = {p.name: p.turn for p in PROBES}.get(probe), report.summary_turns
+    return (report.retention[probe] == "lost" and turn is not None and bool(turns) and turn >= turns[0]
+            and any(CUT_OFF in text for at, text in zip(turns, report.summaries, strict=True) if at >= turn))
+
+
+def _with_trigger(strategy: str) -> str:
+    """A strategy's name and, if the catalogs give one, the trigger it compacts at."""
+    key = f"study.plot.trigger.{strategy}"
+    return say("study.plot.trigger", strategy=strategy, trigger=say(key)) if known(key) else strategy
+
+
 def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
-    """Where each probe fact ended up, per strategy (``retention.PLACES``)."""
+    """Where each probe fact ended up, per strategy (``retention.PLACES``); a column is labelled
+    with its strategy's trigger, a loss to a cut-off summary says so."""
     probes = list(reports[0].retention) if reports else []
     grid = [[PLACES.index(r.retention[p]) for r in reports] for p in probes]
     with panel(ax, 6.5, 13) as ax:
@@ -99,9 +115,12 @@ def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
         ax.imshow(grid, cmap=colours, vmin=-0.5, vmax=len(PLACES) - 0.5, aspect="auto")
         for row, line in enumerate(grid):
             for column, place in enumerate(line):
-                ax.text(column, row, say(f"study.place.{PLACES[place]}"), ha="center", va="center",
-                        fontsize=11, color="white" if PLACES[place] in ("lost", "context") else "black")
-        ax.set_xticks(range(len(reports)), [r.strategy for r in reports])
+                label, size = say(f"study.place.{PLACES[place]}"), 11
+                if lost_to_a_cut(reports[column], probes[row]):
+                    label, size = label + "\n" + say("study.plot.retention.cut"), 9.5
+                ax.text(column, row, label, ha="center", va="center",
+                        fontsize=size, color="white" if PLACES[place] in ("lost", "context") else "black")
+        ax.set_xticks(range(len(reports)), [_with_trigger(r.strategy) for r in reports])
         ax.set_yticks(range(len(probes)), [translated(p, "study.probe.") for p in probes])
         ax.tick_params(top=True, labeltop=True, bottom=False, labelbottom=False, length=0)
         ax.set_xticks([x - 0.5 for x in range(1, len(reports))], minor=True)
