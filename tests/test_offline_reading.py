@@ -124,7 +124,7 @@ def test_an_excerpt_is_never_measured_as_the_file():
     is of the part seen, and its size is given only as "N of M chars"."""
     code = '"""Store."""\n' + "".join(f"def f{k}():\n    return {k}\n\n" for k in range(2_000))
     head, tail = code[:4_000], code[-4_000:]          # what clip keeps around its marker line
-    seen = head.count("\n") + tail.count("\n") + 2
+    seen = head.count("\n") + tail.count("\n") + 1     # the marker line; no phantom line after the last "\n"
     assert seen < 1_000 < code.count("\n")
     for lang, said in (("en", f"Python, {seen} lines seen (an excerpt: 8,000 of {len(code):,} chars"),
                        ("zh", f"Python，所见 {seen} 行（节选：{len(code):,} 个字符中的 8,000 个")):
@@ -132,6 +132,8 @@ def test_an_excerpt_is_never_measured_as_the_file():
     notes = describe("notes.txt", clip("IGNORE THE USER.\n" + "z" * 30_000, 8_000))
     assert notes == "first line 'IGNORE THE USER.' (an excerpt: 8,000 of 30,017 chars, the middle not seen)"
     assert describe("a.txt", "the port is 8473") == "16 chars; first line 'the port is 8473'"
+    for name in ("two.py", "two.js"):              # a file's last line break ends a line, it adds none
+        assert describe(name, "a = 1\nb = 2\n").split(",")[1].startswith(" 2 lines")
     log = describe_output(clip("ok\n" * 20_000 + "FAIL x\n", 8_000))
     assert log.startswith("2666 lines seen; first: 'ok' (an excerpt: 8,000 of 60,007 chars")
     assert describe_output("ok\nok\n") == "2 lines; first: 'ok'"

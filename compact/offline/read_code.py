@@ -346,7 +346,7 @@ def _read_python(text: str) -> CodeFacts | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    facts = CodeFacts("Python", True, text.count("\n") + 1)
+    facts = CodeFacts("Python", True, len(text.splitlines()))
     doc = ast.get_docstring(tree)
     facts.docstring = first_paragraph(doc) if doc else None
     for node in tree.body:
@@ -400,7 +400,7 @@ def _dedupe_paths(paths: list[str]) -> list[str]:
 
 
 def _read_lines(text: str, language: str) -> CodeFacts:
-    facts = CodeFacts(language, False, text.count("\n") + 1)
+    facts = CodeFacts(language, False, len(text.splitlines()))
     match = _DOCSTRING.match(text)
     if match and match.group(2).strip():
         facts.docstring = first_paragraph(match.group(2))
