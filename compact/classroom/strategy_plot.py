@@ -13,8 +13,9 @@ from matplotlib.patches import Patch
 
 from ..pipeline.summary import summary_cut_note
 from ..study.retention import PLACES
+from ..study.strategies import STRATEGIES, Strategy
 from ..study.workload import PROBES
-from ..texts import known, say, translated
+from ..texts import say, translated
 from .plot import RC, finish, legend_below, panel, thousands
 
 # strategy → (colour, line style, marker); unknown strategies cycle through FALLBACK
@@ -99,10 +100,18 @@ def lost_to_a_cut(report, probe: str) -> bool:
             and any(CUT_OFF in text for at, text in zip(turns, report.summaries, strict=True) if at >= turn))
 
 
-def _with_trigger(strategy: str) -> str:
-    """A strategy's name and, if the catalogs give one, the trigger it compacts at."""
-    key = f"study.plot.trigger.{strategy}"
-    return say("study.plot.trigger", strategy=strategy, trigger=say(key)) if known(key) else strategy
+def trigger_chars(strategy: Strategy) -> int | None:
+    """The context size (chars) at which one of ``STRATEGIES`` first compacts; None if it never does."""
+    if not strategy.stages:
+        return None
+    micro = strategy.options.get("functions", {}).get("micro_compact")
+    return micro.args[0] if micro else strategy.options.get("high_water_mark", strategy.limits.context_limit)
+
+
+def _with_trigger(name: str) -> str:
+    """A strategy's name and, for one of ``STRATEGIES``, the trigger it compacts at."""
+    chars = next((trigger_chars(s) for s in STRATEGIES if s.name == name), None)
+    return name if chars is None else say("study.plot.trigger", strategy=name, k=chars // 1000)
 
 
 def plot_retention(reports: list, ax: Axes | None = None) -> Axes:
