@@ -209,6 +209,20 @@ def test_exercise_1_of_00_runs_the_copied_repl_cell_on_experiment_1(tmp_path, mo
     assert not any("[transcript saved:" in line for line in names["session_lines"])
 
 
+def test_the_lessons_snippet_pasted_into_01s_skeleton_passes_the_checker():
+    """01 says: replace the raise line with the lesson's snippet, pasted as it is and indented, and it
+    runs (the skeleton defines the snippet's names); the checker's cases all pass."""
+    nb = nbformat.read(NOTEBOOK_DIR / "01_tool_result_budget.ipynb", as_version=4)
+    [snippet] = [m.group(1) for m in re.finditer(r"```python\n(.*?)```", markdown(nb), re.S)
+                 if "persist_large_output(" in m.group(1)]
+    [stub] = [c.source for c in code_cells(nb) if "def my_tool_result_budget(" in c.source]
+    raise_line = next(line for line in stub.splitlines() if "raise NotImplementedError" in line)
+    names: dict = {"kit": kit}
+    pasted = re.sub("^", "    ", snippet.strip(), flags=re.M)           # indented, as the cell says
+    exec(stub.split("\n\n\nfrom compact")[0].replace(raise_line, pasted), names)
+    assert compact.classroom.check("tool_result_budget", names["my_tool_result_budget"]).failed == []
+
+
 PACKAGE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+compact\b.*$", re.M)
 ONE_LINE = "from compact.classroom import "
 # the exercise's switch: the worked solution, until the learner deletes this line
