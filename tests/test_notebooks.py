@@ -12,7 +12,8 @@ import pytest
 from conftest import NOTEBOOK_DIR, errors
 
 import compact.classroom
-from compact.classroom import agent, kit, study
+from compact import texts
+from compact.classroom import agent, kit, language, run_experiment, study
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 CHINESE = sorted((NOTEBOOK_DIR / "zh").glob("*.ipynb"))     # their translations (test_chinese_notebooks.py)
@@ -221,6 +222,23 @@ def test_the_lessons_snippet_pasted_into_01s_skeleton_passes_the_checker():
     pasted = re.sub("^", "    ", snippet.strip(), flags=re.M)           # indented, as the cell says
     exec(stub.split("\n\n\nfrom compact")[0].replace(raise_line, pasted), names)
     assert compact.classroom.check("tool_result_budget", names["my_tool_result_budget"]).failed == []
+
+
+def test_the_answers_to_00s_exercises_2_and_3(tmp_path, monkeypatch):
+    """00 answers: the window holds one file of experiment 3's first one's size (turn 2 sent it at
+    9,877 tokens; a second adds about 9,400); the refusal comes at turn 3 in either language."""
+    monkeypatch.setattr(texts, "_chosen", [])
+    runs = {}
+    for chosen in ("zh", "en"):                                   # English last: the answer's numbers
+        language(chosen)
+        runs[chosen] = baseline = run_experiment(3, compaction=False, workdir=tmp_path / chosen)
+    assert {k: (len(r.trace.turns) + 1, r.refused_tokens[0]) for k, r in runs.items()} == {
+        "en": (3, 19_165), "zh": (3, 19_181)}
+    one_file = baseline.trace.turns[1].input_tokens
+    file_tokens = agent.OfflineModel().client().messages.count_tokens(model=baseline.trace.model, messages=[
+        {"role": "user", "content": (baseline.workdir / "s08_context_compact/code.py").read_text("utf-8")}])
+    assert one_file == 9_877 and round(file_tokens.input_tokens, -2) == 9_400
+    assert one_file < 16_000 < one_file + file_tokens.input_tokens
 
 
 PACKAGE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+compact\b.*$", re.M)
