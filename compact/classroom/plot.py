@@ -50,6 +50,7 @@ CHARS_PER_TOKEN = 4
 HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cut by the frame
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
 REACTIVE_OFFSET = 0.12  # turns: a reactive cut's bar stands just left of its turn's marker
+SNIP_CLEARANCE = 13    # points: a message count's cut stands right of the snip diamond (half-width 10.5)
 LEGEND_GAP = 6         # points between them and a legend under the Axes
 REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # the API's message
 
@@ -344,6 +345,9 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         ax.axhline(limits.max_messages, color="#56B4E9", linestyle=":", linewidth=2.5,
                    label=say("plot.max_messages", limit=limits.max_messages), gid="max_messages")
         _stage_markers(ax, trace, ["snip_compact"], lambda t: conversation_length(t.sent))
+        for cut in (c for c in ax.collections if c.get_gid() == "cut"):   # a cut of one (51 → 50)
+            cut.set_transform(ax.transData + ScaledTranslation(     # is not hidden by the diamond
+                SNIP_CLEARANCE / 72, 0, ax.figure.dpi_scale_trans))
         ax.set_ylabel(say("plot.messages_axis"))
         _turn_axis(ax, max(turns, default=0))
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
