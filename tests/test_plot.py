@@ -72,7 +72,7 @@ def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
 
 def test_titles_say_what_happened(runs):
     assert headline(runs[1]) == "micro_compact: 3 old results are placeholders by turn 7"
-    assert headline(runs[2]).startswith("tool_result_budget persisted 1 result(s) at turn 2")
+    assert headline(runs[2]).startswith("tool_result_budget persisted 1 result at turn 2")
     assert headline(runs[3]).startswith("compact_history at turn 3: ")
     assert headline(runs["baseline"]).startswith("No compaction: refused at turn 3 — prompt is too long")
     assert headline(runs["baseline"]).endswith(" tokens > 16,000 maximum")    # numbers with separators

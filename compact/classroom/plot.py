@@ -71,8 +71,9 @@ def _describe(stage: str, hits: list, trace: Trace) -> str:
     if stage == "micro_compact":
         return say("plot.headline.micro_compact", count=placeholders(trace.turns[-1].sent), turn=turn)
     if stage == "tool_result_budget":
-        return say("plot.headline.tool_result_budget", files=len(event.files_written), turn=turn,
-                                                 before=event.size_before, after=event.size_after)
+        files = len(event.files_written)
+        return say("plot.headline.tool_result_budget" + ("_one" if files == 1 else ""), files=files,
+                   turn=turn, before=event.size_before, after=event.size_after)
     if stage == "snip_compact":
         turns = sorted({t for t, _ in hits})
         last = next(t for t in trace.turns if t.turn == turn)       # counted as the plot counts

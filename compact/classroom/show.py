@@ -162,7 +162,8 @@ class Text:
         lines = text.splitlines()
         title = f"<b>{html.escape(self.title)}</b>" if self.title else ""
         if notes:                            # folded first: what the answer says comes first
-            title = _folded(title, say("show.notes", count=len(notes)), _pre("\n".join(notes)))
+            summary = say("show.notes_one") if len(notes) == 1 else say("show.notes", count=len(notes))
+            title = _folded(title, summary, _pre("\n".join(notes)))
         if len(lines) > FOLD + 2:
             more = say("show.more_lines", count=len(lines) - FOLD)
             text = _folded(_pre("\n".join(lines[:FOLD])), more, _pre("\n".join(lines[FOLD:])))

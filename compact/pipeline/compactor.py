@@ -156,8 +156,8 @@ def describe(stage: str, before: list, after: list, written: tuple[str, ...],
     """One sentence on what a fired stage did, and ``extra`` (a snip's span; a summary)."""
     if stage == "tool_result_budget":
         persisted = sum(w.startswith(TOOL_RESULTS_DIR) for w in written)
-        return (f"persisted {persisted} result(s) to disk, kept a {limits.preview_chars:,}-char "
-                "preview of each"), {}
+        return (f"persisted {results_phrase(persisted)} to disk, kept a {limits.preview_chars:,}-char "
+                f"preview{' of each' if persisted != 1 else ''}"), {}
     if stage in SUMMARY_STAGES:
         parsed = parse_compacted(plain_text(after[0])) if after else None
         summary = {"summary": parsed[1]} if parsed else {}
@@ -167,5 +167,11 @@ def describe(stage: str, before: list, after: list, written: tuple[str, ...],
     if stage == "snip_compact" and (span := snip_span(before, after)):
         return (f"kept the first {span['head_end']} and last {len(before) - span['tail_start']} "
                 f"messages, snipped {span['snipped']}"), span
-    return (f"replaced {changed_results(before, after)} old result(s) with a placeholder, kept the "
-            f"{limits.keep_recent_results} newest"), {}
+    changed = changed_results(before, after)
+    placeholders = "a placeholder" if changed == 1 else "placeholders"
+    return (f"replaced {results_phrase(changed, 'old ')} with {placeholders}, "
+            f"kept the {limits.keep_recent_results} newest"), {}
+
+
+def results_phrase(count: int, kind: str = "") -> str:     # "1 old result", "3 old results"
+    return f"{count} {kind}result{'' if count == 1 else 's'}"
