@@ -4,6 +4,7 @@ package in one line, ``from compact.classroom import …``, of at most 20 names 
 rest reached through three namespaces that only import and re-export."""
 
 import ast
+import html
 import re
 from pathlib import Path
 
@@ -224,6 +225,29 @@ def test_the_lessons_snippet_pasted_into_01s_skeleton_passes_the_checker():
     pasted = re.sub("^", "    ", snippet.strip(), flags=re.M)           # indented, as the cell says
     exec(stub.split("\n\n\nfrom compact")[0].replace(raise_line, pasted), names)
     assert compact.classroom.check("tool_result_budget", names["my_tool_result_budget"]).failed == []
+
+
+def test_01s_solution_to_exercise_3_passes_its_check(tmp_path, monkeypatch, capsys):
+    """01's folded solution to exercise 3: the skeleton with the snippet, renamed my_once_budget, its
+    threshold test changed as the fold shows; the exercise's cell then says done."""
+    nb = nbformat.read(NOTEBOOK_DIR / "01_tool_result_budget.ipynb", as_version=4)
+    [snippet] = [m.group(1) for m in re.finditer(r"```python\n(.*?)```", markdown(nb), re.S)
+                 if "persist_large_output(" in m.group(1)]
+    [fold] = re.findall(r"<pre>(.*?)</pre>", markdown(nb), re.S)
+    changed = html.unescape(fold).splitlines()[0]
+    assert snippet.count("if len(content) <= PERSIST_THRESHOLD:") == 1
+    snippet = snippet.replace("if len(content) <= PERSIST_THRESHOLD:", changed)
+    cells = {c.id: c.source for c in code_cells(nb)}
+    stub, exercise = cells["co13"], cells["co45"]
+    raise_line = next(line for line in stub.splitlines() if "raise NotImplementedError" in line)
+    pasted = re.sub("^", "    ", snippet.strip(), flags=re.M)
+    solution = stub.split("\n\n\nfrom compact")[0].replace(raise_line, pasted)
+    monkeypatch.chdir(tmp_path)
+    names: dict = {}
+    exec(cells["co01"].replace("%matplotlib inline", "") + "\n" + cells["co37"].split("\nat_50k")[0], names)
+    exec(solution.replace("def my_tool_result_budget(", "def my_once_budget("), names)
+    exec(exercise.split("\n\n\n", 1)[1], names)
+    assert "pass 2 wrote: nothing" in capsys.readouterr().out
 
 
 def test_the_answers_to_00s_exercises(tmp_path, monkeypatch):
