@@ -231,9 +231,9 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         if limit:
             ax.axhline(limits.context_limit, color="#D55E00", linestyle=":", linewidth=2,
                        label=say("plot.context_limit", limit=limits.context_limit), gid="limit")
-        else:     # the limit far above: a legend entry, and the y axis to just above the run
-            ax.plot([], [], color="#D55E00", linestyle=":", linewidth=2,
-                    label=say("plot.context_limit_off", limit=limits.context_limit), gid="limit_off")
+        else:     # the limit far above: a legend note without a line sample, the y axis to just above the run
+            ax.plot([], [], linestyle="none", label=say("plot.context_limit_off", limit=limits.context_limit),
+                    gid="limit_off")
             ax.set_ylim(0, max([*sizes[0], *sizes[1], 1]) * 1.12)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
         last_turn = max(turns, default=0)

@@ -133,8 +133,9 @@ def _bracket(ax: Axes, span: tuple[float, float], rim: float, look: dict) -> Non
     ax.plot([span[0], span[0], span[1], span[1]], [TOP + 0.03, rim, rim, TOP + 0.03], **look)
 
 
-def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_char: float) -> None:
-    bottom, height = ROWS[row]
+def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_char: float) -> bool:
+    """The row's boxes; whether any box had room for its number of chars."""
+    bottom, height, numbered = *ROWS[row], False
     for box in boxes:
         colour = KIND_COLOURS[box.kind]
         ax.add_patch(Rectangle((box.x, bottom), box.width, height, facecolor=colour,
@@ -144,6 +145,7 @@ def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_ch
                                    edgecolor="#222222", linewidth=0, gid=f"{row}:placeholder"))
         label = f"{box.chars:,}"
         if box.width * points_per_char >= text_width(label, BOX_FONT) * 1.25 + 6:     # room to spare
+            numbered = True
             behind = {"boxstyle": "round,pad=0.15", "facecolor": colour, "edgecolor": "none"}
             ax.text(box.x + box.width / 2, bottom + height / 2, label, ha="center", va="center",
                     fontsize=BOX_FONT, color="white" if colour in DARK else "black",
@@ -151,6 +153,7 @@ def _draw_row(ax: Axes, row: str, boxes: list[Box], extents: list, points_per_ch
     for start, end in extents:
         ax.add_patch(Rectangle((start, bottom), end - start, height, fill=False,
                                edgecolor="black", linewidth=1.0, gid=f"{row}:message"))
+    return numbered
 
 
 def _pieces(band: Band) -> list[Band]:
@@ -237,13 +240,14 @@ def _draw_pairs(ax: Axes, pairs: list[tuple[int, int]], extents: list, width: fl
     return TOP + 0.45
 
 
-def _scale_bar(ax: Axes, width: float, minimum: float) -> None:
+def _scale_bar(ax: Axes, width: float, minimum: float, numbered: bool) -> None:
     target = 0.15 * width
     power = 10 ** math.floor(math.log10(max(target, 1)))
     chars = max(step * power for step in (1, 2, 5) if step * power <= max(target, 1))
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
-    note = say("picture.scale", chars=int(chars), minimum=int(math.ceil(minimum)))
+    note = say("picture.scale" if numbered else "picture.scale_unnumbered",     # "numbers" only if drawn
+               chars=int(chars), minimum=int(math.ceil(minimum)))
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
 
 
@@ -279,11 +283,11 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         fig = ax.figure.figure                       # the root Figure (an Axes in a subfigure too)
         points_per_char = (ax.get_position().width * fig.get_figwidth() - 0.9) * 72 / width
         _draw_bands(ax, found, old_extents, new_extents, width)
-        _draw_row(ax, "before", old, old_extents, points_per_char)
-        _draw_row(ax, "after", new, new_extents, points_per_char)
+        numbered = _draw_row(ax, "before", old, old_extents, points_per_char)
+        numbered = _draw_row(ax, "after", new, new_extents, points_per_char) or numbered
         top = max(_draw_disk(ax, event, _sources(event, old, old_extents), width),
                   _draw_pairs(ax, cut_pairs(before, event), old_extents, width))
-        _scale_bar(ax, width, minimum)
+        _scale_bar(ax, width, minimum, numbered)
         ax.set_xlim(-0.01 * width, 1.01 * width)
         ax.set_ylim(-0.45, max(top, 2.0))
         ax.set_xticks([])
