@@ -290,5 +290,5 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     cut = [p for p in programs[:2] if lists_cut(notes[p]) or lists_cut(readmes[p])]
     lines.append("\n" + phrase("shared", lang, names=", ".join(shared[:16])
                                 or phrase("no_shared", lang))
-                 + (phrase("shared_partial", lang, paths=", ".join(cut)) if cut else ""))
+                 + (phrase("shared_partial", lang, paths=phrase("list_sep", lang).join(cut)) if cut else ""))
     return Step(offline_label(lang) + "\n".join(lines))
