@@ -101,3 +101,16 @@ def test_what_code_does_is_read_from_lines_when_it_does_not_parse():
     assert "errors: in the part seen, raises Full (save)" in from_lines
     cut = describe_code(QUEUE[:-60], "queue.py", "an excerpt")
     assert "errors: in the part seen, catches Retry (work), TimeoutError (work)" in cut
+
+
+def test_names_shared_beyond_what_the_notes_list_are_not_denied(tmp_path):
+    def program(prefix: str) -> str:
+        return "".join(f"def {prefix}{i:02}():\n    return {i}\n\n\n" for i in range(28)) \
+            + "def main():\n    return 0\n"
+    answer = _run(tmp_path, {"a/one.py": program("a"), "b/two.py": program("b")},
+                  "Compare a/one.py and b/two.py").answer
+    assert "Names in both notes: none. The notes list only some of the names of a/one.py, " \
+           "b/two.py: the files themselves may share more." in answer      # both define main
+    small = _run(tmp_path / "small", {"a/cache_server.py": CACHE, "b/queue.py": QUEUE},
+                 "Compare a/cache_server.py and b/queue.py").answer
+    assert "Names in both notes: none." in small and "may share more" not in small

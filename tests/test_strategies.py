@@ -232,6 +232,7 @@ def test_the_html_tables_hold_every_strategy_and_probe(reports):
     named = strategy_table(STRATEGIES)
     assert [row[0] for row in named.rows] == [s.name for s in STRATEGIES]
     assert named.rows[0][2] == "none" and named.rows[2][2] == "micro_compact"
+    assert named.rows[0][4] == "—" and named.rows[1][4] == "the lesson's"   # no stage: no number used
     assert named.rows[3][4] == "context_limit=600,000" and named.rows[5][3] == "ArchivingCacheFriendly"
     assert named.rows[5][4] == ", ".join(f"{k}={v:,}" for k, v in CACHE_FRIENDLY.items())
     planted = probe_table()

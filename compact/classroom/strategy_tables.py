@@ -76,7 +76,10 @@ def table(reports: list, pricing: Pricing = PRICES) -> str:
 
 
 def settings(strategy: Any) -> str:
-    """What a strategy changes from the lesson's numbers: its Limits and its variant's options."""
+    """What a strategy changes from the lesson's numbers: its Limits and its variant's options
+    (a dash when it runs no stage: no number of it is used)."""
+    if not strategy.stages:
+        return "—"
     lesson = Limits()
     changed = [f"{f.name}={getattr(strategy.limits, f.name):,}" for f in fields(Limits)
                if getattr(strategy.limits, f.name) != getattr(lesson, f.name)]

@@ -184,6 +184,12 @@ def names_in(fact: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if n not in ("", "…")))
 
 
+def lists_cut(note: str) -> bool:
+    """Whether a note lists only some of its file's names: a list cut with "…", or an excerpt's."""
+    return any(part.rstrip().endswith("…") or any(f in part for f in forms("at_least"))
+               for part in split_parts(note) if any(label in part for label in _LABELS))
+
+
 _LEAD = re.compile(r"^(?:[\s,，、。:：;；.!?]|and\b|then\b|explain\b|describe\b|say\b|tell me\b|"
                    r"说明|解释|描述|讲讲|并)*", re.I)
 
@@ -281,6 +287,8 @@ def answer(view: View, programs: list[str], docs: dict[str, str | None], lang: s
     lines += _word_lines(names, words, lang)
     first, second = (set(names[p]) for p in programs[:2])
     shared = sorted(first & second)
+    cut = [p for p in programs[:2] if lists_cut(notes[p]) or lists_cut(readmes[p])]
     lines.append("\n" + phrase("shared", lang, names=", ".join(shared[:16])
-                                or phrase("no_shared", lang)))
+                                or phrase("no_shared", lang))
+                 + (phrase("shared_partial", lang, paths=phrase("list_sep", lang).join(cut)) if cut else ""))
     return Step(offline_label(lang) + "\n".join(lines))
