@@ -2,8 +2,6 @@
 and preview, stage 3's placeholder), the archiving variant of the Compactor, the demo course, and
 the lesson's REPL run with a task typed at its prompt."""
 
-from __future__ import annotations
-
 from ..demo import expected_titles, make_workspace
 from ..extensions import ArchivingCompactor
 from ..pipeline.formats import placeholder_for
