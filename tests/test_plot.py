@@ -8,9 +8,7 @@ from compact import Compactor, Trace, agent_loop, summarizer_for
 from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.plot import (
     RC,
-    batch_sizes,
     headline,
-    plot_batch,
     plot_composition,
     plot_context,
     plot_messages,
@@ -190,19 +188,6 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
     assert turn not in {round(seg[0, 0]) for seg in cut.get_segments()}
 
 
-def test_the_batch_panel_draws_the_budget_and_the_batch_as_it_arrived(runs):
-    ax = plot_batch(runs[2])
-    [budget] = drawn(ax, "budget")
-    assert list(budget.get_ydata()) == [200_000, 200_000]
-    arrived = {round(p.get_x() + 0.2): p.get_height() for p in ax.patches
-               if p.get_gid() == "batch_arrived"}
-    sent = {round(p.get_x() - 0.2): p.get_height() for p in ax.patches if p.get_gid() == "batch_sent"}
-    docs = (runs[2].workdir / "web/src/data/generated/docs.json").read_text()
-    assert arrived == {2: len(docs)} and sent[2] < 3_000         # the full result came, a preview went
-    assert batch_sizes(runs[1])[0][1] == batch_sizes(runs[1])[0][2]   # nothing persisted there
-    low, high = ax.get_ylim()                      # a log axis: the 2,000-char preview is a visible bar
-    assert ax.get_yscale() == "log" and low <= sent[2] / 2 and high >= len(docs)
-    assert f"{sent[2]:,}" in [t.get_text() for t in ax.texts]          # its size, written on it
 
 
 def test_the_messages_panel_is_about_snip_compact(tmp_path):
@@ -230,7 +215,7 @@ def test_plot_run_stacks_the_panels_asked_for(runs):
 
 
 def test_an_empty_run_still_draws(recwarn):
-    for draw in (plot_context, plot_tokens, plot_batch, plot_messages, plot_composition):
+    for draw in (plot_context, plot_tokens, plot_messages, plot_composition):
         ax = draw(Trace())
         assert ax.get_xlim() == (0.5, 1.5)
     assert [w for w in recwarn if "identical" in str(w.message)] == []

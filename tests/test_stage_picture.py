@@ -192,7 +192,7 @@ def test_every_text_of_a_stage_picture_comes_from_its_labels(stages, monkeypatch
 def test_every_text_of_a_run_plot_comes_from_its_labels(tmp_path, monkeypatch, compaction):
     result = run_experiment(3, compaction=compaction, workdir=tmp_path / "run")
     marked(monkeypatch, "plot.")
-    fig = plot_run(result, panels=("context", "tokens", "batch", "messages", "composition"))
+    fig = plot_run(result, panels=("context", "tokens", "messages", "composition"))
     shown = []
     for ax in fig.axes:
         shown += [ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel()]

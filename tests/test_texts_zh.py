@@ -126,7 +126,7 @@ def figure_texts(fig, data: re.Pattern | None = None) -> list[str]:
                          ids=["experiment 1", "experiment 2", "experiment 3", "baseline"])
 def test_every_plot_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n, compaction):
     result = run_experiment(n, compaction=compaction, workdir=tmp_path / "run")
-    figures = [plot_run(result, panels=("context", "tokens", "batch", "messages", "composition")),
+    figures = [plot_run(result, panels=("context", "tokens", "messages", "composition")),
                lab_figure(result)]
     for fig in figures:
         shown = figure_texts(fig)

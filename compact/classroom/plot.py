@@ -21,10 +21,10 @@ from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
-from ..offline.markers import read_persisted, read_placeholder
+from ..offline.markers import read_placeholder
 from ..pipeline import Limits
 from ..pipeline.formats import conversation_length
-from ..pipeline.messages import block_type, blocks_of, is_tool_result_message, iter_tool_results, joined_text
+from ..pipeline.messages import iter_tool_results
 from ..texts import say
 from ..trace import KINDS, Trace, Turn
 
@@ -282,59 +282,6 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
     return ax
 
 
-def batch_sizes(run: Any) -> list[tuple[int, int, int]]:
-    """(turn, chars of the newest batch as it arrived (a persisted result at its full size),
-    as it was sent)."""
-    trace, _, _ = _parts(run)
-    found = []
-    for turn in trace.turns:
-        last = turn.sent[-1] if turn.sent else {}
-        if not is_tool_result_message(last):
-            continue
-        texts = [joined_text(b.get("content", "")) for b in blocks_of(last)
-                 if block_type(b) == "tool_result"]
-        arrived = sum(p.total_chars if (p := read_persisted(t)) and p.ours else len(t) for t in texts)
-        found.append((turn.turn, arrived, sum(len(t) for t in texts)))
-    return found
-
-
-def _log_axis(ax: Axes, values: Iterable[int]) -> None:
-    """A log y axis over whole powers of ten around ``values``, ticks written as 1,000 and 100,000."""
-    values = [max(v, 1) for v in values]
-    low = 10 ** int(np.floor(np.log10(min(values) / 2)))
-    high = 10 ** int(np.ceil(np.log10(max(values) * 1.5)))
-    ax.set_yscale("log")
-    ax.set_ylim(low, high)
-    ticks = [10 ** k for k in range(int(np.log10(low)), int(np.log10(high)) + 1)]
-    ax.set_yticks(ticks, labels=[f"{t:,}" for t in ticks])
-    ax.minorticks_off()
-
-
-def plot_batch(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
-    """tool_result_budget's trigger: the newest batch's size against the budget, bars labelled."""
-    trace, limits, _ = _parts(run)
-    with panel(ax, 5) as ax:
-        sizes = batch_sizes(run)
-        xs, arrived, sent = zip(*sizes, strict=True) if sizes else ((), (), ())
-        for offset, values, colour, label, gid in (
-                (-0.2, arrived, "#BBBBBB", say("plot.batch_arrived"), "batch_arrived"),
-                (0.2, sent, KIND_COLOURS["persisted previews"], say("plot.batch_sent"), "batch_sent")):
-            bars = ax.bar([x + offset for x in xs], values, width=0.4, color=colour,
-                          edgecolor="black", label=label, gid=gid)
-            look = {"fontsize": 14, "color": "#6B6200"} if gid == "batch_sent" else {"fontsize": 10}
-            ax.bar_label(bars, labels=[f"{v:,}" for v in values], padding=2, **look)
-        ax.axhline(limits.tool_result_budget, color="#D55E00", linestyle=":", linewidth=2,
-                   label=say("plot.budget", budget=limits.tool_result_budget), gid="budget")
-        ax.axhline(limits.persist_threshold, color="#777777", linestyle="--", linewidth=1.5,
-                   label=say("plot.persist_threshold", threshold=limits.persist_threshold),
-                   gid="persist_threshold")
-        ax.set_ylabel(say("plot.batch_axis"))
-        _turn_axis(ax, max((t.turn for t in trace.turns), default=0))
-        _log_axis(ax, [*arrived, *sent, limits.tool_result_budget, limits.persist_threshold])
-        finish(ax, title or say("plot.batch_title"))
-    return ax
-
-
 def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) -> Axes:
     """snip_compact's own trigger: how many messages there are, against ``max_messages``."""
     trace, limits, _ = _parts(run)
@@ -388,8 +335,8 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
     return ax
 
 
-PANELS = {"context": plot_context, "tokens": plot_tokens, "batch": plot_batch,
-          "messages": plot_messages, "composition": plot_composition}
+PANELS = {"context": plot_context, "tokens": plot_tokens, "messages": plot_messages,
+          "composition": plot_composition}
 
 
 def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,

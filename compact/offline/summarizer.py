@@ -94,7 +94,9 @@ def rendered_entries(conversation: str) -> list[Entry]:
     result = []
     for index, match in enumerate(found):
         end = found[index + 1].start() if index + 1 < len(found) else len(conversation)
-        text = conversation[match.end():end].rstrip("\n").removesuffix("</conversation>")
+        text = conversation[match.end():end]        # the entry and the "\n" that joins the next
+        closing = text.rfind("\n</conversation>") if index + 1 == len(found) else -1
+        text = text[:closing] if closing >= 0 else text.removesuffix("\n")   # a file's own stays
         if match.group(1) in ("user", "assistant"):
             result.append(Entry(match.group(1), text))
         elif match.group(2):
