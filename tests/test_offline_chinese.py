@@ -103,7 +103,7 @@ def test_experiment_2_names_the_same_eleven_fields(runs):
         assert f"{name} (" in english and f"{name}（" in chinese
     assert "1 complete record visible" in english and "可见 1 条完整记录" in chinese
     assert "the 2nd cut off" in english and "第 2 条在所见文本结尾处被截断" in chinese
-    assert "headings (array of string)" in english and "headings（字符串 数组）" in chinese
+    assert "headings (array of string)" in english and "headings（字符串数组）" in chinese
 
 
 def _names(text: str) -> set[str]:
