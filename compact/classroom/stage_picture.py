@@ -240,14 +240,14 @@ def _draw_pairs(ax: Axes, pairs: list[tuple[int, int]], extents: list, width: fl
     return TOP + 0.45
 
 
-def _scale_bar(ax: Axes, width: float, minimum: float, numbered: bool) -> None:
+def _scale_bar(ax: Axes, width: float, numbered: bool) -> None:
     target = 0.15 * width
     power = 10 ** math.floor(math.log10(max(target, 1)))
     chars = max(step * power for step in (1, 2, 5) if step * power <= max(target, 1))
     y = -0.3
     ax.plot([0, chars], [y, y], color="black", linewidth=4, solid_capstyle="butt", gid="scale")
     note = say("picture.scale" if numbered else "picture.scale_unnumbered",     # "numbers" only if drawn
-               chars=int(chars), minimum=int(math.ceil(minimum)))
+               chars=int(chars))
     ax.text(chars + 0.01 * width, y, note, va="center", ha="left", fontsize=11, wrap=True)
 
 
@@ -287,7 +287,7 @@ def plot_stage(before: list, after: list, event: StageEvent, ax: Axes | None = N
         numbered = _draw_row(ax, "after", new, new_extents, points_per_char) or numbered
         top = max(_draw_disk(ax, event, _sources(event, old, old_extents), width),
                   _draw_pairs(ax, cut_pairs(before, event), old_extents, width))
-        _scale_bar(ax, width, minimum, numbered)
+        _scale_bar(ax, width, numbered)
         ax.set_xlim(-0.01 * width, 1.01 * width)
         ax.set_ylim(-0.45, max(top, 2.0))
         ax.set_xticks([])
