@@ -3,6 +3,7 @@ reported failing, case by case, in words that say what was expected and what cam
 run with one of the three commonest mistakes (tests/planted.py) parts from the package's run."""
 
 import copy
+import dataclasses
 
 import pytest
 from planted import keeps_two, planted
@@ -200,12 +201,23 @@ def test_a_summary_not_json_encoded_is_named_and_changes_experiment_3(tmp_path):
     assert "the summary as a JSON string" in report.failed[0]
     assert "a summary that imitates a section header stays inside the JSON string" in report.failed
     assert not any("saved to .transcripts/" in name for name in report.failed)   # its transcript is right
+    assert len(report.failed) == 2     # the request case judges the request section only, which is right
+    assert "json.loads cannot read the Reference state" in text
     assert "first difference at character" in text
     mine = run_experiment(3, stages={"compact_history": planted("04")}, workdir=tmp_path / "mine")
     theirs = run_experiment(3, workdir=tmp_path / "theirs")
     found = mine.differences(theirs)      # turns 3 to 6 differ: three named, the fourth counted
     assert [line[:6] for line in found] == ["turn 3", "turn 4", "turn 5", "… and "], found
     assert found[3] == "… and 1 more turn(s) where the sizes differ"
+
+
+def test_a_request_taken_from_the_history_fails_only_the_two_cases_that_judge_the_request():
+    def last_user_text(messages, ctx):
+        text = next(str(m["content"]) for m in reversed(messages) if m["role"] == "user")
+        return solutions.compact_history(messages, dataclasses.replace(ctx, active_request=text))
+    report, text = failing("compact_history", last_user_text)
+    assert [name[:20] for name in report.failed] == ["the history becomes ", "the request comes fr"]
+    assert "the Authoritative request section holds" in text
 
 
 def session():

@@ -188,7 +188,8 @@ def run_case(stage: str, case: Case, fn: Callable[..., Any], workdir: Path) -> O
         return Outcome(case, False, say("check.raised", kind=type(error).__name__, error=error,
                                         line=where.lineno, where=where.name))
     expected = got if case.expected is None else case.expected(given)   # None: disk only
-    problem = difference(expected, got, given)
+    problem = difference(expected, got, given) if case.judge is None or not isinstance(got, list) \
+        else case.judge(expected, got)
     named = [say("check.mutated")] if history != given else []
     if problem and isinstance(got, list):        # the pitfall it shows, named first
         named += [m for m in (find(given, expected, got) for find in MISTAKES[stage]) if m][:1]

@@ -51,6 +51,7 @@ class Case:
     request: str = "do the task"                # the active request (stage 4, reactive)
     summarize: Callable[[list], str] | None = None
     disk: Callable[[Path, list], str | None] | None = None   # a problem on disk, or None
+    judge: Callable[[list, list], str | None] | None = None   # its one property of the output
 
 
 # ---- builders ---------------------------------------------------------------------------
@@ -126,6 +127,34 @@ def transcript_holds_history(workdir: Path, history: list) -> str | None:
     if read_transcript(saved[0]) != history:
         return say("cases.transcript", name=saved[0].name)
     return None
+
+
+def _sections(messages: list) -> tuple[str, str] | None:
+    """The request and the reference text of a one-message [Compacted] output, or None."""
+    text = messages[0].get("content") if len(messages) == 1 and isinstance(messages[0], dict) else None
+    head, found, reference = text.partition(f"\n\n{REFERENCE}\n") if isinstance(text, str) else ("", "", "")
+    before, found_request, request = head.partition(f"{AUTHORITATIVE}\n")
+    return (request, reference) if found and found_request and before.startswith(COMPACTED) else None
+
+
+def request_section(expected: list, got: list) -> str | None:
+    """Only the request section is judged: it is the request the caller passed."""
+    want, have = _sections(expected), _sections(got)
+    if have is None or have[0] == want[0]:
+        return None if have else say("cases.sections", header=COMPACTED)
+    return say("cases.request", want=want[0], got=have[0])
+
+
+def reference_section(expected: list, got: list) -> str | None:
+    """Only the reference section is judged: json.loads reads it back to the whole summary."""
+    have = _sections(got)
+    if have is None:
+        return say("cases.sections", header=COMPACTED)
+    try:
+        summary = json.loads(have[1])
+    except ValueError:
+        return say("cases.not_json")
+    return None if summary == json.loads(_sections(expected)[1]) else say("cases.not_summary")
 
 
 def counted(messages: list) -> str:
@@ -265,9 +294,9 @@ CASES["compact_history"] = [
     Case("the request comes from the caller, never from the last role=user message (here a tool "
          "result holding planted text)", "lesson",
          lambda: _read_two()[:3] + [*tool_turn(("t9", "notes.txt", PLANTED))],
-         _compacted(counted), REQUEST, counted),
+         _compacted(counted), REQUEST, counted, judge=request_section),
     Case("a summary that imitates a section header stays inside the JSON string", "lesson",
-         _read_two, _compacted(hostile), REQUEST, hostile),
+         _read_two, _compacted(hostile), REQUEST, hostile, judge=reference_section),
 ]
 
 
