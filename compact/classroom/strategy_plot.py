@@ -34,9 +34,9 @@ STYLES = {
 }
 # A line that can lie on another's is drawn thin and on top, so the wider line shows around it.
 THIN = {"both": 1.2}
-# Any other strategy (a notebook's own variant, e.g. the pipeline at other numbers): styles no named
-# strategy uses, the first the pipeline's colour, dashed.
-FALLBACK = [("#0072B2", "--", "v"), ("#999999", ":", "v")]
+# Any other strategy (a notebook's own variant, e.g. the pipeline at other numbers): styles no
+# strategy of notebook 08 uses, the first black and dashed.
+FALLBACK = [("#000000", "--", "v"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
 MEASURES = ("plain", "cache-aware")
@@ -45,6 +45,14 @@ CUT_OFF = summary_cut_note(0).partition("=")[0]   # "[summary cut off at max_tok
 
 def _style(name: str, index: int) -> tuple[str, str, str | None]:
     return STYLES.get(name, FALLBACK[index % len(FALLBACK)])
+
+
+def _same_as(reports: list, index: int) -> str:
+    """A strategy's name, with the earlier one it matches number for number ("both = context editing")."""
+    report = reports[index]
+    twin = next((r.strategy for r in reports[:index] if r.cumulative_tokens == report.cumulative_tokens
+                 and r.cumulative_cost == report.cumulative_cost), None)
+    return report.strategy if twin is None else say("study.plot.same", strategy=report.strategy, twin=twin)
 
 
 def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain",
@@ -64,8 +72,8 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
                     markevery=sorted({turn - 1 for turn in report.summary_turns}) if at_summaries
                     else (index * 2 % 10, 10),
                     zorder=3 if report.strategy in THIN else 2,
-                    label=say("study.plot.total", strategy=report.strategy, millions=values[-1] / 1e6)
-                    if values else report.strategy,
+                    label=say("study.plot.total", strategy=_same_as(reports, index),
+                              millions=values[-1] / 1e6) if values else report.strategy,
                     gid=f"strategy:{report.strategy}")
         ax.set_yscale(scale)
         if scale == "linear":
@@ -93,6 +101,9 @@ def plot_costs(reports: list, cost_scale: str = "log", at_summaries: bool = Fals
             figure.suptitle(say("study.plot.cheapest", strategy=best.strategy,
                                 saving=1 - best.cost() / base.cost()),
                             fontsize=17, x=0.01, ha="left", wrap=True)
+        elif reports:
+            figure.suptitle(say("study.plot.costs", turns=len(reports[0].cumulative_tokens)),
+                            fontsize=17, x=0.01, ha="left")
     return figure
 
 
