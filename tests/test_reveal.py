@@ -220,7 +220,8 @@ def test_the_check_line_says_whose_stage_ran_and_whether_it_matched(english, mon
     ran = reveal(..., 3, why="why.03.at_end", stage=solutions.micro_compact, found="")
     own = reveal(3, 3, why="why.03.at_end", stage=mine, found="")
     differs = reveal(3, 3, why="why.03.at_end", stage=mine, found="turn 5: yours sent 9,000")
-    cut = reveal(4, 4, why="why.02.first_snip", turn=4, before=51, stage=mine, found=True)
+    cut = reveal(4, 4, why="why.02.first_snip", turn=4, before=51, stage=mine, found=True,
+                 step="why.02.cut_elsewhere")
     plain = reveal(3, 3, why="why.03.at_end")
     assert ran.lines()[-1].startswith("Check: the worked solution ran, not yours")
     assert "data-check='solution'" in ran._repr_html_() and "data-check" not in plain._repr_html_()

@@ -301,8 +301,8 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
         low, high = min(before + sent + [limits.max_messages]), max(before + sent + [limits.max_messages])
         pad = max(2.0, 0.25 * (high - low))       # a range around the counts, not from 0: a cut of
         ax.set_ylim(max(low - pad, -HEADROOM * high), high + pad)    # two (53 → 51) stays visible
-        if high - low <= 12:                      # a few counts: a tick at every other one from the
-            ax.set_yticks(range(low, high + 1, 2))        # lowest, where a turn's two messages step
+        if high - low <= 12:                      # a few counts: a tick at every other one, through
+            ax.set_yticks(range(low + (limits.max_messages - low) % 2, high + 1, 2))   # max_messages
         finish(ax, title or headline(run, "snip_compact"))
     return ax
 

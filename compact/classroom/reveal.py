@@ -55,7 +55,7 @@ class Reveal:
         if self.why:
             shown.append(say("reveal.why", why=explanation(self.why, self.fields)))
         if self.check:
-            shown.append(say(f"reveal.check.{self.check[0]}", hint=say(self.check[1], **self.fields)))
+            shown.append(say(f"reveal.check.{self.check[0]}", hint=explanation(self.check[1], self.fields)))
         return shown
 
     def __str__(self) -> str:
