@@ -18,6 +18,7 @@ from ..pipeline.formats import (
     PLACEHOLDER,
     REACTIVE,
     REFERENCE,
+    compacted_sections,
     kept_path_placeholder,
     snip_marker,
 )
@@ -132,9 +133,7 @@ def transcript_holds_history(workdir: Path, history: list) -> str | None:
 def _sections(messages: list) -> tuple[str, str] | None:
     """The request and the reference text of a one-message [Compacted] output, or None."""
     text = messages[0].get("content") if len(messages) == 1 and isinstance(messages[0], dict) else None
-    head, found, reference = text.partition(f"\n\n{REFERENCE}\n") if isinstance(text, str) else ("", "", "")
-    before, found_request, request = head.partition(f"{AUTHORITATIVE}\n")
-    return (request, reference) if found and found_request and before.startswith(COMPACTED) else None
+    return compacted_sections(text) if isinstance(text, str) and text.startswith(COMPACTED) else None
 
 
 def request_section(expected: list, got: list) -> str | None:

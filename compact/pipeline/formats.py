@@ -76,12 +76,17 @@ def compacted_message(header: str, active_request: str, summary: str) -> dict:
         f"{header}\n\n{AUTHORITATIVE}\n{active_request}\n\n{REFERENCE}\n{reference}")}
 
 
-def parse_compacted(text: str) -> tuple[str, str] | None:      # (active request, summary)
+def compacted_sections(text: str) -> tuple[str, str] | None:   # (active request, reference text)
     if not text.startswith((f"{COMPACTED}\n\n", f"{REACTIVE}\n\n")):
         return None
     _, _, rest = text.partition(f"\n\n{AUTHORITATIVE}\n")
     request, sep, reference = rest.rpartition(f"\n\n{REFERENCE}\n")
+    return (request, reference) if sep else None
+
+
+def parse_compacted(text: str) -> tuple[str, str] | None:      # (active request, summary)
+    sections = compacted_sections(text)
     try:
-        return (request, json.loads(reference)) if sep else None
+        return (sections[0], json.loads(sections[1])) if sections else None
     except ValueError:
         return None
