@@ -11,8 +11,8 @@ from dataclasses import astuple
 
 import pytest
 from conftest import fake_summary
-from histories import assistant, session, tool_turn, user
-from hypothesis import HealthCheck, given, settings
+from histories import assistant, examples, session, tool_turn, user
+from hypothesis import given
 from hypothesis import strategies as st
 from replies import Script, reply, text
 
@@ -315,8 +315,7 @@ def test_impossible_limits_are_a_clear_value_error(changes, words):
 NUMBERS = st.sampled_from([0, 1, 2, 3, 5, 50, 120, 2_000, 50_000, 10 ** 9])
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@examples(150)
 @given(st.fixed_dictionaries({k: NUMBERS for k in (
     "context_limit", "tool_result_budget", "persist_threshold", "preview_chars", "max_messages",
     "keep_head", "keep_recent_results", "min_compact_chars", "reactive_keep_messages")}),
