@@ -348,8 +348,11 @@ def test_bash_sees_no_home_folder_credentials_nor_a_path_into_the_workspace(ws, 
 
 
 def test_nothing_started_outlives_the_call_even_in_a_new_session(ws):
-    """setsid leaves the process group; the sandbox's own process namespace still ends it."""
+    """Background jobs end with the shell (not at a timeout); setsid leaves the process group, and
+    the sandbox's own process namespace still ends it."""
     seconds = 50_000 + os.getpid() % 10_000           # unique to this run: no other sleep matches
-    out = ws.run("bash", {"command": f"setsid sleep {seconds} > /dev/null 2>&1 & echo started"})
-    assert out == "started" and running(f"sleep {seconds}") == []
-
+    slow = Workspace(ws.root, bash_timeout=20)
+    out = slow.run("bash", {"command": f"sleep {seconds} & sleep {seconds + 1} > /dev/null & echo started"})
+    assert out == "started" and running(f"sleep {seconds}") == running(f"sleep {seconds + 1}") == []
+    out = ws.run("bash", {"command": f"setsid sleep {seconds + 2} > /dev/null 2>&1 & echo started"})
+    assert out == "started" and running(f"sleep {seconds + 2}") == []
