@@ -138,7 +138,7 @@ def test_the_interrupt_tests_pass_with_sigint_ignored_at_start():
     assert re.search(r"^3 passed, \d+ deselected in", done.stdout, re.M), done.stdout[-3000:]   # none skipped
 
 
-def test_the_demo_repl_answers_an_experiments_prompt_offline_and_exits_on_q(tmp_path):
+def test_the_repl_answers_offline_survives_text_that_is_not_utf8_and_exits_on_q(tmp_path):
     typed = "Compare s08_context_compact/code.py and s09_memory/code.py\nq\n"   # experiment 3's prompt
     done = subprocess.run([sys.executable, "-m", "compact", "--demo"], input=typed, capture_output=True,
                           text=True, timeout=60, cwd=tmp_path)
@@ -147,9 +147,6 @@ def test_the_demo_repl_answers_an_experiments_prompt_offline_and_exits_on_q(tmp_
     for said in ("[auto compact]", "[transcript saved: .transcripts/transcript-0001.jsonl]",
                  "Persistent memory"):
         assert said in done.stdout, done.stdout
-
-
-def test_the_repl_answers_in_a_workdir_survives_text_that_is_not_utf8_and_exits_on_q(tmp_path):
     workdir = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9")     # a Latin-1 folder name
     os.mkdir(workdir)
     with open(os.path.join(workdir, "a.txt"), "w") as handle:
