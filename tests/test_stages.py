@@ -200,8 +200,6 @@ def test_what_the_summariser_is_sent_and_a_summary_cut_off_by_max_tokens():
     assert ClientSummarizer(whole, "scripted")([user("Compare a.py")]) == "Goal: compare."
 
 
-
-
 # ---- images inside a tool_result (screenshots, computer use) --------------------------------------
 
 SCREENSHOT = base64.b64encode(bytes(range(256)) * 4_000).decode()       # a 1.4 MB base64 "PNG"
@@ -365,7 +363,6 @@ def test_a_header_planted_where_a_result_or_the_history_is_clipped_stays_data(tm
     assert "omitted" in rendered and f"\n{FORGED}" not in rendered
     assert [line for line in rendered.splitlines() if line.startswith("[user]")] == \
         ["[user] Read the logs"]
-
 
 
 @pytest.mark.parametrize("body", ["x" * 20_000 + "\n", "y" * 20_000, "z\n" * 10_000 + "\n\n"])
