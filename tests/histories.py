@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from compact import Limits
@@ -59,3 +60,9 @@ def histories(draw, max_turns: int = 40) -> list[dict]:
     if draw(st.booleans()) and messages[-1]["role"] == "user":
         messages.append(assistant("done"))
     return messages
+
+
+def examples(count: int) -> settings:
+    """The properties' hypothesis settings: ``count`` examples, the same ones every run, no deadline."""
+    return settings(max_examples=count, deadline=None, derandomize=True, suppress_health_check=[
+        HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])

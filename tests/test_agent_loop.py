@@ -9,6 +9,7 @@ from histories import assistant, user
 
 from compact import Compactor, Limits, agent_loop, read_transcript
 from compact.offline import OfflineModel
+from compact.offline.api import messages_problem
 from compact.pipeline.messages import pairing_problems
 from compact.pipeline.summary import ClientSummarizer, SummaryInput
 
@@ -28,14 +29,11 @@ def run(ws, request, model=None, history=None, limits=Limits(), caps=SummaryInpu
     return trace, messages, log
 
 
-def test_plain_answer(ws):
+def test_a_plain_answer_and_a_multi_tool_batch(ws):
     trace, messages, _ = run(ws, "Say hello")
     assert len(trace.turns) == 1 and trace.turns[0].tool_calls == []
     assert trace.answer.startswith("(offline model)") and "Say hello" in trace.answer
     assert [m["role"] for m in messages] == ["user", "assistant"]
-
-
-def test_multi_tool_batch(ws):
     trace, messages, _ = run(ws, "Read a.txt and b.txt")
     assert [n for n, _ in trace.turns[0].tool_calls] == ["read_file", "read_file"]
     results = messages[2]["content"]
@@ -97,7 +95,16 @@ def test_reactive_compact_after_one_prompt_too_long(ws):
     assert read_transcript(transcript) == original
 
 
-def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
+def test_reactive_keep_zero_summarises_everything_and_the_loop_answers(ws):
+    history = long_chat(6, 2_000) + [user("Say hello")]
+    trace, _, _ = run(ws, "Say hello", model=OfflineModel(window_tokens=4_000), history=history,
+                      limits=Limits(reactive_keep_messages=0), caps=SummaryInput(input_chars=4_000))
+    assert trace.turns[0].stages == ["reactive_compact"] and history[0]["content"].startswith(
+        "[Reactive compact]\n\nAuthoritative request:\nSay hello")
+    assert trace.answer.startswith("(offline model)") and messages_problem(history) is None
+
+
+def test_a_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     history = long_chat(10, 2_100) + [user("Say hello")]
     original = copy.deepcopy(history)
     model = OfflineModel(window_tokens=2_500)          # the last 5 messages alone are too long
@@ -108,13 +115,11 @@ def test_second_prompt_too_long_is_raised_with_the_list_intact(ws):
     assert history[0]["content"].startswith("[Reactive compact]")
     assert history[1:] == original[-5:]
     assert read_transcript(next((ws / ".transcripts").glob("*.jsonl"))) == original
-
-
-def test_reactive_path_gives_up_at_once_when_nothing_precedes_the_tail(ws):
+    # when nothing precedes the tail, the reactive path gives up at once
     history = [user("x" * 5_000 + " Say hello")]
     model = OfflineModel(window_tokens=500)
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
-        run(ws, "Say hello", model=model, history=history)
+        run(ws / "alone", "Say hello", model=model, history=history)
     assert model.usage == []                        # no summary call was wasted
-    assert not (ws / ".transcripts").exists()
+    assert not (ws / "alone" / ".transcripts").exists()
     assert history == [user("x" * 5_000 + " Say hello")]

@@ -9,8 +9,8 @@ import copy
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, assistant, histories, session, tool_turn, user
-from hypothesis import HealthCheck, given, settings
+from histories import SMALL, assistant, examples, histories, session, tool_turn, user
+from hypothesis import given
 from hypothesis import strategies as st
 from scratch import scratch
 
@@ -159,14 +159,11 @@ def test_unwritable_workdir_is_a_storage_error_and_loses_nothing(tmp_path):
     assert (tmp_path / ".transcripts").read_text() == "not a folder"
 
 
-OPTIONS = dict(deadline=None, derandomize=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.filter_too_much])
 CASES = given(HISTORIES, st.sampled_from([SMALL, Limits()]), SUMMARIZERS, st.sampled_from(METHODS),
               st.booleans())
 
 
-@settings(max_examples=300, **OPTIONS)
+@examples(300)
 @CASES
 def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summarize, method,
                                                          archive):
@@ -174,7 +171,7 @@ def test_fuzz_only_documented_errors_and_input_untouched(history, limits, summar
 
 
 @pytest.mark.slow
-@settings(max_examples=3_000, **OPTIONS)
+@examples(3_000)
 @CASES
 def test_fuzz_at_scale(history, limits, summarize, method, archive):
     check(history, limits, summarize, method, archive)

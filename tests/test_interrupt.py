@@ -1,8 +1,11 @@
-"""Ctrl-C during a tool: the command's whole process group dies, the call and the rest of
-its batch are answered as interrupted, and the REPL returns to its prompt (no traceback).
+"""python -m compact, the lesson's REPL: offline by default (conftest removes any key), exits on q,
+survives text that is not valid UTF-8, typed or printed. Ctrl-C during a tool: the command's whole
+process group dies, the call and the rest of its batch are answered as interrupted, and the REPL
+returns to its prompt (no traceback).
 
 A run started in the background (``make test &``, some CI runners) inherits SIGINT *ignored*:
-each test gives SIGINT its default handling back, for itself and for the REPL it starts.
+each test gives SIGINT its default handling back, for itself and for the REPL it starts; and the
+Ctrl-C tests are run once more in a process that starts with SIGINT ignored.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ from __future__ import annotations
 import _thread
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import run_agent
@@ -115,3 +120,45 @@ def test_the_repl_returns_to_its_prompt_after_ctrl_c(tmp_path):
     assert out.count("s08 >> ") == 3                     # back at the prompt, twice more
     assert "(offline model)" in out.split("[interrupted]")[1]   # the next turn was answered
     assert running(f"sleep {SECONDS + 4}") == running(f"sleep {SECONDS + 5}") == []
+
+
+def test_the_interrupt_tests_pass_with_sigint_ignored_at_start():
+    """As ``make test &``, ``nohup make test &`` and some CI runners start them."""
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    probe = subprocess.run([sys.executable, "-c", "import signal; print(signal.getsignal(2))"],
+                           capture_output=True, text=True, preexec_fn=ignore_sigint, check=True)
+    assert probe.stdout.strip() == str(int(signal.SIG_IGN))     # the run really starts ignoring
+    here = Path(__file__).resolve()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                           "-o", "timeout=120", "-k", "ctrl_c", str(here)],
+                          capture_output=True, text=True, preexec_fn=ignore_sigint,
+                          cwd=here.parent.parent, timeout=400)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert re.search(r"^3 passed, \d+ deselected in", done.stdout, re.M), done.stdout[-3000:]   # none skipped
+
+
+def test_the_repl_answers_offline_survives_text_that_is_not_utf8_and_exits_on_q(tmp_path):
+    typed = "Compare s08_context_compact/code.py and s09_memory/code.py\nq\n"   # experiment 3's prompt
+    done = subprocess.run([sys.executable, "-m", "compact", "--demo"], input=typed, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("[offline] model offline-compact-1") and done.stdout.count("s08 >> ") == 2
+    for said in ("[auto compact]", "[transcript saved: .transcripts/transcript-0001.jsonl]",
+                 "Persistent memory"):
+        assert said in done.stdout, done.stdout
+    workdir = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9")     # a Latin-1 folder name
+    os.mkdir(workdir)
+    with open(os.path.join(workdir, "a.txt"), "w") as handle:
+        handle.write("the port is 8473\n")
+    typed = b"\xed\xa0\x80 hello \xff\nRead a.txt\nq\nnever reached\n"   # a lone surrogate, a bad byte
+    done = subprocess.run([sys.executable, "-m", "compact", "--workdir", workdir], input=typed,
+                          capture_output=True, timeout=60,
+                          env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"})
+    out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+    assert done.returncode == 0 and "Traceback" not in err, err
+    assert out.startswith("[offline] model offline-compact-1")
+    assert "workspace: " in out and "caf\\udce9" in out          # printed, escaped
+    assert "[error] that line holds bytes that are not valid UTF-8 text" in out
+    assert "a.txt: 17 chars; first line 'the port is 8473'" in out    # the next line answered
+    assert out.count("s08 >> ") == 3                                  # none after q

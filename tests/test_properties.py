@@ -2,16 +2,14 @@
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, histories
-from hypothesis import HealthCheck, given, settings
+from histories import SMALL, examples, histories
+from hypothesis import given
 from hypothesis import strategies as st
 from scratch import scratch
 
 from compact import Compactor, Limits, estimate_size
 from compact.pipeline.messages import pairing_problems, validate_history
 
-OPTIONS = dict(deadline=None, derandomize=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CASES = given(histories(), st.sampled_from([SMALL, Limits()]))
 
 
@@ -35,14 +33,14 @@ def invariants(history: list, limits: Limits) -> None:
             messages = out
 
 
-@settings(max_examples=2_000, **OPTIONS)
+@examples(2_000)
 @CASES
 def test_prepare_and_stages_one_to_three_keep_their_invariants(history, limits):
     invariants(history, limits)
 
 
 @pytest.mark.slow
-@settings(max_examples=3_000, **OPTIONS)
+@examples(3_000)
 @CASES
 def test_all_invariants_at_scale(history, limits):
     invariants(history, limits)
