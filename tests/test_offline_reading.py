@@ -85,17 +85,13 @@ def test_what_json_cannot_show_is_said():
     assert "no list or map of records" in describe_json('{"settings": {"theme": "da', 200)
 
 
-def test_markdown_titles_in_every_spelling():
-    setext = read_markdown("---\ntitle: Meta Title\nlevel: 2\n---\n\nChapter 1 · Hello | 你好\n"
-                           "=======================\n\nUsage\n-----\n\n```\n# not a title\n```\n")
-    assert setext.title == "Chapter 1 · Hello | 你好" and setext.front_matter["title"] == "Meta Title"
-    assert setext.headings == [(1, "Chapter 1 · Hello | 你好"), (2, "Usage")]
-    commented = read_markdown("<!-- # hidden -->\n[中文](README.md)\n# 第1课：循环 / The Loop\n")
-    assert commented.title == "第1课：循环 / The Loop"
-    html = read_markdown('<h1 align="center">Agents &amp; Tools</h1>\n\ntext')
-    assert html.title == "Agents & Tools"
-    only_front = describe_markdown("---\ntitle: Just Meta\n---\nbody text\n")
-    assert only_front.startswith("no H1") and "title: Just Meta" in only_front
+def test_markdown_titles_are_hash_headings_outside_code_fences():
+    facts = read_markdown("[中文](README.md)\n# 第1课：[循环](a.md) &amp; <b>The Loop</b>\n\n"
+                          "## Usage ##\n\n```\n# not a title\n```\n#no-space\n")
+    assert facts.title == "第1课：循环 & The Loop"
+    assert facts.headings == [(1, "第1课：循环 & The Loop"), (2, "Usage")]
+    assert read_markdown("Title\n=====\n\ntext").title is None      # only # headings are read
+    assert describe_markdown("body text\n").startswith("no H1")
 
 
 def test_a_title_with_quotes_survives_the_note():
