@@ -167,7 +167,6 @@ def json_structure(view: View) -> Step:
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
 
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SMALL_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "vs",
                 "at", "by", "from", "into", "as"}
 NAME_WORDS = 4          # a name has at most this many words
@@ -176,9 +175,9 @@ _SCRIPTS = {"Chinese": "中文", "English": "英文"}
 
 def script(texts: tuple[str, ...]) -> str | None:
     """Chinese or English when every text is written in it, else None."""
-    if all(_CJK.search(t) for t in texts):
+    if all(language(t) == "zh" for t in texts):
         return "Chinese"
-    if all(re.search("[A-Za-z]", t) and not _CJK.search(t) for t in texts):
+    if all(re.search("[A-Za-z]", t) and language(t) == "en" for t in texts):
         return "English"
     return None
 
