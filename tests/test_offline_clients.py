@@ -163,30 +163,6 @@ def test_served_models_list_says_what_it_is():
     assert model.respond("GET", "/v1/models", b"")[0] == 404       # the Messages API itself
 
 
-OWN_TOOLS = [
-    {"name": "view", "description": "Show the contents of a file in the project.",
-     "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}},
-                      "required": ["file_path"]}},
-    {"name": "ls", "description": "List the files that match a glob pattern.",
-     "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}},
-                      "required": ["pattern"]}},
-]
-
-
-def test_tools_named_their_own_way_are_known_by_what_they_say_they_do():
-    """A client whose read tool is `view(file_path)`: the model calls it, and once answered it
-    reads the result instead of asking again (the call in the history is the same role)."""
-    first = send({"tools": OWN_TOOLS, "messages": [{"role": "user", "content": "Read ./notes/todo.md"}]})
-    assert calls_of(first) == [("view", {"file_path": "notes/todo.md"})]
-    call_id = first["content"][-1]["id"]
-    answered = send({"tools": OWN_TOOLS, "messages": [
-        {"role": "user", "content": "Read ./notes/todo.md"},
-        {"role": "assistant", "content": first["content"]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
-                                      "content": "# Todo\n\n- ship the release\n"}]}]})
-    assert calls_of(answered) == [] and 'H1 "Todo"' in text_of(answered)
-
-
 RECORDS = json.dumps([{"version": "s01", "locale": "en", "title": "t", "content": "x" * 9_000}] * 3,
                      indent=2)
 PERSISTED = [

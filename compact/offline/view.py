@@ -183,23 +183,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# A tool with a name of its own ("view", "ls") is known by what its description says it does;
-# its arguments must still match the role's (``_match_arguments``). Most specific first.
-DESCRIBED: tuple[tuple[str, re.Pattern], ...] = tuple((role, re.compile(pattern, re.I)) for role, pattern in (
-    ("edit_file", r"\b(edit|replace|modify)\b.*\b(file|text|string)"),
-    ("write_file", r"\b(write|create|overwrite|save)\b.*\bfile"),
-    ("glob", r"\bglob\b|\b(list|find|match)\w*\b.*\bfiles?\b"),
-    ("bash", r"\b(run|execute)\w*\b.*\b(command|shell|bash)\b"),
-    ("read_file", r"\b(read|view|show|display|open|print)\w*\b.*\bfile"),
-))
-
-
-def role_of(name: str, description: object = "") -> str | None:
-    name = str(name).lower()
-    known = next((role for role, names in ROLES.items() if name in names), None)
-    if known or not isinstance(description, str):
-        return known
-    return next((role for role, said in DESCRIBED if said.search(description)), None)
+def role_of(name: str) -> str | None:
+    """The role a tool plays, by its name (``ROLES``); its arguments must still match the role's."""
+    return next((role for role, names in ROLES.items() if str(name).lower() in names), None)
 
 
 @dataclass
@@ -224,7 +210,7 @@ class Toolbox:
                 for command, role in EDITOR_COMMANDS.items():
                     box.tools.setdefault(role, Tool(spec["name"], EDITOR_ARGUMENTS, command))
                 continue
-            role = defined_role(spec) or role_of(spec["name"], spec.get("description"))
+            role = defined_role(spec) or role_of(spec["name"])
             if role is None or role in box.tools:
                 continue
             schema = schema_of(spec)
