@@ -84,8 +84,18 @@ def test_notebook_is_committed_clean_and_follows_the_conventions(path):
 
 
 @LESSONS
-def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
-    text = markdown(nbformat.read(path, as_version=4))
+def test_lesson_notebook_states_its_version_objectives_recap_and_next_and_is_safe_to_re_run(path):
+    """Re-running any cell cannot break another: no name is assigned in two cells, none reads the
+    last event."""
+    nb = nbformat.read(path, as_version=4)
+    owner = {}
+    for index, cell in enumerate(code_cells(nb)):
+        assert "events[-1]" not in cell.source, f"{path.name} cell {index} reads events[-1]"
+        for name in assigned_names(cell.source):
+            assert name not in owner, (f"{path.name}: {name!r} is assigned in code cells "
+                                       f"{owner[name]} and {index}")
+            owner[name] = index
+    text = markdown(nb)
     assert "**In this notebook you will**" in text, f"{path.name}: no objectives cell"
     assert "zh@v7" in text and "v8" in text, f"{path.name}: say which lesson version it follows"
     assert "## Recap" in text, f"{path.name}: no recap"
@@ -132,19 +142,6 @@ def assigned_names(source: str) -> set[str]:
         node.targets if isinstance(node, ast.Assign) else [node.target]
         if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])]
     return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-@LESSONS
-def test_no_name_is_assigned_in_two_cells_and_no_cell_reads_the_last_event(path):
-    """Re-running any cell cannot break another."""
-    nb = nbformat.read(path, as_version=4)
-    owner = {}
-    for index, cell in enumerate(code_cells(nb)):
-        assert "events[-1]" not in cell.source, f"{path.name} cell {index} reads events[-1]"
-        for name in assigned_names(cell.source):
-            assert name not in owner, (f"{path.name}: {name!r} is assigned in code cells "
-                                       f"{owner[name]} and {index}")
-            owner[name] = index
 
 
 CHECKS_HEAD = "# Checks: the claims above, as the tests run them"
