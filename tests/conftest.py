@@ -16,10 +16,8 @@ from compact import Compactor, Limits, Workspace, agent_loop
 os.environ.pop("ANTHROPIC_API_KEY", None)      # tests are offline unless a test says otherwise
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")   # litellm: no outside lookup
 os.environ.pop("COMPACT_LANG", None)          # English unless a test chooses (texts.language)
-# A folder of this test run's own, shared by pytest-xdist's workers (they inherit the variable
-# from the process that made it, which removes it at the end). In it, the study sessions are
-# remembered (compact/study/remembered.py), never in the user's folder, so every number a test
-# reads was replayed by this code in this run; and the notebooks are executed (``executed``).
+# This run's own folder, shared by pytest-xdist's workers (they inherit the variable): the study
+# sessions are remembered there (compact/study/remembered.py) and the notebooks executed there.
 if "COMPACT_TESTS_RUN" not in os.environ:
     os.environ["COMPACT_TESTS_RUN"] = tempfile.mkdtemp(prefix="compact-tests-")
     atexit.register(shutil.rmtree, os.environ["COMPACT_TESTS_RUN"], ignore_errors=True)
@@ -41,25 +39,19 @@ def run_agent(messages: list, client, workspace, summarize=fake_summary, limits:
                       log=lambda line: None, **options)
 
 
-# pytest-xdist (`--dist loadgroup`) hands the tests to its workers in collection order, each worker
-# taking the next when it is done. The longest go first so that no worker is left with a long one
-# at the end; the book goes last, when the notebook tests have executed every notebook it reads.
+# xdist (`--dist loadgroup`) hands out tests in collection order: the longest first, so no worker
+# is left with a long one at the end; the book last, once the notebooks it reads were executed.
 LONGEST_FIRST = ("tests/browser/", "tests/test_fuzz.py::test_fuzz_at_scale", "tests/test_properties.py",
                  "tests/test_bare_kernel.py", "tests/test_make_lab.py", "tests/test_docs.py",
                  "tests/test_notebooks.py::test_notebook_runs", "tests/test_planted_notebooks.py",
-                 "tests/test_lab.py")
-LAST = ("tests/test_book.py::test_the_book_of_a_fresh_clone",)
-
-
-def run_order(item: pytest.Item) -> int:
-    if item.nodeid.startswith(LAST):
-        return len(LONGEST_FIRST) + 1
-    return next((rank for rank, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)),
-                len(LONGEST_FIRST))
+                 "tests/test_lab.py", "",          # "": every other test
+                 "tests/test_book.py::test_the_book_of_a_fresh_clone")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=run_order)           # stable: the same order within each rank
+    last = len(LONGEST_FIRST) - 1                 # stable: the same order within each rank
+    items.sort(key=lambda item: last if item.nodeid.startswith(LONGEST_FIRST[last]) else next(
+        rank for rank, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)))
 
 
 @pytest.fixture
@@ -80,9 +72,8 @@ def errors(cells: list) -> list[str]:
 
 
 def run(path: Path, home: Path) -> dict:
-    """Run All in a fresh offline kernel, then every code cell again, last to first (as a learner
-    scrolling back up re-runs them); its Jupyter, IPython and matplotlib state in ``home``
-    (emptied first: a run stopped part-way, e.g. by pytest-timeout, leaves one behind)."""
+    """Run All in a fresh offline kernel, then every code cell again, last to first (a learner
+    scrolling back up); its Jupyter, IPython and matplotlib state in ``home``, emptied first."""
     shutil.rmtree(home, ignore_errors=True)
     cwd = home / "cwd"
     nb = nbformat.read(path, as_version=4)
@@ -110,7 +101,7 @@ def run(path: Path, home: Path) -> dict:
 @pytest.fixture(scope="session")
 def executed():
     """``executed(path)``: the notebook as run once in this test session, shared by every test
-    that reads it across pytest-xdist's workers: the first to ask runs it under a file lock."""
+    that reads it across xdist's workers: the first to ask runs it under a file lock."""
     (RUN / "notebooks").mkdir(exist_ok=True)
 
     def notebook(path: Path) -> Executed:
@@ -130,9 +121,8 @@ def _language_of_started_programs_restored():
     """``language(code)`` also sets COMPACT_LANG for the programs it starts: undone after each test."""
     before = os.environ.get("COMPACT_LANG")
     yield
-    if before is None:
-        os.environ.pop("COMPACT_LANG", None)
-    else:
+    os.environ.pop("COMPACT_LANG", None)
+    if before is not None:
         os.environ["COMPACT_LANG"] = before
 
 

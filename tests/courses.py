@@ -1,8 +1,6 @@
-"""Course-like workspaces for the tests: four deterministic courses, unlike the demo and each other.
-
-Each lays out nine chapters with READMEs (in its own title and Markdown style), two long programs
-built from the ``Program`` description, and a large JSON data file (an array, or records keyed by
-id), so tests can check answers against the files, never against a stored answer.
+"""Four deterministic course-like workspaces, unlike the demo and each other: nine chapters with
+READMEs (each course's own title and Markdown style), two long programs built from a ``Program``
+description and a large JSON data file, so tests check answers against the files.
 """
 
 from __future__ import annotations
@@ -69,8 +67,8 @@ def _paragraph(rng: random.Random, sentences: int = 4) -> str:
 
 def _body(rng: random.Random, name: str, uses: list[str], lines: int,
           program: Program | None = None) -> str:
-    """A plausible function body: it uses the given names and returns something; what the
-    program's design says this function catches, raises or writes, it does."""
+    """A plausible function body using ``uses``: what ``program``'s design says this function
+    catches, raises or writes, it does."""
     out = [f'"""{_sentence(rng, 8)}"""', "result = []"]
     if program is not None and name in program.writes:
         out.append(f"with open({program.writes[name]}, \"a\", encoding=\"utf-8\") as handle:\n"
@@ -93,8 +91,7 @@ def _body(rng: random.Random, name: str, uses: list[str], lines: int,
             f"    result[index] = (item, index * {rng.randint(2, 7)})",
             f"note_{k} = \"{' '.join(rng.choice(_WORDS) for _ in range(6))}\"",
         ]))
-    out.append("return result")
-    return textwrap.indent("\n".join(out), "    ")
+    return textwrap.indent("\n".join([*out, "return result"]), "    ")
 
 
 def program_text(program: Program, seed: int) -> str:

@@ -1,8 +1,6 @@
-"""The lesson's three experiments on generated courses (``courses.py``), in English and Chinese.
-
-Default Limits and model: each must finish, fire its stage, read only files that exist, and
-give facts checked against the files.
-"""
+"""The lesson's three experiments on generated courses (``courses.py``), in English and Chinese,
+default Limits and model: each finishes, fires its stage, reads only files that exist, and gives
+facts checked against the files."""
 
 from __future__ import annotations
 
@@ -127,13 +125,6 @@ def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
         assert fact.format(where=where, seen=seen, saved_at=saved_at) in result.answer
 
 
-def _definitions(path: Path) -> tuple[list[str], list[str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
-    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
-    return classes, functions
-
-
 @pytest.mark.parametrize(("course", "lang"), CASES)
 def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
     result = run(course, lang, 3)
@@ -148,8 +139,9 @@ def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
     assert ("from the summary's notes" if lang == "en" else "根据摘要中的笔记") in answer
     first, second = result.course.programs
     # The program noted before compaction: its real classes and functions are named.
-    classes, functions = _definitions(result.root / first.path)
-    for name in classes + functions[:6]:
+    tree = ast.parse((result.root / first.path).read_text(encoding="utf-8"))
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    for name in [n.name for n in tree.body if isinstance(n, ast.ClassDef)] + functions[:6]:
         assert re.search(rf"\b{re.escape(name)}\b", answer), f"{name} missing for {first.path}"
     for method in next(iter(first.classes.values()), []):
         assert method in answer

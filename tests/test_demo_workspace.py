@@ -38,12 +38,20 @@ def workspace(tmp_path_factory):
     return make_workspace(tmp_path_factory.mktemp("demo") / "ws")
 
 
-def test_tree_contents_the_same_at_each_call(workspace, tmp_path):
+def test_tree_contents_the_same_at_each_call_in_an_empty_folder_never_a_full_one(workspace, tmp_path):
     files = tree(workspace)
     assert tree(make_workspace(tmp_path / "again")) == files
     assert set(static_files()) | {DOCS_JSON_PATH} == set(files)
     assert {"README.md", *(f"{lesson}/README.md" for lesson in LESSONS)} <= set(files)
     assert not any("__pycache__" in name or name.endswith(".pyc") for name in files)
+    (tmp_path / "empty").mkdir()
+    assert make_workspace(tmp_path / "empty") == tmp_path / "empty" and tree(tmp_path / "empty") == files
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        make_workspace(tmp_path / "file")
+    with pytest.raises(FileExistsError, match="not empty"):
+        make_workspace(tmp_path / "again")
+    assert tree(tmp_path / "again") == files
 
 
 def test_docs_json_and_its_first_record_in_the_first_2000_chars(workspace):
@@ -87,21 +95,6 @@ def test_code_files(workspace, relative, low, high):
     assert source.startswith('"""' + first_line + "\n")
 
 
-def test_an_empty_destination_is_used_and_a_file_or_a_full_folder_refused(tmp_path):
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert make_workspace(empty) == empty and (empty / DOCS_JSON_PATH).is_file()
-    a_file = tmp_path / "file"
-    a_file.write_text("x", encoding="utf-8")
-    with pytest.raises(FileExistsError):
-        make_workspace(a_file)
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "keep.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(FileExistsError, match="not empty"):
-        make_workspace(tmp_path / "full")
-    assert [p.name for p in (tmp_path / "full").iterdir()] == ["keep.txt"]
-
-
 LESSON_NUMBERS = {"TOOL_RESULT_BUDGET": 200_000, "PERSIST_THRESHOLD": 30_000, "PREVIEW_CHARS": 2_000,
                   "MAX_MESSAGES": 50, "KEEP_HEAD": 3, "KEEP_RECENT": 3, "MIN_COMPACT_CHARS": 120,
                   "CONTEXT_LIMIT": 50_000, "REACTIVE_KEEP": 5, "MAX_REACTIVE_RETRIES": 1}
@@ -122,7 +115,7 @@ def history(turns: int, size: int = 500) -> list[dict]:
         (f"t{n}", f"f{n}", f"{n} " + "x" * size))]
 
 
-def test_the_lesson_s_numbers_texts_and_folders(s08):
+def test_the_lesson_s_numbers_texts_and_folders_and_its_walkthrough_without_a_model(s08, capsys):
     for name, value in LESSON_NUMBERS.items():
         assert getattr(s08, name) == value, name
     assert s08.PLACEHOLDER == "[Earlier tool result compacted. Re-run if needed.]"
@@ -130,6 +123,10 @@ def test_the_lesson_s_numbers_texts_and_folders(s08):
     assert s08.TRANSCRIPT_DIR == s08.WORKDIR / ".transcripts"
     assert [t["name"] for t in s08.TOOLS][-1] == "compact"
     assert s08.TOOLS[-1]["description"] == "Summarize earlier conversation to free context space."
+    assert s08.main(["--walkthrough"]) == 0
+    printed = capsys.readouterr().out
+    assert "tool_use / tool_result pairs: all whole" in printed
+    assert ".task_outputs/tool-results/toolu_0030.txt" in printed
 
 
 def test_its_stages_do_what_the_lesson_says(s08):
@@ -164,13 +161,6 @@ def test_its_compacted_message_and_transcript(s08):
     reactive = s08.reactive_compact(copy.deepcopy(messages), "the task")
     assert reactive[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nthe task")
     assert reactive[1:] == messages[-6:] and s08.broken_pairs(reactive[1:]) == []
-
-
-def test_its_walkthrough_runs_without_a_model(s08, capsys):
-    assert s08.main(["--walkthrough"]) == 0
-    printed = capsys.readouterr().out
-    assert "tool_use / tool_result pairs: all whole" in printed
-    assert ".task_outputs/tool-results/toolu_0030.txt" in printed
 
 
 def test_s09_is_a_memory_chapter(workspace):

@@ -1,10 +1,8 @@
 """`make lab`, `make notebook` and `make present` serve a git-ignored working copy, refreshed without
-losing edits, never stopped by a damaged file (in a browser: tests/browser/test_served_copy.py)."""
+losing edits, never stopped by a damaged file (served, in a browser: tests/browser/test_served_copy.py)."""
 
-import html
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -12,19 +10,11 @@ import venv
 from pathlib import Path
 
 import pytest
-from browser.jupyterlab import answers, free_port, lab_env, wait_served
 from chinese import write_chinese
 from repo_copy import snapshot
 
-from tools.lab_server import (
-    MANIFEST,
-    SEEDED_SETTINGS,
-    lab_command,
-    present_command,
-    runs_report,
-    server_env,
-    sync,
-)
+from tools import lab_server
+from tools.lab_server import MANIFEST, server_env, sync
 
 REPO = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent
@@ -63,22 +53,21 @@ def append_cell(path: Path, text: str = "upstream news") -> bytes:
     return path.read_bytes()
 
 
-def test_first_sync_copies_every_notebook_and_none_is_a_clear_error(folders):
+def test_sync_copies_every_notebook_then_only_upstream_changes(folders):
+    """Outputs are not edits; changed and new notebooks arrive, removed ones stay; no notebooks is a
+    clear error, and a committed notebook that is not JSON is skipped."""
     source, copy = folders
+    (source / "01_tool_result_budget.ipynb").write_text("not json", encoding="utf-8")
     report = sync(source, copy)
+    assert report.pop("01_tool_result_budget.ipynb").startswith("skipped: the committed")
+    assert not (copy / "01_tool_result_budget.ipynb").exists()
     committed = {p.relative_to(source).as_posix() for p in source.glob("*.ipynb")} | \
         {f"zh/{p.name}" for p in source.glob("zh/*.ipynb")}
-    assert set(report) == committed and set(report.values()) == {"new"}
-    for name in committed:
-        assert (copy / name).read_bytes() == (source / name).read_bytes()
-    assert set(sync(source, copy).values()) == {"unchanged"}
-    assert (copy / MANIFEST).is_file()
-    with pytest.raises(FileNotFoundError, match="no notebooks in"):
-        sync(copy.parent, copy.parent / "elsewhere")      # a folder without notebooks
-
-
-def test_outputs_are_not_edits_upstream_changes_and_new_notebooks_arrive_removed_ones_stay(synced):
-    source, copy = synced
+    assert set(report) == committed - {"01_tool_result_budget.ipynb"} and set(report.values()) == {"new"}
+    assert all((copy / name).read_bytes() == (source / name).read_bytes() for name in report)
+    again = sync(source, copy)
+    assert (copy / MANIFEST).is_file() and again.pop("01_tool_result_budget.ipynb").startswith("skipped")
+    assert set(again.values()) == {"unchanged"}
     edit(copy / "06_lab.ipynb", add_outputs)
     assert sync(source, copy)["06_lab.ipynb"] == "unchanged"       # nothing new upstream
     assert "ran" in (copy / "06_lab.ipynb").read_text()
@@ -87,8 +76,9 @@ def test_outputs_are_not_edits_upstream_changes_and_new_notebooks_arrive_removed
     assert (copy / "06_lab.ipynb").read_bytes() == (source / "06_lab.ipynb").read_bytes()
     shutil.copy(source / "02_snip_compact.ipynb", source / "08_new.ipynb")    # a new notebook
     (source / "02_snip_compact.ipynb").unlink()                              # and a removed one
-    report = sync(source, copy)
-    assert report["08_new.ipynb"] == "new" and (copy / "02_snip_compact.ipynb").exists()
+    assert sync(source, copy)["08_new.ipynb"] == "new" and (copy / "02_snip_compact.ipynb").exists()
+    with pytest.raises(FileNotFoundError, match="no notebooks in"):
+        sync(copy.parent, copy.parent / "elsewhere")      # a folder without notebooks
 
 
 @pytest.mark.parametrize("change, said", [
@@ -125,72 +115,47 @@ def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(fold
     assert chinese in json.loads((copy / MANIFEST).read_text())
 
 
-@pytest.fixture
-def serve(tmp_path):
-    """``serve(mode, *args) -> (base URL, token, what it serves at ready)``: the server of
-    ``python -m tools.lab_server MODE`` on the notebooks with two Chinese ones, once it answers."""
-    source, started = tmp_path / "notebooks", []
-    shutil.copytree(REPO / "notebooks", source, dirs_exist_ok=True)
-    for name in ("00_context_window.ipynb", "06_lab.ipynb"):
-        write_chinese(source, name)
-
-    def start(mode: str, *args: str, ready: str = "/api/contents") -> tuple[str, str, Path]:
-        port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"{mode}.log"
-        auth = f"--Voila.token={token}" if mode == "present" else f"--IdentityProvider.token={token}"
-        started.append(subprocess.Popen(
-            [sys.executable, "-m", "tools.lab_server", mode, "--source", str(source), "--copy",
-             str(tmp_path / "my-notebooks"), f"--port={port}", "--no-browser", auth, *args],
-            cwd=REPO, env=lab_env(tmp_path / "state"), stdout=open(log, "wb"),
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
-        base = f"http://127.0.0.1:{port}"
-        return base, token, wait_served(f"{base}{ready}?token={token}", started[-1], log, timeout=180)
-
-    yield start
-    for process in started:
-        process.terminate()
-        process.wait(timeout=30)
+@pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
+def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(synced, damage):
+    source, copy = synced
+    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
+    (copy / MANIFEST).write_text(damage, encoding="utf-8", errors="surrogateescape")
+    report = sync(source, copy)                          # not a JSONDecodeError
+    assert report[MANIFEST].startswith("damaged (") and (copy / "03_micro_compact.ipynb").read_bytes() == mine
+    assert report["03_micro_compact.ipynb"].startswith("kept: you edited it")
+    assert report["00_context_window.ipynb"] == "unchanged"      # same cells as committed
+    assert MANIFEST not in sync(source, copy)                    # rewritten whole
+    assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
 
 
-def test_make_lab_serves_zh_and_says_where_the_chinese_notebooks_are(tmp_path, serve):
-    base, token, root = serve("lab", "--ServerApp.ip=127.0.0.1")
-
-    def get(path: str) -> bytes:
-        return answers(f"{base}{path}?token={token}", 30) or b"{}"
-    assert {"name": "zh", "type": "directory"}.items() <= next(
-        item for item in json.loads(root)["content"] if item["name"] == "zh").items()
-    listed = {item["name"] for item in json.loads(get("/api/contents/zh"))["content"]}
-    assert {"00_context_window.ipynb", "06_lab.ipynb"} <= listed
-    opened = json.loads(get("/api/contents/zh/06_lab.ipynb"))
-    assert opened["type"] == "notebook"
-    assert any("06_lab · 中文译文" in cell["source"] for cell in opened["content"]["cells"])
-    assert any('language("zh")' in cell["source"] for cell in opened["content"]["cells"])
-    assert b"JupyterLab" in get("/lab/tree/zh/06_lab.ipynb")
-    said = (tmp_path / "lab.log").read_text(encoding="utf-8")
-    assert f"中文 notebook 在 {tmp_path / 'my-notebooks'}/zh/" in said
-    assert "the zh folder of the file browser" in said
+FULL_DISK = """
+import resource, signal, sys
+from tools.lab_server import sync
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)        # a write past the limit fails (EFBIG)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))  # as on a full disk: 64 bytes per file
+print(sync(sys.argv[1], sys.argv[2]))
+"""
 
 
-@pytest.mark.slow
-def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(tmp_path, serve):
-    *_, page = serve("present", "--language", "zh", "--Voila.ip=127.0.0.1", ready="/")
-    page = html.unescape(page.decode())
-    assert "06_lab · 中文译文" in page and "第 1 段译文" in page         # the Chinese lab, run
-    assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
-    assert "One slider, one question" not in page                        # not the English one
-    said = (tmp_path / "present.log").read_text(encoding="utf-8")
-    assert f"Presenting {tmp_path / 'my-notebooks' / 'zh' / '06_lab.ipynb'} in Voilà" in said
-    assert "`make present COMPACT_LANG=en` presents" in said
+def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(synced):
+    source, copy = synced
+    before = (copy / MANIFEST).read_bytes()
+    assert len(before) > 64
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "not saved" in done.stdout, done.stderr      # make lab goes on
+    assert (copy / MANIFEST).read_bytes() == before                # not truncated
+    assert sorted(p.name for p in copy.iterdir() if p.name.startswith(f"{MANIFEST}.")) == []
+    assert set(sync(source, copy).values()) == {"unchanged"}
 
 
 def test_presenting_a_language_whose_lab_is_not_written_says_what_to_do(tmp_path):
     source = tmp_path / "notebooks"
-    shutil.copytree(REPO / "notebooks", source)
-    shutil.rmtree(source / "zh", ignore_errors=True)
-    done = subprocess.run([sys.executable, "-m", "tools.lab_server", "present",
-                           "--language", "zh", "--source", str(source), "--copy", str(tmp_path / "copy")],
+    shutil.copytree(REPO / "notebooks", source, ignore=shutil.ignore_patterns("zh"))
+    done = subprocess.run([sys.executable, "-m", "tools.lab_server", "present", "--language", "zh",
+                           "--source", str(source), "--copy", str(tmp_path / "copy")],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert done.returncode != 0
-    assert "zh/06_lab.ipynb does not exist" in done.stderr
+    assert done.returncode != 0 and "zh/06_lab.ipynb does not exist" in done.stderr
     assert "`make present COMPACT_LANG=en` presents the English lab" in done.stderr
 
 
@@ -212,66 +177,19 @@ def test_make_translation_reports_what_is_stale_and_missing(tmp_path):
     assert "05_reactive_and_compact_tool.ipynb: no Chinese translation" in done.stdout
 
 
-def test_the_commands_serve_the_copy(tmp_path):
-    lab = lab_command(tmp_path, ["--no-browser"])
+def test_the_commands_serve_the_copy_with_settings_that_ask_nothing(tmp_path, monkeypatch):
+    lab = lab_server.lab_command(tmp_path, ["--no-browser"])
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in lab and lab[-1] == "--no-browser"
     assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
-    notebook = lab_command(tmp_path, ["--no-browser"], app="notebook")     # Notebook 7, the same copy
+    notebook = lab_server.lab_command(tmp_path, ["--no-browser"], app="notebook")  # Notebook 7
     assert notebook[1:3] == ["-m", "notebook"] and f"--ServerApp.root_dir={tmp_path.resolve()}" in notebook
-    present = present_command(tmp_path, ["--port=1"])
+    present = lab_server.present_command(tmp_path, ["--port=1"])
     assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
-    assert str(tmp_path.resolve() / "zh" / "06_lab.ipynb") in present_command(tmp_path, [], "zh")
-
-
-@pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
-def test_a_damaged_manifest_is_reported_and_nothing_of_the_learners_is_lost(synced, damage):
-    source, copy = synced
-    mine = append_cell(copy / "03_micro_compact.ipynb", "my own note")
-    (copy / MANIFEST).write_text(damage, encoding="utf-8", errors="surrogateescape")
-    report = sync(source, copy)                          # not a JSONDecodeError
-    assert report[MANIFEST].startswith("damaged (") and (copy / "03_micro_compact.ipynb").read_bytes() == mine
-    assert report["03_micro_compact.ipynb"].startswith("kept: you edited it")
-    assert report["00_context_window.ipynb"] == "unchanged"      # same cells as committed
-    assert MANIFEST not in sync(source, copy)                    # rewritten whole
-    assert set(json.loads((copy / MANIFEST).read_text())) >= {"00_context_window.ipynb"}
-
-
-def test_a_committed_notebook_that_is_not_json_is_skipped_too(folders):
-    source, copy = folders
-    (source / "01_tool_result_budget.ipynb").write_text("not json", encoding="utf-8")
-    report = sync(source, copy)
-    assert report["01_tool_result_budget.ipynb"].startswith("skipped: the committed")
-    assert report["00_context_window.ipynb"] == "new" and not (copy / "01_tool_result_budget.ipynb").exists()
-
-
-FULL_DISK = """
-import resource, signal, sys
-from tools.lab_server import sync
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)        # a write past the limit fails (EFBIG)
-resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))  # as on a full disk: 64 bytes per file
-print(sync(sys.argv[1], sys.argv[2]))
-"""
-
-
-def test_the_manifest_is_written_atomically_a_failed_write_leaves_the_old_one(synced):
-    source, copy = synced
-    before = (copy / MANIFEST).read_bytes()
-    assert len(before) > 64
-    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(source), str(copy)], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr                       # make lab goes on
-    assert "not saved" in done.stdout
-    assert (copy / MANIFEST).read_bytes() == before                # not truncated
-    assert sorted(p.name for p in copy.iterdir() if p.name.startswith(f"{MANIFEST}.")) == []
-    assert set(sync(source, copy).values()) == {"unchanged"}
-
-
-def test_the_servers_settings_ask_nothing_and_a_learners_choice_stays(tmp_path, monkeypatch):
+    assert str(tmp_path.resolve() / "zh" / "06_lab.ipynb") in lab_server.present_command(tmp_path, [], "zh")
     monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
-    env = server_env(tmp_path)
-    folder = Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    folder = Path(server_env(tmp_path)["JUPYTERLAB_SETTINGS_DIR"])
     assert folder.is_relative_to(tmp_path.resolve())
-    for name, value in SEEDED_SETTINGS.items():
+    for name, value in lab_server.SEEDED_SETTINGS.items():
         assert json.loads((folder / name).read_text()) == value
     notification = folder / "@jupyterlab/apputils-extension/notification.jupyterlab-settings"
     assert json.loads(notification.read_text())["fetchNews"] == "false"
@@ -286,7 +204,7 @@ def test_make_lab_says_how_much_the_runs_hold_and_how_to_clear_them(tmp_path):
     script = ("import sys; from compact.classroom.runs import new_run\n"
               "for _ in range(6): (new_run(sys.argv[1], 'experiment3') / 'x.txt').write_text('x' * 500_000)")
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "runs")], check=True)
-    assert runs_report(tmp_path) == (
+    assert lab_server.runs_report(tmp_path) == (
         f"{tmp_path}/runs/: 3 run folder(s), 1.5 MB (closed kernels' runs beyond the newest "
         f"few per experiment are removed; delete {tmp_path}/runs/ to clear it)")
 

@@ -52,20 +52,50 @@ def test_notebook_runs_and_every_cell_is_safe_to_re_run(path, executed):
 
 
 @ALL
-def test_notebook_is_committed_without_outputs_and_opens_with_a_title(path):
+def test_notebook_is_committed_clean_and_follows_the_conventions(path):
+    """No outputs, a title first; the code right after a markdown cell asking to predict asserts
+    nothing (a guess first); a learner sees a cell's prints, the asserts that check them sit in a
+    collapsed cell tagged checks after it; the package is imported in one line."""
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     for index, cell in enumerate(code_cells(nb)):
         assert cell.outputs == [], f"{path.name}: code cell {index} has outputs; clear them"
         assert cell.execution_count is None, f"{path.name}: code cell {index} has an execution count"
+        if "checks" in cell.metadata.get("tags", []):
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.id
+            assert cell.source.startswith(CHECKS_HEAD + "\n"), cell.id
+            tree = ast.parse(cell.source)
+            assert only_checks(tree.body) and any(isinstance(n, ast.Assert) for n in ast.walk(tree)), cell.id
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# "), \
         f"{path.name}: the first cell must be a markdown title starting with '# '"
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown" and PREDICT.search(cell.source):
+            after = next((c for c in nb.cells[i + 1:] if c.cell_type == "code"), None)
+            assert after is None or not re.search(r"^\s*assert\b", after.source, re.M), \
+                f"{path.name} cell {i}: the code right after a prediction asserts its answer"
+    lines = package_imports(nb)
+    if path.parent.name == "zh":
+        lines.remove(LANGUAGE)
+    assert len(lines) == 1 and lines[0].startswith(ONE_LINE), f"{path.name}: {lines}"
+    names = lines[0].removeprefix(ONE_LINE).split(", ")
+    assert set(names) <= set(compact.classroom.__all__), f"{path.name}: a name the package does not offer"
+    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
 
 
 @LESSONS
-def test_lesson_notebook_states_its_version_objectives_recap_and_next(path):
-    text = markdown(nbformat.read(path, as_version=4))
+def test_lesson_notebook_states_its_version_objectives_recap_and_next_and_is_safe_to_re_run(path):
+    """Re-running any cell cannot break another: no name is assigned in two cells, none reads the
+    last event."""
+    nb = nbformat.read(path, as_version=4)
+    owner = {}
+    for index, cell in enumerate(code_cells(nb)):
+        assert "events[-1]" not in cell.source, f"{path.name} cell {index} reads events[-1]"
+        for name in assigned_names(cell.source):
+            assert name not in owner, (f"{path.name}: {name!r} is assigned in code cells "
+                                       f"{owner[name]} and {index}")
+            owner[name] = index
+    text = markdown(nb)
     assert "**In this notebook you will**" in text, f"{path.name}: no objectives cell"
     assert "zh@v7" in text and "v8" in text, f"{path.name}: say which lesson version it follows"
     assert "## Recap" in text, f"{path.name}: no recap"
@@ -79,17 +109,6 @@ def imported_names(nb) -> set[str]:
     source = "\n".join(cell.source for cell in code_cells(nb))
     return {name.strip().split(" as ")[-1] for _, names in FROM_COMPACT.findall(source)
             for name in names.strip("() ").split(",") if name.strip()}
-
-
-@ALL
-def test_no_prediction_is_answered_before_it_is_asked(path):
-    """The code right after a markdown cell asking to predict asserts nothing: a guess first."""
-    cells = nbformat.read(path, as_version=4).cells
-    for i, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and PREDICT.search(cell.source):
-            after = next((c for c in cells[i + 1:] if c.cell_type == "code"), None)
-            assert after is None or not re.search(r"^\s*assert\b", after.source, re.M), \
-                f"{path.name} cell {i}: the code right after a prediction asserts its answer"
 
 
 @pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: p.relative_to(NOTEBOOK_DIR).as_posix())
@@ -125,19 +144,6 @@ def assigned_names(source: str) -> set[str]:
     return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-@LESSONS
-def test_no_name_is_assigned_in_two_cells_and_no_cell_reads_the_last_event(path):
-    """Re-running any cell cannot break another."""
-    nb = nbformat.read(path, as_version=4)
-    owner = {}
-    for index, cell in enumerate(code_cells(nb)):
-        assert "events[-1]" not in cell.source, f"{path.name} cell {index} reads events[-1]"
-        for name in assigned_names(cell.source):
-            assert name not in owner, (f"{path.name}: {name!r} is assigned in code cells "
-                                       f"{owner[name]} and {index}")
-            owner[name] = index
-
-
 CHECKS_HEAD = "# Checks: the claims above, as the tests run them"
 
 
@@ -148,23 +154,9 @@ def only_checks(statements) -> bool:
         for s in statements)
 
 
-@ALL
-def test_a_cell_tagged_checks_is_collapsed_and_holds_only_checks(path):
-    """A learner sees a cell's prints; the asserts that check them sit in a collapsed cell after it."""
-    for cell in code_cells(nbformat.read(path, as_version=4)):
-        if "checks" in cell.metadata.get("tags", []):
-            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.id
-            assert cell.source.startswith(CHECKS_HEAD + "\n"), cell.id
-            tree = ast.parse(cell.source)
-            assert only_checks(tree.body) and any(isinstance(n, ast.Assert) for n in ast.walk(tree)), cell.id
-
-
-def test_the_checks_test_would_catch_a_print():
+def test_the_checks_would_catch_a_print_and_a_reassignment():
     assert only_checks(ast.parse("x = 1\nif x:\n    assert x\nfor y in [x]:\n    assert y").body)
     assert not only_checks(ast.parse("assert 1\nprint(2)").body)
-
-
-def test_the_name_check_would_catch_a_reassignment():
     assert assigned_names("a = 1\nb, c = 2, 3\nd += 1\nfor e in x: f = e") == {"a", "b", "c", "d"}
 
 
@@ -282,22 +274,10 @@ SOLUTION = re.compile(r"from compact\.classroom\.solutions import (\w+) as my_\1
 LANGUAGE = "from compact.classroom import language"      # the Chinese notebooks' language cell
 
 
-def package_imports(path: Path) -> list[str]:
+def package_imports(nb) -> list[str]:
     """Every line of the notebook's code that imports from the package, solution lines aside."""
-    cells = nbformat.read(path, as_version=4).cells
-    source = "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+    source = "\n".join(cell.source for cell in code_cells(nb))
     return [line for line in PACKAGE_IMPORT.findall(source) if not SOLUTION.fullmatch(line)]
-
-
-@ALL
-def test_a_notebook_imports_the_package_in_one_line(path):
-    lines = package_imports(path)
-    if path.parent.name == "zh":
-        lines.remove(LANGUAGE)
-    assert len(lines) == 1 and lines[0].startswith(ONE_LINE), f"{path.name}: {lines}"
-    names = lines[0].removeprefix(ONE_LINE).split(", ")
-    assert set(names) <= set(compact.classroom.__all__), f"{path.name}: a name the package does not offer"
-    assert len(names) <= 12, f"{path.name} imports {len(names)} names from compact: {sorted(names)}"
 
 
 def test_the_line_offers_at_most_twenty_names():

@@ -68,7 +68,7 @@ def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp
     assert main([str(tmp_path / "empty")]) == 1 and "no notebooks" in capsys.readouterr().err
 
 
-def test_the_address_is_read_from_pyproject(tmp_path):
+def test_the_address_is_read_from_pyproject_and_the_links_built_from_it(tmp_path):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n'
                          'Repository = "https://github.com/acme/compact"\n')
@@ -76,9 +76,6 @@ def test_the_address_is_read_from_pyproject(tmp_path):
     pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n# Repository = "..."\n')
     assert repository_url(pyproject) is None
     assert repository_url(tmp_path / "absent.toml") is None and PYPROJECT == REPO / "pyproject.toml"
-
-
-def test_the_links_built_from_a_github_address():
     made = links("https://github.com/acme/compact.git")
     assert made["Binder"] == "https://mybinder.org/v2/gh/acme/compact/HEAD?urlpath=lab/tree/notebooks/06_lab.ipynb"
     assert made["Colab"] == "https://colab.research.google.com/github/acme/compact/blob/main/notebooks/06_lab.ipynb"

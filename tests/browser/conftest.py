@@ -1,6 +1,6 @@
-"""One Chromium per session, one JupyterLab server per notebooks folder (``lab_server(folder)``
-serves a copy of it), and ``new_page(viewport)``: on a failure each page's screenshot goes to
-``artifacts/browser/`` and its console and the servers' logs are printed."""
+"""One Chromium per session, one JupyterLab server on a copy of notebooks/ (``lab_server``), and
+``new_page(viewport)``: on a failure each page's screenshot goes to ``artifacts/browser/`` and its
+console and the server's log are printed."""
 
 from __future__ import annotations
 
@@ -41,25 +41,17 @@ def chromium(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
-    servers = {}
-
-    def serve(src_dir: Path):
-        key = Path(src_dir).resolve()
-        if key not in servers:
-            tmp = tmp_path_factory.mktemp("lab")
-            shutil.copytree(key, tmp / "root",
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "runs"))
-            servers[key] = start_lab(tmp / "root", tmp / "state")
-        return servers[key]
-
-    serve.servers = servers
-    yield serve
-    for server in servers.values():
-        server.stop()
+    """JupyterLab on a copy of notebooks/ (it autosaves what it opens)."""
+    tmp = tmp_path_factory.mktemp("lab")
+    shutil.copytree(REPO_ROOT / "notebooks", tmp / "root",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "runs"))
+    server = start_lab(tmp / "root", tmp / "state")
+    yield server
+    server.stop()
 
 
 @pytest.fixture
-def new_page(chromium, lab_server, request):
+def new_page(chromium, request):
     opened = []
 
     def make(viewport: dict[str, int] | None = None):
@@ -76,5 +68,3 @@ def new_page(chromium, lab_server, request):
             shot = save_screenshot(shown, ARTIFACTS / f"{request.node.name}-{index}-failure.png")
             print(f"failure screenshot: {shot}\nbrowser console (last 40):\n" + "\n".join(console[-40:]))
         context.close()
-    for server in lab_server.servers.values() if failed(request) else ():
-        print(f"--- {server.log_path} (tail)\n{server.log_tail(40)}")

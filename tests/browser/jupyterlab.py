@@ -15,7 +15,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -92,7 +91,6 @@ class LabServer:
     proc: subprocess.Popen | None
     base_url: str
     token: str
-    root_dir: Path
     log_path: Path
 
     def url(self, path: str) -> str:
@@ -106,13 +104,6 @@ class LabServer:
                                          headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(request, timeout=5) as response:
             return response.read()
-
-    def copy_notebook(self, name: str) -> str:
-        """A fresh copy of ``name``, to open instead of it: JupyterLab autosaves what it opens."""
-        src = self.root_dir / name
-        new_name = (Path(name).parent / f"{src.stem}.run-{secrets.token_hex(3)}{src.suffix}").as_posix()
-        shutil.copyfile(src, self.root_dir / new_name)
-        return new_name
 
     def log_tail(self, lines: int = 60) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -143,44 +134,34 @@ def lab_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def launch(notebook_dir: Path, tmp: Path, env: dict[str, str], timeout: float) -> LabServer:
-    """``jupyter lab`` started, once it answers ``/api/status`` or exits; RuntimeError at the timeout."""
-    port, token = free_port(), secrets.token_hex(24)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}",
-           "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-           *(["--allow-root"] if os.geteuid() == 0 else [])]
-    log_path = tmp / "jupyterlab.log"
-    with open(log_path, "ab") as log:
-        log.write(f"\n=== {' '.join(cmd)}\n".encode())
-        log.flush()
-        proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C must not hit it
-    lab = LabServer(proc, f"http://127.0.0.1:{port}", token, notebook_dir, log_path)
-    try:
-        until(lambda: proc.poll() is not None or answers(f"{lab.base_url}/api/status?token={token}"), timeout,
-              lambda: f"/api/status did not answer within {timeout:.0f}s")
-    except AssertionError as exc:
-        lab.stop()
-        raise RuntimeError(f"{exc}; log tail:\n{lab.log_tail()}") from None
-    return lab
-
-
 def start_lab(notebook_dir: Path, tmp: Path, timeout: float = 60.0) -> LabServer:
-    """``jupyter lab`` serving ``notebook_dir`` on a free loopback port, its log in ``tmp``; a port
-    taken between picking and binding is picked again. RuntimeError (with the log's tail) if it
-    does not answer, or does not see the python3 kernelspec and the widgets extension."""
-    notebook_dir = Path(notebook_dir).resolve()
-    tmp.mkdir(parents=True, exist_ok=True)
-    env = lab_env(tmp)
+    """``jupyter lab`` serving ``notebook_dir`` on a free loopback port (picked again if taken
+    before it binds), its log in ``tmp``, once it answers; RuntimeError (with the log's tail) if it
+    does not, or does not see the python3 kernelspec and the widgets extension."""
+    notebook_dir, env = Path(notebook_dir).resolve(), lab_env(tmp)
     for _ in range(3):
-        lab = launch(notebook_dir, tmp, env, timeout)
-        if lab.proc.poll() is None:
+        port, token = free_port(), secrets.token_hex(24)
+        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebook_dir}",
+               "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+               *(["--allow-root"] if os.geteuid() == 0 else [])]
+        with open(tmp / "jupyterlab.log", "ab") as log:
+            proc = subprocess.Popen(cmd, cwd=notebook_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)  # no Ctrl-C for it
+        lab = LabServer(proc, f"http://127.0.0.1:{port}", token, tmp / "jupyterlab.log")
+        try:
+            status = f"{lab.base_url}/api/status?token={token}"
+            until(lambda proc=proc, status=status: proc.poll() is not None or answers(status), timeout,
+                  lambda: f"/api/status did not answer within {timeout:.0f}s")
+        except AssertionError as exc:
+            lab.stop()
+            raise RuntimeError(f"{exc}; log tail:\n{lab.log_tail()}") from None
+        if proc.poll() is None:
             break
         if "already in use" not in lab.log_tail(200):
-            raise RuntimeError(f"jupyter lab exited with {lab.proc.returncode}; log tail:\n{lab.log_tail()}")
+            raise RuntimeError(f"jupyter lab exited with {proc.returncode}; log tail:\n{lab.log_tail()}")
     else:
         raise RuntimeError(f"no free port in 3 attempts; log tail:\n{lab.log_tail()}")
     specs = json.loads(lab.get("/api/kernelspecs"))["kernelspecs"]

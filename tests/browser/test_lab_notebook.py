@@ -16,8 +16,8 @@ from playwright.sync_api import expect
 
 from compact.classroom.lab import SLIDERS
 
-from .conftest import ARTIFACTS, REPO_ROOT, failed
-from .jupyterlab import open_notebook, painted, run_all_cells, run_once, save_screenshot
+from .conftest import ARTIFACTS, failed
+from .jupyterlab import open_notebook, painted, run_all_cells, run_once, save_screenshot, until
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]   # one worker: one Chromium
 
@@ -87,10 +87,9 @@ def lab_page(chromium: Any, lab_server: Any) -> Iterator[tuple[Any, Any]]:
     context = chromium.new_context(viewport=PROJECTOR)
     page = context.new_page()
     try:
-        lab = lab_server(REPO_ROOT / "notebooks")
-        open_notebook(page, lab, lab.copy_notebook("06_lab.ipynb"))
-        counts = run_all_cells(page)
-        assert counts and all(c > 0 for c in counts)
+        open_notebook(page, lab_server, "06_lab.ipynb")      # a copy (conftest's lab_server)
+        counts = run_all_cells(page)                          # every cell that runs ran, in order
+        assert counts and counts[0] > 0 and counts == sorted(set(counts)), counts
         dashboard = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .compact-lab").first
         expect(dashboard.locator("img.compact-plot")).to_have_attribute(
             "src", re.compile(r"^(blob:|data:image/png)"), timeout=30_000)
@@ -100,7 +99,7 @@ def lab_page(chromium: Any, lab_server: Any) -> Iterator[tuple[Any, Any]]:
 
 
 @pytest.fixture
-def lab(lab_page: tuple[Any, Any], request: pytest.FixtureRequest) -> Iterator[Any]:
+def lab(lab_page: tuple[Any, Any], lab_server: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     page, dashboard = lab_page
     page.set_viewport_size(PROJECTOR)
     dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
@@ -108,6 +107,7 @@ def lab(lab_page: tuple[Any, Any], request: pytest.FixtureRequest) -> Iterator[A
     yield dashboard
     if failed(request):
         save_screenshot(page, ARTIFACTS / f"{request.node.name}-failure.png")
+        print(f"--- {lab_server.log_path} (tail)\n{lab_server.log_tail(40)}")
     if button(dashboard, "Lesson's numbers").is_enabled():
         button(dashboard, "Lesson's numbers").click()
 
@@ -140,6 +140,7 @@ def test_each_button_changes_the_plot_and_the_events(lab):
         before = plot.get_attribute("src")
         click_and_wait(lab, label)
         expect(plot).not_to_have_attribute("src", before, timeout=10_000)
+        expect(plot).to_have_count(1)                         # redrawn in place, not appended
         expect(events(lab).locator(f"li.stage-event[data-stage='{stage}']").first).to_be_visible()
         lab.locator(".lm-TabBar-tab", has_text="Files").click()
         files = lab.locator(".widget-html", has_text="Files in .transcripts/").first
@@ -202,21 +203,21 @@ def test_no_two_controls_overlap_at_900px(lab):
     save_screenshot(lab.page, ARTIFACTS / "lab-900px.png")
 
 
+def light_parts(shot: Image.Image) -> float:
+    return sum(shot.histogram()[200:]) / (shot.width * shot.height)
+
+
 def test_dark_theme_plot_is_not_a_white_rectangle(lab):
     choose_theme(lab.page, "JupyterLab Dark")
     try:
-        painted(lab.page)
-        for _ in range(20):           # the plot redrawn for the theme: its light text all there
-            shot = Image.open(io.BytesIO(lab.locator("img.compact-plot").screenshot())).convert("L")
-            if sum(shot.histogram()[200:]) > 0.005 * shot.width * shot.height:   # (not mid-redraw)
-                break
-            lab.page.wait_for_timeout(500)
+        plot = lab.locator("img.compact-plot")
+        shot = until(lambda: light_parts(s := Image.open(io.BytesIO(plot.screenshot())).convert("L")) > 0.005
+                     and s, 10, lambda: "the plot was not redrawn with light text on the dark theme")
         save_screenshot(lab.page, ARTIFACTS / "lab-dark.png")
     finally:
         choose_theme(lab.page, "JupyterLab Light")
     width, height = shot.size
     corners = [shot.getpixel((x, y)) for x in (3, width - 4) for y in (3, height - 4)]
     assert max(corners) < 80, corners                        # the background is dark
-    histogram = shot.histogram()
-    assert sum(histogram[:80]) > 0.6 * width * height        # mostly dark, not a white box
-    assert sum(histogram[200:]) > 0.005 * width * height     # with light text and lines on it
+    assert sum(shot.histogram()[:80]) > 0.6 * width * height     # mostly dark, not a white box
+    assert light_parts(shot) > 0.005                         # with light text and lines on it

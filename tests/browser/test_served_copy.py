@@ -4,6 +4,7 @@ repository, driven in Chromium: each serves the git-ignored working copy, the la
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -57,7 +58,7 @@ def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
     settings.parent.mkdir(parents=True, exist_ok=True)   # every cell in the DOM, for the harness
     settings.write_text(json.dumps(LAB_SETTINGS[WINDOWING]))
 
-    def serve(target: str) -> tuple[str, str, Path]:
+    def serve(target: str, *variables: str) -> tuple[str, str, Path]:
         port, token, log = free_port(), secrets.token_hex(16), tmp_path / f"make-{target}.log"
         present = target == "present"
         args = (f"PRESENT_ARGS=--port={port} --Voila.ip=127.0.0.1 --Voila.token={token}" if present
@@ -65,7 +66,7 @@ def served(clone: Path, tmp_path: Path) -> Iterator[Any]:
                 f"--IdentityProvider.token={token}")
         started.append(subprocess.Popen(
             ["make", "--no-print-directory", f"VENV={VENV}", "-o", f"{VENV}/.suite", "-o", f"{VENV}/.present",
-             target, f"{args} --no-browser"], cwd=clone, env=env, stdout=open(log, "wb"),
+             target, *variables, f"{args} --no-browser"], cwd=clone, env=env, stdout=open(log, "wb"),
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
         base, ready = f"http://127.0.0.1:{port}", "/" if present else "/api/status"
         wait_served(f"{base}{ready}?token={token}", started[-1], log, read=False)
@@ -96,9 +97,17 @@ def test_make_lab_run_and_save_leaves_git_status_clean(clone, served, new_page):
     copy = clone / "my-notebooks"
     assert "my-notebooks/06_lab.ipynb: new" in log.read_text()
     assert "my-notebooks/runs/: 0 run folder(s), 0.0 MB" in log.read_text()
-    lab = LabServer(None, base, token, copy, log)
-    names = {item["name"] for item in json.loads(lab.get("/api/contents"))["content"]}
-    assert {"00_context_window.ipynb", "06_lab.ipynb"} <= names
+    lab = LabServer(None, base, token, log)
+    names = {item["name"]: item["type"] for item in json.loads(lab.get("/api/contents"))["content"]}
+    assert names.keys() >= {"00_context_window.ipynb", "06_lab.ipynb"} and names["zh"] == "directory"
+    assert {"00_context_window.ipynb", "06_lab.ipynb"} <= {   # the Chinese notebooks, and where they are
+        item["name"] for item in json.loads(lab.get("/api/contents/zh"))["content"]}
+    chinese = json.loads(lab.get("/api/contents/zh/06_lab.ipynb"))
+    assert chinese["type"] == "notebook" and any('language("zh")' in cell["source"]
+                                                 for cell in chinese["content"]["cells"])
+    assert b"JupyterLab" in lab.get(f"/lab/tree/zh/06_lab.ipynb?token={token}")
+    said = log.read_text()
+    assert "中文 notebook 在 my-notebooks/zh/" in said and "the zh folder of the file browser" in said
 
     page = new_page()
     open_notebook(page, lab, "06_lab.ipynb")          # the learner's copy itself, no test copy
@@ -162,3 +171,14 @@ def test_make_present_serves_the_lab_in_voila(clone, served, new_page):
     dashboard.evaluate("element => element.scrollIntoView({block: 'start'})")
     save_screenshot(page, ARTIFACTS / "present-voila.png")
     assert git(clone, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_make_present_in_chinese_serves_the_chinese_lab_in_voila(served):
+    base, token, log = served("present", "COMPACT_LANG=zh")
+    page = html.unescape(answers(f"{base}/?token={token}", timeout=120).decode())   # once it has run
+    assert "实验台：现场运行课程的三个实验" in page                        # the Chinese lab, run
+    assert "application/vnd.jupyter.widget-view+json" in page            # its dashboard
+    assert "One slider, one question" not in page                        # not the English one
+    said = log.read_text(encoding="utf-8")
+    assert "Presenting my-notebooks/zh/06_lab.ipynb in Voilà" in said
+    assert "`make present COMPACT_LANG=en` presents" in said
