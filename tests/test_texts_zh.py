@@ -194,21 +194,18 @@ def test_the_lab_in_chinese(chinese, tmp_path):
         assert any("第 1 轮" in t or "步骤事件" in t for t in shown) and english(shown) == [], shown
 
 
-def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(text_table, "_chosen", [])
-    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
-    assert repl.main(["--workdir", str(tmp_path), "--lang", "zh"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
-    assert english_in(out) == [], out
-
-
-def test_a_repl_started_after_language_zh_speaks_chinese(chinese, tmp_path):
+def test_the_repl_banner_in_chinese_with_lang_zh_and_after_language_zh(chinese, capsys, tmp_path,
+                                                                          monkeypatch):
     """A Chinese notebook starts `python -m compact` without --lang: its banner is Chinese too."""
     done = subprocess.run([sys.executable, "-m", "compact", "--workdir", str(tmp_path)], input="q\n",
                           capture_output=True, text=True, timeout=60)
-    assert done.stdout.startswith("[离线] 模型 offline-compact-1"), done.stdout
-    assert english_in(done.stdout) == [], done.stdout
+    monkeypatch.setattr(text_table, "_chosen", [])                 # now --lang alone chooses
+    monkeypatch.delenv("COMPACT_LANG", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert repl.main(["--workdir", str(tmp_path), "--lang", "zh"]) == 0
+    for out in (capsys.readouterr().out, done.stdout):
+        assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
+        assert english_in(out) == [], out
 
 
 # The strategies' names are the code's (``by_name["micro only"]``), shown as they are.
