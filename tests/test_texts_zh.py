@@ -124,13 +124,22 @@ def figure_texts(fig, data: re.Pattern | None = None) -> list[str]:
 
 @pytest.mark.parametrize("n, compaction", [(1, True), (2, True), (3, True), (3, False)],
                          ids=["experiment 1", "experiment 2", "experiment 3", "baseline"])
-def test_every_plot_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n, compaction):
+def test_every_plot_and_turns_table_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n,
+                                                                              compaction):
     result = run_experiment(n, compaction=compaction, workdir=tmp_path / "run")
     figures = [plot_run(result, panels=("context", "tokens", "messages", "composition")),
                lab_figure(result)]
     for fig in figures:
         shown = figure_texts(fig)
         assert len(shown) > 15 and chinese_in(shown) and english(shown) == []
+    table = turns(result)                    # show() of the run, and the language looked up when shown
+    assert table.headers[0] == "轮次"
+    assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
+    if (n, compaction) == (3, True):
+        assert "compact_history 在第 3 轮" in headline(result)
+        text_table.language("en")
+        assert headline(result).startswith("compact_history at turn 3")
+        text_table.language("zh")
 
 
 def test_every_stage_picture_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path):
@@ -144,17 +153,6 @@ def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
     for tag in soup.select(", ".join(drop)) if drop else []:
         tag.decompose()
     return soup.get_text(" ")
-
-
-def test_a_run_shown_in_chinese_and_the_language_looked_up_when_shown(chinese, tmp_path):
-    result = run_experiment(3, workdir=tmp_path / "run")
-    assert "compact_history 在第 3 轮" in headline(result)
-    table = turns(result)
-    assert table.headers[0] == "轮次"
-    assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
-    text_table.language("en")
-    assert headline(result).startswith("compact_history at turn 3")
-    text_table.language("zh")
 
 
 def test_the_checker_report_on_a_wrong_stage_in_chinese(chinese):
