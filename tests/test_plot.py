@@ -150,14 +150,18 @@ def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     assert f"the model's window = {window:,} tokens (right axis)" in labels
 
 
+def session(folder, n: int, earlier: list[str], **model) -> Trace:
+    """Experiment ``n``'s request after ``earlier`` texts (user and assistant in turn), offline."""
+    ws, client = make_workspace(folder), OfflineModel(**model).client()
+    messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": text}
+                for k, text in enumerate(earlier)] + [{"role": "user", "content": PROMPTS[n]}]
+    return agent_loop(messages, PROMPTS[n], client=client, workspace=ws,
+                      compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
+
+
 def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
-    ws = make_workspace(tmp_path / "ws")
-    client = OfflineModel(window_tokens=16_000).client()        # notebook 05's Chinese session
-    earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": "上下文窗口有限。" * 150}
-               for k in range(8)]
-    messages, log = [*earlier, {"role": "user", "content": PROMPTS[3]}], []
-    trace = agent_loop(messages, PROMPTS[3], client=client, workspace=ws,
-                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=log.append)
+    chinese = ["上下文窗口有限。" * 150] * 8                  # notebook 05's Chinese session
+    trace = session(tmp_path / "ws", 3, chinese, window_tokens=16_000)
     rescued = rescued_refusals(trace)
     [turn] = [t.turn for t in trace.turns if t.refused]
     assert [(t, w) for t, _, w in rescued] == [(turn, 16_000)] and rescued[0][1] > 16_000
@@ -182,12 +186,7 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
 
 
 def test_the_messages_panel_is_about_snip_compact(tmp_path):
-    ws = make_workspace(tmp_path / "ws")
-    client = OfflineModel().client()
-    chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(44)]
-    messages = chat + [{"role": "user", "content": PROMPTS[1]}]
-    trace = agent_loop(messages, PROMPTS[1], client=client, workspace=ws,
-                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
+    trace = session(tmp_path / "ws", 1, [f"step {k}" for k in range(44)])
     ax = plot_messages(trace)
     assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
     [limit] = drawn(ax, "max_messages")
