@@ -35,30 +35,20 @@ def test_the_code_is_the_englishs_but_one_language_cell(path):
     assert imported_names(translated) - imported_names(english) <= {"language"}
 
 
-def prose(number: str) -> str:
-    [path] = [p for p in CHINESE if p.name.startswith(number)]
-    return markdown(nbformat.read(path, as_version=4))
-
-
-@pytest.mark.parametrize("number,step", sorted(STEPS.items()))
-def test_the_stage_notebooks_carry_the_lessons_step_headings(number, step):
-    assert any(step in line for line in prose(number).splitlines() if line.startswith("#")), (number, step)
-
-
-@pytest.mark.parametrize("number,experiment", sorted(PROMPT_IN.items()))
-def test_the_lessons_prompts_appear_verbatim(number, experiment):
-    assert PROMPTS_ZH[experiment] in prose(number)
-
-
 @pytest.mark.parametrize("path", CHINESE, ids=lambda p: p.name)
-def test_the_prose_is_chinese(path):
-    han = len(re.findall(r"[\u4e00-\u9fff]", markdown(nbformat.read(path, as_version=4))))
+def test_the_prose_is_chinese_with_the_lessons_step_headings_and_prompts(path):
+    text = markdown(nbformat.read(path, as_version=4))
+    han = len(re.findall(r"[\u4e00-\u9fff]", text))
     assert han > 500, f"{path.name}: only {han} Chinese characters of prose"
     # a line break between two Chinese characters shows as a space in JupyterLab: join the lines
     joined = r"[\u4e00-\u9fff，。：；！？、）」』”]\n[\u4e00-\u9fff（「『“]"
     broken = [hit for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
               for hit in re.findall(joined, cell.source)]
     assert not broken, f"{path.name}: a line break inside a Chinese sentence: {broken[:3]}"
+    number = path.name[:2]
+    assert number not in STEPS or any(STEPS[number] in line for line in text.splitlines()
+                                      if line.startswith("#")), (number, STEPS[number])
+    assert number not in PROMPT_IN or PROMPTS_ZH[PROMPT_IN[number]] in text
 
 
 LABELS = ("set_title", "suptitle", "set_xlabel", "set_ylabel", "text", "annotate")

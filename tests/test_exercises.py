@@ -22,10 +22,12 @@ from compact.pipeline.tool_result_budget import persisted_text
 
 @pytest.mark.parametrize("stage", list(CASES))
 def test_worked_solutions_and_the_package_pass_every_case(stage):
-    for fn in (getattr(solutions, stage), LESSON_STAGES[stage]):
+    solution = getattr(solutions, stage)
+    for fn in (solution, LESSON_STAGES[stage], lambda m, ctx: solution(m, ctx)):   # the last: "yours"
         report = check(stage, fn)
         assert report.passed, str(report)
         assert str(report).startswith(f"{stage}: {len(CASES[stage])} of {len(CASES[stage])} cases pass")
+        assert ("worked solution, not yours" in str(report)) == (fn is solution)
 
 
 def test_every_stage_has_lesson_cases_and_a_signature():
@@ -57,18 +59,21 @@ def test_keeping_two_is_reported_failing_in_plain_words_and_changes_experiment_1
     assert set(mine.fired) == set(theirs.fired) == {"micro_compact"}
 
 
-def test_the_lessons_snippet_fails_exactly_the_two_fixes():
-    report = check("micro_compact", lambda m, ctx: as_written.micro_compact(copy.deepcopy(m)))
-    assert [c.source for c in CASES["micro_compact"] if c.name in report.failed] == ["fix", "fix"]
-    assert any("has not seen yet" in name for name in report.failed)
-    assert any("keeps the path" in name for name in report.failed)
+@pytest.mark.parametrize("stage, fn, fixes", [
+    ("micro_compact", lambda m, ctx: as_written.micro_compact(copy.deepcopy(m)),
+     ["has not seen yet", "keeps the path"]),
+    ("snip_compact", lambda m, ctx: as_written.snip_compact(m, ctx.limits.max_messages),
+     ["is not counted", "adds the old marker's count"])])
+def test_the_lessons_snippets_fail_exactly_the_two_fixes(stage, fn, fixes):
+    report = check(stage, fn)
+    assert [c.source for c in CASES[stage] if c.name in report.failed] == ["fix", "fix"]
+    assert all(any(words in name for name in report.failed) for words in fixes)
+    if stage == "snip_compact":
+        assert report.headline() == ("snip_compact: the lesson's 5 cases: all pass; "
+                                     "the 2 fixes (beyond the lesson): 0 of 2")    # right on the lesson
 
 
-def test_the_lessons_snip_fails_exactly_the_two_marker_fixes():
-    report = check("snip_compact", lambda m, ctx: as_written.snip_compact(m, ctx.limits.max_messages))
-    assert [c.source for c in CASES["snip_compact"] if c.name in report.failed] == ["fix", "fix"]
-    assert report.headline() == ("snip_compact: the lesson's 5 cases: all pass; "
-                                 "the 2 fixes (beyond the lesson): 0 of 2")    # right on the lesson
+def test_the_lessons_snip_counts_its_own_marker_as_a_message():
     chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"m{k}"} for k in range(60)]
     once = as_written.snip_compact(chat)
     again = as_written.snip_compact(once + chat[:2])             # 12 messages gone by now
@@ -148,20 +153,8 @@ def test_difference_names_the_first_place_two_histories_differ():
     assert "message 1, block 0: expected a persisted-output block" in found and "got text of 5 chars" in found
     assert "first difference at character 0:\n  expected …<persisted-output>" in found
     assert difference(a, a[:1], a).startswith("it returned 1 messages; 2 were expected")
-
-
-def test_a_report_on_the_worked_solution_says_it_is_not_yours():
-    assert "worked solution, not yours" in str(check("micro_compact", solutions.micro_compact))
-
-    def mine(messages, ctx):
-        return solutions.micro_compact(messages, ctx)
-    assert "not yours" not in str(check("micro_compact", mine))
-
-
-def test_two_blocks_of_one_kind_are_not_reported_as_expected_x_got_x():
-    """Two placeholders that differ: one phrase for the kind, then where the texts part."""
-    a = [{"role": "user", "content": PLACEHOLDER}]
-    found = difference(a, [{"role": "user", "content": V8_OMITTED}], a)
+    one = [{"role": "user", "content": PLACEHOLDER}]    # two placeholders that differ: one phrase for
+    found = difference(one, [{"role": "user", "content": V8_OMITTED}], one)     # the kind, then where
     assert found.startswith("message 0: a placeholder in both, but they differ\n")
     assert "expected a placeholder, got a placeholder" not in found
     assert "first difference at character 21" in found

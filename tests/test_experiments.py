@@ -87,14 +87,11 @@ def test_baseline_without_compaction_is_refused_like_the_api(tmp_path):
     assert result.files_written == []          # no reactive path either: nothing compacted
 
 
-def test_the_same_experiment_twice_gives_the_same_trace(runs, tmp_path):
+def test_the_same_experiment_twice_gives_the_same_trace_and_a_fourth_does_not_exist(runs, tmp_path):
     def fingerprint(result):
         return [(t.tool_calls, t.stages, t.size_before, t.size_sent, t.input_tokens, t.text)
                 for t in result.trace.turns] + [result.answer]
     for n in (1, 2, 3):
         assert fingerprint(runs[n]) == fingerprint(run_experiment(n, workdir=tmp_path / f"b{n}"))
-
-
-def test_unknown_experiment_is_a_clear_error():
-    with pytest.raises(ValueError, match="choose 1, 2 or 3"):
+    with pytest.raises(ValueError, match="choose 1, 2 or 3"):       # and an unknown one is a clear error
         run_experiment(4)

@@ -64,11 +64,8 @@ def test_the_readme_plot_every_panel_and_the_labs_figure_of_each_run(runs, name)
     assert title == headline(runs[name])                 # every word is there, wrapped
     whole = {"baseline": "19,165 tokens > 16,000 maximum", "experiment2": "(278,002 → 2,847 chars)"}
     assert whole.get(name, "") in title                  # what issue 20 saw cut off
-
-
-def test_the_labs_figure_of_a_failed_run(runs):
-    fig = lab.lab_figure(runs["experiment3"], title="experiment 3 failed after 2 turns: SummaryError")
-    assert figure_problems(fig, dpi=LAB_DPI) == []
+    failed = lab.lab_figure(runs[name], title=f"{name} failed after 2 turns: SummaryError")
+    assert figure_problems(failed, dpi=LAB_DPI) == []    # the title of a failed run fits too
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -89,17 +86,14 @@ def test_a_figure_of_ones_own_with_two_context_panels(tmp_path, runs):
     assert figure_problems(fig, dpi=NOTEBOOK_DPI) == []
 
 
-def test_the_strategy_comparisons_figures(tmp_path):
+def test_the_strategy_comparisons_figures_and_notebook_08s_four_api_strategies(tmp_path):
+    """08's four lines, "both" on context editing's: a style of its own each, nothing cut off or covered."""
     reports = compare(tmp_path, turns=session_turns()[:12])
     assert figure_problems(plot_costs(reports), dpi=NOTEBOOK_DPI) == []
     assert figure_problems(plot_retention(reports).figure, dpi=NOTEBOOK_DPI) == []
-
-
-def test_notebook_08s_figure_of_the_four_api_strategies(tmp_path):
-    """Four lines, "both" on context editing's: a style of its own each, nothing cut off or covered."""
-    reports = [run_api_session(s, workdir=tmp_path / str(k), turns=session_turns()[:12])
-               for k, s in enumerate(API_STRATEGIES)]
-    figure = plot_costs(reports)
+    api = [run_api_session(s, workdir=tmp_path / str(k), turns=session_turns()[:12])
+           for k, s in enumerate(API_STRATEGIES)]
+    figure = plot_costs(api)
     assert figure_problems(figure, dpi=NOTEBOOK_DPI) == []
     lines = [line for line in figure.axes[0].get_lines() if str(line.get_gid()).startswith("strategy:")]
     assert len({(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines}) == 4

@@ -56,17 +56,27 @@ def test_each_button_updates_plot_events_and_files(lab):
     assert "4 run folder(s) kept" in lab.runs_kept.value
 
 
-def test_the_plot_is_drawn_at_twice_its_css_size_on_a_white_face(lab):
-    press(lab, "Experiment 3")
+def test_the_plot_is_drawn_at_twice_its_css_size_and_the_turn_slider_inspects_each_turn(lab):
+    result = press(lab, "Experiment 3")
     width, height = png_size(lab.plot.value)
     assert width == CSS_WIDTH * PIXEL_RATIO and height > width // 2
-
     corner = PILImage.open(io.BytesIO(lab.plot.value)).convert("RGB").getpixel((2, 2))
     assert corner == (255, 255, 255)       # the page's CSS turns it dark in a dark theme
     assert "data-jp-theme-light='false'" in STYLE and "invert(" in STYLE
+    lab.turn.value = 3
+    assert "Turn 3: 1 messages" in lab.inspector.value and "[Compacted]" in lab.inspector.value
+    lab.turn.value = 1
+    assert "Turn 1: 1 messages" in lab.inspector.value
+    assert result.prompt[:40] in lab.inspector.value
 
 
-def test_sliders_change_the_next_runs_limits_and_the_texts(lab):
+def test_sliders_change_the_next_runs_limits_and_the_texts_and_a_moved_one_is_noted(lab):
+    press(lab, "Experiment 1")
+    assert "changed" not in lab.state.value
+    lab.sliders["keep_recent_results"].value = 5        # the plot is from other numbers now
+    assert "The sliders have changed since (keep_recent_results)" in lab.state.value
+    lab.sliders["keep_recent_results"].value = 3
+    assert "changed" not in lab.state.value
     lab.sliders["keep_recent_results"].value = 1
     lab.sliders["context_limit"].value = 100_000
     result = press(lab, "Experiment 1")
@@ -125,15 +135,6 @@ def test_a_click_during_a_run_is_ignored_and_says_so(lab):
     assert "1 click(s) during the run were ignored" in lab.state.value
 
 
-def test_moving_a_slider_after_a_run_says_the_plot_is_from_other_numbers(lab):
-    press(lab, "Experiment 1")
-    assert "changed" not in lab.state.value
-    lab.sliders["keep_recent_results"].value = 5
-    assert "The sliders have changed since (keep_recent_results)" in lab.state.value
-    lab.sliders["keep_recent_results"].value = 3
-    assert "changed" not in lab.state.value
-
-
 def test_two_labs_on_one_folder_never_share_a_run_folder(tmp_path):
     a, b = Lab(root=tmp_path), Lab(root=tmp_path)
     runs = [a.run(2), b.run(2), a.run(2)]
@@ -149,24 +150,12 @@ def test_clear_old_runs_keeps_the_shown_run_and_other_folders(lab):
     assert (lab.root / "my-notes").is_dir() and "1 run folder(s) kept" in lab.runs_kept.value
 
 
-def test_turn_slider_inspects_the_messages_sent_at_that_turn(lab):
-    result = press(lab, "Experiment 3")
-    lab.turn.value = 3
-    assert "Turn 3: 1 messages" in lab.inspector.value and "[Compacted]" in lab.inspector.value
-    lab.turn.value = 1
-    assert "Turn 1: 1 messages" in lab.inspector.value
-    assert result.prompt[:40] in lab.inspector.value
-
-
 def test_a_fresh_lab_says_offline_and_without_a_kernel_shows_a_sentence_not_a_repr(lab):
     assert "[offline] model offline-compact-1" in lab.status.value
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"].startswith("The lab's dashboard appears here when this cell runs")
-
-
-def test_lessons_numbers_button_puts_every_slider_back(lab):
     for slider in lab.sliders.values():
         slider.value = slider.max
-    lab.reset.click()
+    lab.reset.click()                               # the lesson's numbers button puts every slider back
     assert lab.limits == type(lab.limits)()

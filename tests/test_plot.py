@@ -40,7 +40,7 @@ def drawn(ax, gid):
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
-def test_one_marker_per_fired_stage_and_the_limit_line(runs, n):
+def test_one_marker_per_fired_stage_the_limit_line_and_a_title_saying_what_happened(runs, n):
     result = runs[n]
     ax = plot_context(result)
     expected = {}
@@ -52,6 +52,10 @@ def test_one_marker_per_fired_stage_and_the_limit_line(runs, n):
     assert list(limit.get_ydata()) == [50_000, 50_000]
     labels = ax.get_legend_handles_labels()[1]
     assert "context_limit = 50,000 chars" in labels
+    title = {1: "micro_compact: 3 old results are placeholders by turn 7",
+             2: "tool_result_budget persisted 1 result at turn 2", 3: "compact_history at turn 3: "}[n]
+    assert headline(result).startswith(title) and ax.get_title(loc="left") == headline(result)
+    assert n != 1 or headline(result) == title
 
 
 def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
@@ -68,15 +72,12 @@ def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
     assert drawn(result.plot(limit=False).axes[0], "limit") == []       # the run's own plot, as in 03
 
 
-def test_titles_say_what_happened(runs):
-    assert headline(runs[1]) == "micro_compact: 3 old results are placeholders by turn 7"
-    assert headline(runs[2]).startswith("tool_result_budget persisted 1 result at turn 2")
-    assert headline(runs[3]).startswith("compact_history at turn 3: ")
+def test_the_baseline_title_says_it_was_refused(runs):
     assert headline(runs["baseline"]).startswith("No compaction: refused at turn 3 — prompt is too long")
     assert headline(runs["baseline"]).endswith(" tokens > 16,000 maximum")    # numbers with separators
 
 
-def test_composition_stacks_every_kind_present(runs):
+def test_composition_stacks_every_kind_and_writes_the_number_of_placeholders_above_a_bar(runs):
     ax = plot_composition(runs[2])
     gids = {p.get_gid() for p in ax.patches}
     assert "kind:persisted previews" in gids and "kind:tool calls" in gids
@@ -85,9 +86,7 @@ def test_composition_stacks_every_kind_present(runs):
         x = round(patch.get_x() + patch.get_width() / 2)
         heights[x] = heights.get(x, 0) + patch.get_height()
     assert heights[2] == sum(runs[2].trace.turns[1].composition.values())
-
-
-def test_composition_writes_the_number_of_placeholders_above_a_bar(runs):
+    assert not [t for t in ax.texts if t.get_gid() == "placeholder_count"]
     ax = plot_composition(runs[1])
     numbers = {round(t.xy[0]): int(t.get_text()) for t in ax.texts if t.get_gid() == "placeholder_count"}
     assert numbers == {t.turn: n for t in runs[1].trace.turns if (n := sum(
@@ -96,7 +95,6 @@ def test_composition_writes_the_number_of_placeholders_above_a_bar(runs):
     assert numbers[len(runs[1].trace.turns)] == 3
     labels = ax.get_legend_handles_labels()[1]
     assert "placeholders (too thin to see: their number is above the bar)" in labels
-    assert not [t for t in plot_composition(runs[2]).texts if t.get_gid() == "placeholder_count"]
 
 
 def test_an_axes_made_outside_the_classroom_style_gets_its_fonts(runs):
@@ -128,7 +126,7 @@ def test_sizes_are_points_and_steps_not_slopes(runs):
     assert (low, high) == (turn.size_sent, turn.size_before)
 
 
-def test_the_baseline_shows_the_window_that_refused_it(runs):
+def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     baseline = runs["baseline"]
     sent, window = baseline.refused_tokens
     assert window == 16_000 and sent > window
@@ -143,11 +141,6 @@ def test_the_baseline_shows_the_window_that_refused_it(runs):
     no_window = plot_tokens(runs[3])         # compacted: no refusal, so no window line to title
     assert not drawn(no_window, "window")
     assert no_window.get_title(loc="left") == "What the model measures: tokens per request"
-
-
-def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limit(runs):
-    baseline = runs["baseline"]
-    sent, window = baseline.refused_tokens
     ax = plot_context(baseline)
     assert drawn(ax, "refused") and stage_markers(ax) == {}
     [line] = drawn(ax, "window")
@@ -157,14 +150,18 @@ def test_the_baseline_context_panel_says_the_window_refused_it_not_the_char_limi
     assert f"the model's window = {window:,} tokens (right axis)" in labels
 
 
+def session(folder, n: int, earlier: list[str], **model) -> Trace:
+    """Experiment ``n``'s request after ``earlier`` texts (user and assistant in turn), offline."""
+    ws, client = make_workspace(folder), OfflineModel(**model).client()
+    messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": text}
+                for k, text in enumerate(earlier)] + [{"role": "user", "content": PROMPTS[n]}]
+    return agent_loop(messages, PROMPTS[n], client=client, workspace=ws,
+                      compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
+
+
 def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
-    ws = make_workspace(tmp_path / "ws")
-    client = OfflineModel(window_tokens=16_000).client()        # notebook 05's Chinese session
-    earlier = [{"role": "user" if k % 2 == 0 else "assistant", "content": "上下文窗口有限。" * 150}
-               for k in range(8)]
-    messages, log = [*earlier, {"role": "user", "content": PROMPTS[3]}], []
-    trace = agent_loop(messages, PROMPTS[3], client=client, workspace=ws,
-                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=log.append)
+    chinese = ["上下文窗口有限。" * 150] * 8                  # notebook 05's Chinese session
+    trace = session(tmp_path / "ws", 3, chinese, window_tokens=16_000)
     rescued = rescued_refusals(trace)
     [turn] = [t.turn for t in trace.turns if t.refused]
     assert [(t, w) for t, _, w in rescued] == [(turn, 16_000)] and rescued[0][1] > 16_000
@@ -188,15 +185,8 @@ def test_a_refusal_the_run_survived_is_drawn_from_the_turns_record(tmp_path):
     assert turn not in {round(seg[0, 0]) for seg in cut.get_segments()}
 
 
-
-
 def test_the_messages_panel_is_about_snip_compact(tmp_path):
-    ws = make_workspace(tmp_path / "ws")
-    client = OfflineModel().client()
-    chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(44)]
-    messages = chat + [{"role": "user", "content": PROMPTS[1]}]
-    trace = agent_loop(messages, PROMPTS[1], client=client, workspace=ws,
-                       compactor=Compactor(ws, summarize=summarizer_for(client)), log=lambda _: None)
+    trace = session(tmp_path / "ws", 1, [f"step {k}" for k in range(44)])
     ax = plot_messages(trace)
     assert ax.get_title(loc="left").startswith("snip_compact at turn(s) ")
     [limit] = drawn(ax, "max_messages")

@@ -66,19 +66,38 @@ def used_keys(call: ast.Call) -> tuple[str, set[str]]:
     return why.value, inner
 
 
+def keywords(call: ast.Call) -> set[str]:
+    return {k.arg for k in call.keywords}
+
+
 @pytest.mark.parametrize("path", BOTH, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_reveal_names_a_key_and_passes_exactly_its_fields(path):
+def test_every_reveal_names_a_key_passes_exactly_its_fields_and_is_shown(path):
+    """Issue #31: ``reveal(my_guess, actual, expected=25, ...)`` right after the guess gave the answer
+    away; the claim is looked up by its ``why`` key instead, and still checked under the suite. The
+    run with ``my_<stage>`` is checked against the package's in one reveal (its check line)."""
     calls = reveal_calls(path)
     assert calls, f"{path.name} has no reveal"
     for call in calls:
         why, inner = used_keys(call)
-        passed = {k.arg for k in call.keywords} - {"why", "expected", "stage"}
+        where = f"{path.name} line {call.lineno}, {why}"
+        passed = keywords(call) - {"why", "expected", "stage"}
         wanted = key_fields(why).union(*(key_fields(k) for k in inner))
-        if "stage" in {k.arg for k in call.keywords}:      # the check line: found, and its hint's fields
+        if "stage" in keywords(call):      # the check line: found, and its hint's fields
             wanted |= {"found"} | key_fields(hint(why))
-        assert passed == wanted, f"{path.name} line {call.lineno}, {why}: passes {sorted(passed)}, " \
-                                 f"its texts use {sorted(wanted)}"
-        assert len(call.args) == 2, f"{path.name} line {call.lineno}: reveal(guess, actual, ...)"
+        assert passed == wanted, f"{where}: passes {sorted(passed)}, its texts use {sorted(wanted)}"
+        assert len(call.args) == 2, f"{where}: reveal(guess, actual, ...)"
+        if path in LESSON_PARTS:
+            assert "expected" not in keywords(call), where
+            assert (why in CLAIMS) != (why in UNCLAIMED), f"{where} has no claim"
+    for cell in code_cells(nbformat.read(path, as_version=4)):
+        assert unseen_reveals(cell.source) == [], f"a reveal that shows nothing, in:\n{cell.source}"
+    if path in STAGE_NOTEBOOKS:
+        checked = [call for call in calls if "stage" in keywords(call)]
+        assert len(checked) == 1, f"{path.name}: {len(checked)} reveals check the learner's run"
+        given = {k.arg: k.value for k in checked[0].keywords}
+        stage = WRITE_IT_YOURSELF[path.name[:2]]
+        assert isinstance(given["stage"], ast.Name) and given["stage"].id == f"my_{stage}"
+        assert "found" in given
 
 
 def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
@@ -89,7 +108,7 @@ def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
         for call in reveal_calls(path):
             why, inner = used_keys(call)
             used |= {why} | inner
-            hints |= {hint(why)} if "stage" in {k.arg for k in call.keywords} else set()
+            hints |= {hint(why)} if "stage" in keywords(call) else set()
     registered = {key for key in text_table.texts() if key.startswith("why.")}
     otherwise = {key for key in registered if key.endswith(".otherwise")}
     assert {key.removesuffix(".otherwise") for key in otherwise} <= used   # shown when a run differs
@@ -99,16 +118,6 @@ def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
     for key in registered:
         entry = text_table.texts()[key]
         assert fields(entry["en"]) == fields(entry["zh"]), key
-
-
-@pytest.mark.parametrize("path", LESSON_PARTS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_no_reveal_shows_its_answer_and_every_claim_is_in_the_table(path):
-    """Issue #31: ``reveal(my_guess, actual, expected=25, ...)`` right after the guess gave the answer
-    away; the claim is looked up by its ``why`` key instead, and still checked under the suite."""
-    for call in reveal_calls(path):
-        why, _ = used_keys(call)
-        assert "expected" not in {k.arg for k in call.keywords}, f"{path.name} line {call.lineno}: {why}"
-        assert (why in CLAIMS) != (why in UNCLAIMED), f"{path.name} line {call.lineno}: {why} has no claim"
 
 
 def test_every_claim_belongs_to_a_reveal_of_notebooks_00_to_05():
@@ -125,36 +134,29 @@ def english(monkeypatch):
     text_table.language("en")
 
 
-def test_a_key_is_shown_in_the_chosen_language(english):
+def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(english):
+    """A plain ``why`` is shown as given, in either language."""
     shown = reveal(4, 3, why="why.00.refused_turn", turn=3, size=254_886, tokens=63_722, window=16_000)
+    refused = reveal([], [], why="why.04.turns", limit=80_000, outcome="why.04.refused",
+                     error="prompt is too long: 17,000 tokens > 16,000 maximum")
+    finished = reveal(..., [5], why="why.04.turns", limit=30_000, outcome="why.04.finished", error=None)
     assert shown.lines() == [
         "✗ You predicted 4: it is 3.",
         "Why: each turn reads one whole code file and keeps it: turn 3 would have sent both files, "
         "254,886 chars, which the model counts as 63,722 tokens, over its 16,000-token window"]
+    assert refused.lines()[1].endswith("1–3; this run was refused: prompt is too long: 17,000 tokens "
+                                       "> 16,000 maximum")
+    assert finished.lines()[1].endswith("over 30,000 chars after stages 1–3; this run finished")
+    assert reveal(1, 1, why="because {it} is {so}").lines() == ["✓ You predicted 1: it is 1.",
+                                                                 "Why: because {it} is {so}"]
+    assert reveal(1, 1).lines() == ["✓ You predicted 1: it is 1."]
     text_table.language("zh")
     assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
                                 "第 3 轮本要同时发送两个文件，共 254,886 个字符，模型算作 63,722 个 token，"
                                 "超出了它 16,000 token 的窗口")
     assert "第 3 轮" in shown._repr_html_()
-
-
-def test_a_field_that_is_a_key_is_shown_as_its_text(english):
-    refused = reveal([], [], why="why.04.turns", limit=80_000, outcome="why.04.refused",
-                     error="prompt is too long: 17,000 tokens > 16,000 maximum")
-    finished = reveal(..., [5], why="why.04.turns", limit=30_000, outcome="why.04.finished", error=None)
-    assert refused.lines()[1].endswith("1–3; this run was refused: prompt is too long: 17,000 tokens "
-                                       "> 16,000 maximum")
-    assert finished.lines()[1].endswith("over 30,000 chars after stages 1–3; this run finished")
-    text_table.language("zh")
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
     assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
-
-
-def test_a_plain_why_is_shown_as_given(english):
-    assert reveal(1, 1, why="because {it} is {so}").lines() == ["✓ You predicted 1: it is 1.",
-                                                                 "Why: because {it} is {so}"]
-    assert reveal(1, 1).lines() == ["✓ You predicted 1: it is 1."]
-    text_table.language("zh")
     assert reveal(1, 2, why="as written").lines()[1] == "原因：as written"
 
 
@@ -179,12 +181,6 @@ def unseen_reveals(source: str) -> list[int]:
             shown.update(id(arg) for arg in node.args)
     return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
             and getattr(node.func, "id", None) == "reveal" and id(node) not in shown]
-
-
-@pytest.mark.parametrize("path", BOTH, ids=lambda p: p.relative_to(p.parents[1]).as_posix())
-def test_every_reveal_is_shown(path):
-    for cell in code_cells(nbformat.read(path, as_version=4)):
-        assert unseen_reveals(cell.source) == [], f"a reveal that shows nothing, in:\n{cell.source}"
 
 
 def test_a_reveal_before_the_last_line_is_caught_unless_displayed():
@@ -234,15 +230,3 @@ def test_the_check_line_says_whose_stage_ran_and_whether_it_matched(english, mon
     assert plain.check is None and len(plain.lines()) == 2
     text_table.language("zh")
     assert ran.lines()[-1].startswith("检查：运行的是参考答案，不是你写的")
-
-
-@pytest.mark.parametrize("path", STAGE_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_each_stage_notebook_checks_the_learners_run_once(path):
-    """The run with ``my_<stage>`` is checked against the package's in one reveal, given the
-    learner's function and where the runs part."""
-    stage = WRITE_IT_YOURSELF[path.name[:2]]
-    checked = [call for call in reveal_calls(path) if "stage" in {k.arg for k in call.keywords}]
-    assert len(checked) == 1, f"{path.name}: {len(checked)} reveals check the learner's run"
-    keywords = {k.arg: k.value for k in checked[0].keywords}
-    assert isinstance(keywords["stage"], ast.Name) and keywords["stage"].id == f"my_{stage}"
-    assert "found" in keywords

@@ -21,7 +21,7 @@ from compact.classroom.show import (
 from compact.classroom.stage_cases import tool_turn
 
 
-def test_tool_calls_read_as_calls_not_tuples():
+def test_tool_calls_read_as_calls_not_tuples_and_rows_read_block_contents():
     assert call_text("read_file", {"path": "a.cfg"}) == 'read_file(path="a.cfg")'
     assert call_text("compact", {}) == "compact()"
     assert calls_text([("glob", {"pattern": "s*/README.md"}), ("bash", {"command": "ls -1"})]) \
@@ -29,6 +29,9 @@ def test_tool_calls_read_as_calls_not_tuples():
     assert calls_text([]) == "—"
     history = [{"role": "user", "content": "go"}, *tool_turn(("t1", "a.cfg", "x" * 300))]
     assert rows(history)[1][4] == 'read_file(path="a.cfg")'
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                           "content": [{"type": "text", "text": "hello"}]}]}
+    assert rows([result])[0][3:] == (5, "hello")              # a result's content as blocks too
 
 
 def test_a_compacted_message_shows_its_two_sections_decoded():
@@ -42,6 +45,8 @@ def test_a_compacted_message_shows_its_two_sections_decoded():
     assert "Authoritative request:" in page and "&quot;quoted&quot; and 字" in page
     with pytest.raises(ValueError, match="not a compacted message"):
         Compacted({"role": "user", "content": "hello"})
+    blocks = [{"type": "text", "text": compacted_message("[Compacted]", "req", "sum")["content"]}]
+    assert Compacted({"role": "user", "content": blocks}).request == "req"     # the text as blocks too
 
 
 def test_tables_render_as_html_and_text():
@@ -52,6 +57,11 @@ def test_tables_render_as_html_and_text():
     assert str(numbers).splitlines()[2:] == ["a     1,234", "bb        5"]
     assert "<td style='padding:2px 8px;text-align:left;vertical-align:top;text-align:right" \
         in numbers._repr_html_()
+    chinese = str(Table(["策略", "输入 token"], [["none", "87,016"], ["管线 pipeline", "1"]], numeric=[1]))
+    wide = [sum(2 if unicodedata.east_asian_width(c) == "W" else 1 for c in line)   # as a terminal
+            for line in chinese.splitlines()]                                       # draws them
+    assert wide == [25] * 4 and chinese.splitlines()[2].startswith("none           ")
+    assert chinese.endswith("  1")
     history = History([{"role": "user", "content": "hi"}])
     assert "<td" in history._repr_html_() and "user" in str(history)
 
@@ -80,15 +90,6 @@ def test_runs_and_fresh_demo_courses_land_in_numbered_folders_of_runs_dir(tmp_pa
         sorted(p.relative_to(two) for p in two.rglob("*"))
 
 
-def test_views_accept_list_contents_and_sdk_shaped_text():
-    message = compacted_message("[Compacted]", "req", "sum")
-    as_blocks = {"role": "user", "content": [{"type": "text", "text": message["content"]}]}
-    assert Compacted(as_blocks).request == "req"
-    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
-                                           "content": [{"type": "text", "text": "hello"}]}]}
-    assert rows([result])[0][3:] == (5, "hello")
-
-
 def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_path):
     result = run_experiment(3, workdir=tmp_path)
     notes, rest = leading_notes(result.answer)
@@ -101,12 +102,3 @@ def test_an_offline_answer_shows_what_it_says_first_and_its_notes_folded(tmp_pat
     assert leading_notes(chinese) == (["笔记 [a.md]：一级标题"], "（离线模型）回答")
     assert leading_notes("Note [a]: only a note") == ([], "Note [a]: only a note")   # nothing else
     assert leading_notes("(offline model) no notes") == ([], "(offline model) no notes")
-
-
-def test_a_text_table_lines_up_chinese_as_a_terminal_draws_it():
-    table = Table(["策略", "输入 token"], [["none", "87,016"], ["管线 pipeline", "1"]], numeric=[1])
-    lines = str(table).splitlines()
-    def columns(line: str) -> int:      # as a terminal draws it: wide (W) characters take two
-        return sum(2 if unicodedata.east_asian_width(c) == "W" else 1 for c in line)
-    assert [columns(line) for line in lines] == [25] * 4
-    assert lines[2].startswith("none           ") and lines[3].endswith("  1")

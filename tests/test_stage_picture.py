@@ -50,7 +50,7 @@ def texts(fig):
     return [t.get_text() for t in found if t.get_text().strip()]
 
 
-def test_each_block_is_a_box_coloured_by_kind_and_as_wide_as_its_characters(stages):
+def test_each_block_is_a_box_coloured_by_kind_as_wide_as_its_characters_placeholders_hatched(stages):
     before, after, event = stages["micro_compact"]
     fig = plot_stage(before, after, event)
     boxes = block_boxes(fig, "before")
@@ -63,11 +63,6 @@ def test_each_block_is_a_box_coloured_by_kind_and_as_wide_as_its_characters(stag
         assert boxes[key].get_width() == pytest.approx(max(chars, minimum))
     assert len(patches(fig, "before:message")) == len(before) == 13
     assert "very short blocks are drawn wider to stay visible" in " ".join(texts(fig))    # the scale says it
-
-
-def test_micro_compact_hatches_what_became_a_placeholder(stages):
-    before, after, event = stages["micro_compact"]
-    fig = plot_stage(before, after, event)
     assert fig.axes[0].get_title(loc="left").startswith(
         f"micro_compact: {event.size_before:,} → {event.size_after:,} chars (13 → 13 messages)")
     assert len(patches(fig, "before:placeholder")) == event.placeholders == 3
@@ -138,15 +133,7 @@ def test_a_stage_with_nothing_to_do_says_so(tmp_path):
     assert "after\n3 messages" in texts(fig)
 
 
-def test_run_stage_leaves_the_history_as_it_was(tmp_path):
-    history = long_history()
-    kept = copy.deepcopy(history)
-    before, after, event = run_stage(Compactor(tmp_path), "snip_compact", history)
-    assert history == kept == before and event.stage == "snip_compact" and event.fired
-    assert len(after) == 51
-
-
-def test_snip_compact_marks_the_pairs_its_moved_cuts_kept_whole(tmp_path):
+def test_snip_compact_marks_the_pairs_its_moved_cuts_kept_whole_run_stage_leaves_the_input(tmp_path):
     history = [{"role": "user", "content": "Task."}, {"role": "user", "content": "Constraint."}]
     for k in range(29):
         history += tool_turn((f"t{k}", f"f{k}.py", "x\n" * 50))
@@ -157,7 +144,9 @@ def test_snip_compact_marks_the_pairs_its_moved_cuts_kept_whole(tmp_path):
     assert len([line for line in fig.axes[0].get_lines() if line.get_gid() == "pair"]) == 2
     assert "tool_use → tool_result pairs at the cuts, kept whole" in texts(fig)
     chat = [{"role": "user" if k % 2 == 0 else "assistant", "content": f"step {k}"} for k in range(60)]
+    kept = copy.deepcopy(chat)
     chat, chat_after, chat_event = run_stage(Compactor(tmp_path / "chat"), "snip_compact", chat)
+    assert chat == kept and chat_event.fired and len(chat_after) == 51    # run_stage copies the input
     assert cut_pairs(chat, chat_event) == []                      # no tool calls: nothing to mark
     assert not [line for line in plot_stage(chat, chat_after, chat_event).axes[0].get_lines()
                 if line.get_gid() == "pair"]
@@ -179,17 +168,14 @@ def marked(monkeypatch, prefix):
     monkeypatch.setattr(text_table, "_TABLE", table)
 
 
-def test_every_text_of_a_stage_picture_comes_from_its_labels(stages, monkeypatch):
-    before, after, event = stages["tool_result_budget"]
-    marked(monkeypatch, "picture.")
-    shown = texts(plot_stage(before, after, event))
-    unmarked = [t for t in shown if "«" not in t and not t.replace(",", "").isdigit()]
-    assert unmarked == []
-
-
-@pytest.mark.parametrize("compaction", [True, False], ids=["experiment 3", "baseline"])
-def test_every_text_of_a_run_plot_comes_from_its_labels(tmp_path, monkeypatch, compaction):
-    result = run_experiment(3, compaction=compaction, workdir=tmp_path / "run")
+@pytest.mark.parametrize("what", ["stage picture", "experiment 3", "baseline"])
+def test_every_text_of_a_picture_or_a_run_plot_comes_from_its_labels(stages, tmp_path, monkeypatch, what):
+    if what == "stage picture":
+        marked(monkeypatch, "picture.")
+        shown = texts(plot_stage(*stages["tool_result_budget"]))
+        assert [t for t in shown if "«" not in t and not t.replace(",", "").isdigit()] == []
+        return
+    result = run_experiment(3, compaction=what != "baseline", workdir=tmp_path / "run")
     marked(monkeypatch, "plot.")
     fig = plot_run(result, panels=("context", "tokens", "messages", "composition"))
     shown = []
@@ -197,8 +183,7 @@ def test_every_text_of_a_run_plot_comes_from_its_labels(tmp_path, monkeypatch, c
         shown += [ax.get_title(loc="left"), ax.get_xlabel(), ax.get_ylabel()]
         shown += [t.get_text() for t in ax.get_legend().get_texts()]
         shown += [child.yaxis.label.get_text() for child in ax.child_axes]   # ≈ tokens
-    unmarked = [t for t in shown if t and "«" not in t]
-    assert unmarked == [] and len(shown) > 20
+    assert [t for t in shown if t and "«" not in t] == [] and len(shown) > 20
 
 
 def test_a_second_compaction_with_the_same_summary_is_still_drawn_as_one(tmp_path):

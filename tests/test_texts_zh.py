@@ -124,13 +124,22 @@ def figure_texts(fig, data: re.Pattern | None = None) -> list[str]:
 
 @pytest.mark.parametrize("n, compaction", [(1, True), (2, True), (3, True), (3, False)],
                          ids=["experiment 1", "experiment 2", "experiment 3", "baseline"])
-def test_every_plot_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n, compaction):
+def test_every_plot_and_turns_table_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path, n,
+                                                                              compaction):
     result = run_experiment(n, compaction=compaction, workdir=tmp_path / "run")
     figures = [plot_run(result, panels=("context", "tokens", "messages", "composition")),
                lab_figure(result)]
     for fig in figures:
         shown = figure_texts(fig)
         assert len(shown) > 15 and chinese_in(shown) and english(shown) == []
+    table = turns(result)                    # show() of the run, and the language looked up when shown
+    assert table.headers[0] == "轮次"
+    assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
+    if (n, compaction) == (3, True):
+        assert "compact_history 在第 3 轮" in headline(result)
+        text_table.language("en")
+        assert headline(result).startswith("compact_history at turn 3")
+        text_table.language("zh")
 
 
 def test_every_stage_picture_in_chinese_has_no_english_and_every_glyph(chinese, tmp_path):
@@ -144,17 +153,6 @@ def html_text(markup: str, drop: tuple[str, ...] = ()) -> str:
     for tag in soup.select(", ".join(drop)) if drop else []:
         tag.decompose()
     return soup.get_text(" ")
-
-
-def test_a_run_shown_in_chinese_and_the_language_looked_up_when_shown(chinese, tmp_path):
-    result = run_experiment(3, workdir=tmp_path / "run")
-    assert "compact_history 在第 3 轮" in headline(result)
-    table = turns(result)
-    assert table.headers[0] == "轮次"
-    assert english_in(str(table)) == [] and english_in(html_text(table._repr_html_())) == []
-    text_table.language("en")
-    assert headline(result).startswith("compact_history at turn 3")
-    text_table.language("zh")
 
 
 def test_the_checker_report_on_a_wrong_stage_in_chinese(chinese):
@@ -194,21 +192,18 @@ def test_the_lab_in_chinese(chinese, tmp_path):
         assert any("第 1 轮" in t or "步骤事件" in t for t in shown) and english(shown) == [], shown
 
 
-def test_the_repl_banner_in_chinese(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(text_table, "_chosen", [])
-    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
-    assert repl.main(["--workdir", str(tmp_path), "--lang", "zh"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
-    assert english_in(out) == [], out
-
-
-def test_a_repl_started_after_language_zh_speaks_chinese(chinese, tmp_path):
+def test_the_repl_banner_in_chinese_with_lang_zh_and_after_language_zh(chinese, capsys, tmp_path,
+                                                                          monkeypatch):
     """A Chinese notebook starts `python -m compact` without --lang: its banner is Chinese too."""
     done = subprocess.run([sys.executable, "-m", "compact", "--workdir", str(tmp_path)], input="q\n",
                           capture_output=True, text=True, timeout=60)
-    assert done.stdout.startswith("[离线] 模型 offline-compact-1"), done.stdout
-    assert english_in(done.stdout) == [], done.stdout
+    monkeypatch.setattr(text_table, "_chosen", [])                 # now --lang alone chooses
+    monkeypatch.delenv("COMPACT_LANG", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert repl.main(["--workdir", str(tmp_path), "--lang", "zh"]) == 0
+    for out in (capsys.readouterr().out, done.stdout):
+        assert out.startswith("[离线] 模型 offline-compact-1") and "工作区：" in out
+        assert english_in(out) == [], out
 
 
 # The strategies' names are the code's (``by_name["micro only"]``), shown as they are.

@@ -17,7 +17,7 @@ from ..pipeline.formats import (
     COMPACTED,
     PLACEHOLDER,
     REACTIVE,
-    REFERENCE,
+    compacted_message,
     compacted_sections,
     kept_path_placeholder,
     snip_marker,
@@ -92,12 +92,6 @@ def replaced(messages: list, changes: dict[tuple[int, int], str]) -> list:
         out[i]["content"] = [dict(b) for b in out[i]["content"]]
         out[i]["content"][j]["content"] = text
     return out
-
-
-def two_sections(header: str, request: str, summary: str) -> dict:
-    """The compacted message written out: the request verbatim, the summary as a JSON string."""
-    reference = json.dumps(summary, ensure_ascii=False)
-    return user(f"{header}\n\n{AUTHORITATIVE}\n{request}\n\n{REFERENCE}\n{reference}")
 
 
 def files_hold(expected: dict[str, str]) -> Callable[[Path, list], str | None]:
@@ -282,7 +276,7 @@ def _read_two() -> list:
 
 
 def _compacted(summarize: Callable[[list], str]) -> Callable[[list], list]:
-    return lambda h: [two_sections(COMPACTED, REQUEST, summarize(h))]
+    return lambda h: [compacted_message(COMPACTED, REQUEST, summarize(h))]
 
 
 CASES["compact_history"] = [
@@ -307,7 +301,7 @@ def _tool_pair_at_the_cut() -> list:
 
 
 def _reactive(cut: int) -> Callable[[list], list]:
-    return lambda h: [two_sections(REACTIVE, "task", counted(h[:cut])), *h[cut:]]
+    return lambda h: [compacted_message(REACTIVE, "task", counted(h[:cut])), *h[cut:]]
 
 
 CASES["reactive_compact"] = [
