@@ -244,9 +244,10 @@ def test_01s_solution_to_exercise_3_passes_its_check(tmp_path, monkeypatch, caps
 
 def test_the_answers_to_00s_exercises(tmp_path, monkeypatch):
     """00 answers: in experiment 1 stage 4 never fires (the context stays near 12,000 chars) and
-    stage 3 fires at turns 5, 6 and 7; the window holds one file of experiment 3's first one's size
-    (turn 2 sent it under 10,000 tokens; a second adds about 9,400); the refusal comes at turn 3 in
-    either language."""
+    stage 3 fires at turns 5, 6 and 7; a 20,000-token window still refuses turn 3 (the reply's
+    1,024 max_tokens must fit too) and a 30,000 one finishes in 6 turns; the window holds one file of
+    experiment 3's first one's size (turn 2 sent it under 10,000 tokens; a second adds about 9,400);
+    the refusal comes at turn 3 in either language."""
     monkeypatch.setattr(texts, "_chosen", [])
     runs = {}
     for chosen in ("zh", "en"):                                   # English last: the answer's numbers
@@ -261,6 +262,11 @@ def test_the_answers_to_00s_exercises(tmp_path, monkeypatch):
     file_tokens = agent.OfflineModel().client().messages.count_tokens(model=baseline.trace.model, messages=[
         {"role": "user", "content": (baseline.workdir / "s08_context_compact/code.py").read_text("utf-8")}])
     assert round(file_tokens.input_tokens, -2) == 9_400
+    wider = {window: run_experiment(3, compaction=False, workdir=tmp_path / f"w{window}",
+                                    client=agent.OfflineModel(window_tokens=window))
+             for window in (20_000, 30_000)}
+    assert len(wider[20_000].trace.turns) + 1 == 3 and "19165 + 1024 > 20000" in wider[20_000].error
+    assert wider[30_000].error is None and len(wider[30_000].trace.turns) == 6
     for run in runs.values():
         one_file = run.trace.turns[1].input_tokens
         assert one_file < 10_000 and one_file < 16_000 < one_file + file_tokens.input_tokens
