@@ -85,13 +85,17 @@ def test_what_json_cannot_show_is_said():
     assert "no list or map of records" in describe_json('{"settings": {"theme": "da', 200)
 
 
-def test_markdown_titles_are_hash_headings_outside_code_fences():
-    facts = read_markdown("[中文](README.md)\n# 第1课：[循环](a.md) &amp; <b>The Loop</b>\n\n"
-                          "## Usage ##\n\n```\n# not a title\n```\n#no-space\n")
-    assert facts.title == "第1课：循环 & The Loop"
-    assert facts.headings == [(1, "第1课：循环 & The Loop"), (2, "Usage")]
-    assert read_markdown("Title\n=====\n\ntext").title is None      # only # headings are read
-    assert describe_markdown("body text\n").startswith("no H1")
+def test_markdown_titles_in_every_spelling():
+    setext = read_markdown("---\ntitle: Meta Title\nlevel: 2\n---\n\nChapter 1 · Hello | 你好\n"
+                           "=======================\n\nUsage\n-----\n\n```\n# not a title\n```\n")
+    assert setext.title == "Chapter 1 · Hello | 你好" and setext.front_matter["title"] == "Meta Title"
+    assert setext.headings == [(1, "Chapter 1 · Hello | 你好"), (2, "Usage")]
+    commented = read_markdown("<!-- # hidden -->\n[中文](README.md)\n# 第1课：循环 / The Loop\n")
+    assert commented.title == "第1课：循环 / The Loop"
+    html = read_markdown('<h1 align="center">Agents &amp; Tools</h1>\n\ntext')
+    assert html.title == "Agents & Tools"
+    only_front = describe_markdown("---\ntitle: Just Meta\n---\nbody text\n")
+    assert only_front.startswith("no H1") and "title: Just Meta" in only_front
 
 
 def test_a_title_with_quotes_survives_the_note():
@@ -166,21 +170,26 @@ def test_title_patterns_found_from_the_titles():
 
 
 def test_free_columns_are_named_by_what_they_hold():
-    """Short capitalised names, else phrases, in either language's words."""
+    """A column of questions, names in two scripts, phrases: each named for what it is."""
     cases = {
+        ("Part 1 · Why loop?", "Part 2 · Which tools?", "Part 3 · Ask first?"):
+            ("Part N · <question>", "Part N · <问题>"),
+        ("第1讲：缓存——把算过的结果留下来", "第2讲：队列——先来的先处理完"):
+            ("第N讲：<Name>——<phrase>", "第N讲：<名称>——<短语>"),
+        ("M1 / Caching / 缓存", "M2 / Queues / 队列"):
+            ("MN / <English name> / <Chinese name>", "MN / <英文名称> / <中文名称>"),
         ("s1: tools we use — Reading", "s2: tools we keep — Writing"):
             ("sN: <phrase> — <Name>", "sN: <短语> — <名称>"),
-        ("Part 1 · Why loop?", "Part 2 · Tools"): ("Part N · <phrase>", "Part N · <短语>"),
     }
     for titles, (en, zh) in cases.items():
         numbers = list(range(1, len(titles) + 1))
         assert find_pattern(list(titles), numbers)[0].template == en, titles
         assert find_pattern(list(titles), numbers, "zh")[0].template == zh, titles
-    words = find_pattern(["L1: Loop — a start", "L2: Tools — the hands"], [1, 2])[0].words
-    assert words == ("the chapter code (its number is the folder's), a colon, a short name in title "
-                     "case (in English), an em dash, then a lowercase phrase (in English)")
-    slash = find_pattern(["A1 / Caching", "A2 / Queue"], [1, 2], "zh")[0]     # a separator as written
-    assert slash.words == "章节编号（与文件夹编号一致）、“/”、首字母大写的简短名称（英文）"
+    words = find_pattern(["Lesson 1 | Why a loop?", "Lesson 2 | Tools", "Lesson 3 | What next?"],
+                         [1, 2, 3])[0].words
+    assert words.endswith("then mostly a question (in English)")
+    pair, _ = find_pattern(["A1: Alpha — Beta", "A2: Gamma — Delta"], [1, 2])
+    assert pair.template == "AN: <Name 1> — <Name 2>"
 
 
 def test_tools_are_read_from_the_request_schemas():

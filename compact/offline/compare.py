@@ -225,7 +225,7 @@ def _shortened(part: str, limit: int = SHOWN_ITEMS) -> str:
 
 _LEFT_OUT = tuple(f for key in ("constants", "paths_named", "sections") for f in forms(key)) \
     + ("source:", "来源：")                                     # said elsewhere, or long
-_EXPLAINED = tuple(f for key in ("no_h1", "code_names") for f in forms(key)) \
+_EXPLAINED = tuple(f for key in ("no_h1", "front_matter", "code_names") for f in forms(key)) \
     + ("H1", "一级标题")
 
 

@@ -24,20 +24,28 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*?)(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_HTML_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.I | re.S)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_NAME = re.compile(r"`([A-Za-z_][\w.]*(?:\(\))?|[\w./-]*[./][\w./-]+|[\w.-]+/)`")
+_FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
 
 
 @dataclass
 class MarkdownFacts:
+    front_matter: dict[str, str] = field(default_factory=dict)
     headings: list[tuple[int, str]] = field(default_factory=list)
     code_names: list[str] = field(default_factory=list)
 
     @property
-    def title(self) -> str | None:
-        """The first H1 (``# Title``)."""
+    def h1(self) -> str | None:
         return next((h for level, h in self.headings if level == 1 and h), None)
+
+    @property
+    def title(self) -> str | None:
+        """The H1, else the front matter's title."""
+        return self.h1 or self.front_matter.get("title") or None
 
 
 def _strip_inline(text: str) -> str:
@@ -46,18 +54,44 @@ def _strip_inline(text: str) -> str:
     return html.unescape(text).strip()
 
 
+def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
+    """The front matter's keys, and the line after it."""
+    fence = lines[0].strip() if lines and lines[0].strip() in ("---", "+++") else None
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() == fence), 0)
+    found = (_FRONT_KEY.match(line.strip()) for line in lines[1:end])
+    return {m.group(1): m.group(2).strip().strip("'\"") for m in found if m}, end and end + 1
+
+
 def read_markdown(text: str) -> MarkdownFacts:
-    """The ``#`` headings and the `code names` of a Markdown text, outside code fences."""
-    facts, fence = MarkdownFacts(), None
-    for line in text.lstrip("\ufeff").splitlines():
+    lines = text.lstrip("\ufeff").splitlines()
+    facts = MarkdownFacts()
+    facts.front_matter, start = _front_matter(lines)
+    fence, in_comment, previous = None, False, ""
+    for line in lines[start:]:
+        if in_comment:
+            in_comment, previous = "-->" not in line, ""
+            continue
         if fence:
             fence = None if line.strip().startswith(fence) else fence
-        elif opened := _FENCE.match(line):
-            fence = opened.group(1)[:3]
-        elif atx := _ATX.match(line):
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence, previous = opened.group(1)[:3], ""
+            continue
+        if line.strip().startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        atx, setext = _ATX.match(line), _SETEXT.match(line)    # ``#``, or underlined ``===``
+        if atx and atx.group(2):
             facts.headings.append((len(atx.group(1)), _strip_inline(atx.group(2))))
+            previous = ""
+        elif setext and previous.strip() and not _ATX.match(previous):
+            facts.headings.append((1 if setext.group(1)[0] == "=" else 2, _strip_inline(previous)))
+            previous = ""
         else:
+            facts.headings += [(1, _strip_inline(m.group(1))) for m in _HTML_H1.finditer(line)]
             facts.code_names += _CODE_NAME.findall(line)
+            previous = line
     facts.code_names = list(dict.fromkeys(n.removesuffix("()") for n in facts.code_names
                                           if len(n.removesuffix("()")) > 3))
     return facts
@@ -79,12 +113,15 @@ def title_from_note(note: str) -> str | None:
 def describe_markdown(text: str, cut: bool = False, lang: str = "en") -> str:
     facts = read_markdown(text)
     parts = []
-    if facts.title:
-        parts.append(phrase("h1", lang, title=title_token(facts.title)))
+    if facts.h1:
+        parts.append(phrase("h1", lang, title=title_token(facts.h1)))
     else:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         parts.append(phrase("no_h1", lang) + (phrase("in_text_seen", lang) if cut else "")
                      + phrase("sep", lang) + phrase("starts", lang, first=repr(first[:80])))
+    if facts.front_matter:
+        shown = ", ".join(f"{k}: {v[:40]}" for k, v in list(facts.front_matter.items())[:5])
+        parts.append(phrase("front_matter", lang) + phrase("partial_paren", lang, how=shown))
     sections = [h for level, h in facts.headings if level == 2]
     if sections:
         more = phrase("in_all", lang, n=len(sections)) if len(sections) > 10 else ""

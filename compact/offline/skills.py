@@ -167,49 +167,91 @@ def json_structure(view: View) -> Step:
     return Step(offline_label(lang) + head + "\n" + "\n".join(f"- {p}" for p in parts))
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
 _SMALL_WORDS = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "vs",
                 "at", "by", "from", "into", "as"}
-NAME_WORDS = 4          # a name has at most this many words
-_SCRIPTS = {"Chinese": "中文", "English": "英文"}
+_CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef，。、！？；：]")
+NAME_WORDS = 4          # a name has at most this many words...
+NAME_CJK_CHARS = 5      # ...or a column of CJK text this long (the median, punctuation not counted)
+
+# kind → template label and words in English, then in Chinese
+_KINDS = {"question": ("<question>", "a question", "<问题>", "问句"),
+          "name": ("<Name>", "a short name", "<名称>", "简短名称"),
+          "phrase": ("<phrase>", "a phrase", "<短语>", "短语")}
+_SCRIPTS = {"Chinese": ("Chinese", "中文"), "English": ("English", "英文")}
 
 
-def script(texts: tuple[str, ...]) -> str | None:
+def _cjk_length(text: str) -> int | None:
+    """Characters of a text written in CJK (punctuation and spaces not counted), else None."""
+    return len(_CJK_PUNCTUATION.sub("", text).replace(" ", "")) if _CJK.search(text) else None
+
+
+def script(texts: tuple[str, ...] | list[str]) -> str | None:
     """Chinese or English when every text is written in it, else None."""
-    if all(language(t) == "zh" for t in texts):
+    if all(_CJK.search(t) for t in texts):
         return "Chinese"
-    if all(re.search("[A-Za-z]", t) and language(t) == "en" for t in texts):
+    if all(_LATIN.search(t) and not _CJK.search(t) for t in texts):
         return "English"
     return None
 
 
-def is_name(text: str) -> bool:
-    """At most ``NAME_WORDS`` words, each capitalised but the small ones: ``Todo Write``."""
-    words = text.split()
-    significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
-    return len(words) <= NAME_WORDS and all(w[:1].isupper() or w[:1].isdigit() for w in significant)
+def column_kind(texts: tuple[str, ...] | list[str]) -> tuple[str, bool]:
+    """The kind of a column (question, name or phrase), and whether every text is of that kind."""
+    lengths = sorted(n for n in map(_cjk_length, texts) if n is not None)
+    # CJK: the column's median length decides, so one long name is still one of the names
+    cjk = "name" if (lengths[len(lengths) // 2] if lengths else 0) <= NAME_CJK_CHARS else "phrase"
+    kinds = []
+    for text in (t.strip() for t in texts):
+        words = text.split()
+        significant = [w for w in words if w.lower() not in _SMALL_WORDS] or words
+        capitalised = all(w[:1].isupper() or w[:1].isdigit() for w in significant)
+        kinds.append("question" if text.endswith(("?", "？")) else cjk if _CJK.search(text)
+                     else "name" if len(words) <= NAME_WORDS and capitalised else "phrase")
+    kind, count = Counter(kinds).most_common(1)[0]
+    return kind, count == len(texts)
 
 
-def free_column(texts: tuple[str, ...], lang: str) -> tuple[str, str]:
-    """(template label, words) of a column of free text: short names, else phrases."""
+def _words(kind: str, texts: tuple[str, ...] | list[str], every: bool, lang: str) -> str:
+    en, zh = _KINDS[kind][1], _KINDS[kind][3]
     in_script = script(texts)
-    if all(map(is_name, texts)):
-        label = ("<Name>", "<名称>")
-        said = ("a short name in title case", "首字母大写的简短名称") if in_script == "English" \
-            else ("a short name", "简短名称")
-    else:
-        label = ("<phrase>", "<短语>")
-        said = ("a lowercase phrase", "小写开头的短语") if all(re.match("[a-z]", t) for t in texts) \
-            else ("a phrase", "短语")
-    zh = lang != "en"
+    if kind == "name" and in_script == "English":
+        en, zh = "a short name in title case", "首字母大写的简短名称"
+    if kind == "phrase" and all(_LATIN.match(t.strip()) and t.strip()[0].islower() for t in texts):
+        en, zh = "a lowercase phrase", "小写开头的短语"
+    if not every:
+        en, zh = f"mostly {en}", f"大多是{zh}"
     if in_script:
-        said = (f"{said[0]} (in {in_script})", f"{said[1]}（{_SCRIPTS[in_script]}）")
-    return label[zh], said[zh]
+        en, zh = f"{en} (in {in_script})", f"{zh}（{_SCRIPTS[in_script][1]}）"
+    return en if lang == "en" else zh
+
+
+def free_labels(columns: list[tuple[str, ...]], lang: str) -> list[tuple[str, str]]:
+    """(template label, words) for each free column, in order."""
+    kinds = [column_kind(column) for column in columns]
+    labels, seen = [], Counter()
+    for column, (kind, every) in zip(columns, kinds, strict=True):
+        label, own, seen[kind] = _KINDS[kind][0 if lang == "en" else 2], script(column), seen[kind] + 1
+        scripts = [script(c) for c, (k, _) in zip(columns, kinds, strict=True) if k == kind]
+        if len(scripts) > 1 and own and scripts.count(own) == 1:     # named by its script
+            word = _SCRIPTS[own][lang != "en"]
+            label = f"<{word} {label[1:-1].lower()}>" if lang == "en" else f"<{word}{label[1:-1]}>"
+        elif len(scripts) > 1:                                        # else numbered
+            label = f"{label[:-1]} {seen[kind]}>"
+        labels.append((label, _words(kind, column, every, lang)))
+    return labels
 
 
 _SEPARATOR = re.compile(r"(\s*(?:——|—|–|--|:|：|\||｜|·|•)\s*| - | / )")
-_CODE = re.compile(r"^[A-Za-z]+[-_ ]?\d+$")
-_SEPARATOR_NAMES = {":": ("a colon", "冒号"), "：": ("a full-width colon", "全角冒号"),
-                    "—": ("an em dash", "破折号")}      # others are shown as written
+_CODE = re.compile(r"^(?:([A-Za-z]+)([-_ ]?)|(第)\s*)(\d+)(\s*[课章节讲篇回])?$")
+_SEPARATOR_NAMES = {
+    ":": ("a colon", "冒号"), "：": ("a full-width colon", "全角冒号"),
+    "—": ("an em dash", "破折号"), "——": ("a double em dash", "双破折号"),
+    "–": ("an en dash", "短破折号"), "--": ("a double hyphen", "双连字符"),
+    "-": ("a spaced hyphen", "带空格的连字符"), "|": ("a bar", "竖线"),
+    "｜": ("a full-width bar", "全角竖线"),
+    "·": ("a middle dot", "间隔号"), "•": ("a bullet", "圆点"), "/": ("a slash", "斜线"),
+}
 
 
 @dataclass
@@ -227,10 +269,16 @@ def split(title: str) -> tuple[list[str], list[str]]:
         for p in pieces[1::2]]
 
 
+def _code_template(text: str) -> str | None:
+    """``s01`` → ``sNN``, ``Chapter 3`` → ``Chapter N``, ``第2课`` → ``第N课``; else None."""
+    match = _CODE.match(text)
+    return re.sub(r"\d", "N", re.sub(r"\s", "", text) if match.group(3) else text) if match else None
+
+
 def _fixed_column(column: tuple[str, ...], wanted: list[int | None], lang: str
                   ) -> tuple[str, str] | None:
     """(template, words) of a column that is a chapter code or the same word everywhere."""
-    codes = [re.sub(r"\d", "N", text) if _CODE.match(text) else None for text in column]
+    codes = [_code_template(text) for text in column]
     if all(codes) and len(set(codes)) == 1:
         found = [int(re.search(r"\d+", t).group()) for t in column]
         matches = all(w is None or w == f for w, f in zip(wanted, found, strict=True))
@@ -248,7 +296,7 @@ def _shape_pattern(titles: list[str], members: list[int], numbers: list[int | No
     columns = list(zip(*[texts for texts, _ in split_titles], strict=True))
     wanted = [numbers[i] for i in members]
     fixed = [_fixed_column(column, wanted, lang) for column in columns]
-    free = [free_column(c, lang) for c, f in zip(columns, fixed, strict=True) if f is None]
+    free = free_labels([c for c, f in zip(columns, fixed, strict=True) if f is None], lang)
     template, words = [], []
     for index, known in enumerate(fixed):
         label, said = known or free.pop(0)
