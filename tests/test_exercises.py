@@ -26,7 +26,8 @@ def test_worked_solutions_and_the_package_pass_every_case(stage):
     for fn in (solution, LESSON_STAGES[stage], lambda m, ctx: solution(m, ctx)):   # the last: "yours"
         report = check(stage, fn)
         assert report.passed, str(report)
-        assert str(report).startswith(f"{stage}: {len(CASES[stage])} of {len(CASES[stage])} cases pass")
+        label = f"{stage}, the worked solution" if fn is solution else stage     # the headline says whose
+        assert str(report).startswith(f"{label}: {len(CASES[stage])} of {len(CASES[stage])} cases pass")
         assert ("worked solution, not yours" in str(report)) == (fn is solution)
 
 

@@ -221,16 +221,17 @@ class Report:
     def headline(self) -> str:
         """How many cases pass; the lesson's cases and the fixes apart when a fix fails."""
         good = sum(o.passed for o in self.outcomes)
+        stage = say("check.worked", stage=self.stage) if self.solution else self.stage
         verdict = say("check.all_pass") if self.passed else say("check.fail", count=len(self.outcomes) - good)
         fixes = [o for o in self.outcomes if o.case.source == "fix"]
         if self.passed or not fixes:
-            return say("check.headline", stage=self.stage, good=good, total=len(self.outcomes),
+            return say("check.headline", stage=stage, good=good, total=len(self.outcomes),
                        verdict=verdict)
         lesson = [o for o in self.outcomes if o.case.source != "fix"]
         passing = sum(o.passed for o in lesson)
         verdict = say("check.all_pass") if passing == len(lesson) else say(
             "check.some_pass", good=passing, total=len(lesson), count=len(lesson) - passing)
-        return say("check.split", stage=self.stage, lesson=len(lesson), verdict=verdict,
+        return say("check.split", stage=stage, lesson=len(lesson), verdict=verdict,
                    fixes=len(fixes), fixed=sum(o.passed for o in fixes))
 
     def __str__(self) -> str:
