@@ -94,8 +94,9 @@ def test_the_names_of_the_programs_are_not_the_question():
 
 
 def test_what_code_does_is_read_from_lines_when_it_does_not_parse():
-    from_lines = describe_code("def save(items):\n    with open(LOG, 'a') as f:\n"
-                               "        raise Full('x')\n    oops(\n", "queue.py")
+    from_lines = describe_code("function save(items) {\n  try {\n    fs.writeFileSync('a');\n"
+                               "  } catch (e) {}\n}\nwith open(LOG, 'a') as f:\n"
+                               "    raise Full('x')\n", "queue.js")
     assert "writes: in the part seen, LOG (save)" in from_lines
     assert "errors: in the part seen, raises Full (save)" in from_lines
     cut = describe_code(QUEUE[:-60], "queue.py", "an excerpt")

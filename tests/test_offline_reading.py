@@ -139,6 +139,14 @@ def test_an_excerpt_is_never_measured_as_the_file():
     assert describe_output("ok\nok\n") == "2 lines; first: 'ok'"
 
 
+def test_other_languages_by_their_lines():
+    js = "// app\nexport const LIMIT = 40;\nexport class Agent {\n  run() {}\n}\nfunction main() {}\n" \
+         "const load = async (p) => fs.readFileSync('data/notes.json');\n"
+    said = describe_code(js, "app.js")
+    assert "JavaScript" in said and "Agent" in said and "main, load" in said
+    assert "data/notes.json" in said and "LIMIT = 40" in said
+
+
 def test_requests_in_both_languages_reach_the_same_reading():
     zh = "请读取 s01_agent_loop 到 s05_todo_write 五节课程的 README.md，\n比较它们的一级标题。"
     en = "Read the README.md of lessons s01_agent_loop to s05_todo_write and compare their H1 titles."

@@ -221,7 +221,7 @@ _LINE_MESSAGES = re.compile(r"\bmessages(?:\[:\])?\s*=\s*([\w.]+)\(")
 
 def read_effects_lines(text: str) -> Effects:
     """The same facts from lines: what the text seen shows, names as written."""
-    starts = [(m.start(), m.group(2)) for m in _FUNCTION_LINE.finditer(text)]
+    starts = [(m.start(), m.group(2)) for m in _FUNCTION_LINE.finditer(text) if m.group(2)]
 
     def where(position: int) -> str:
         return next((name for start, name in reversed(starts) if start < position), "module")
@@ -248,10 +248,16 @@ _EXTENSIONS = ("md", "json", "jsonl", "txt", "py", "yaml", "yml", "toml", "log",
                "sqlite", "csv", "ini", "cfg", "html", "js", "ts")
 _SIMPLE_NAME = re.compile(r"^\.?[A-Za-z0-9_-]*[A-Za-z0-9](?:\.[A-Za-z0-9]+)?$")
 _SUFFIXES = ("tmp", "bak", "lock", "part", "swp", "old", "new", "orig")
-_FUNCTION_LINE = re.compile(r"^([ \t]*)(?:async\s+)?def\s+([A-Za-z_]\w*)", re.M)
-_CLASS_LINE = re.compile(r"^([ \t]*)class\s+([A-Za-z_]\w*)", re.M)
-_CONSTANT_LINE = re.compile(r"^([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*([^\n]{1,60})", re.M)
+_FUNCTION_LINE = re.compile(
+    r"^([ \t]*)(?:async\s+)?(?:def|fn|func|function)\s+([A-Za-z_]\w*)"
+    r"|^([ \t]*)(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?\(", re.M)
+_CLASS_LINE = re.compile(r"^([ \t]*)(?:export\s+)?(?:class|struct|interface|type)\s+([A-Za-z_]\w*)",
+                         re.M)
+_CONSTANT_LINE = re.compile(r"^(?:export\s+)?(?:const\s+)?([A-Z][A-Z0-9_]{2,})\s*(?::[^=]+)?=\s*"
+                            r"([^\n]{1,60})", re.M)
 _STRING = re.compile(r"""["']([^"'\n]{2,80})["']""")
+_LANGUAGES = {"py": "Python", "js": "JavaScript", "ts": "TypeScript", "go": "Go", "rs": "Rust",
+              "java": "Java", "rb": "Ruby", "c": "C", "cpp": "C++", "h": "C"}
 
 
 @dataclass
@@ -400,7 +406,8 @@ def _read_lines(text: str, language: str) -> CodeFacts:
         facts.docstring = first_paragraph(match.group(2))
     class_indent = None
     events = sorted([(m.start(), "class", m.group(1), m.group(2)) for m in _CLASS_LINE.finditer(text)]
-                    + [(m.start(), "def", m.group(1), m.group(2)) for m in _FUNCTION_LINE.finditer(text)])
+                    + [(m.start(), "def", m.group(1) if m.group(2) else m.group(3),
+                        m.group(2) or m.group(4)) for m in _FUNCTION_LINE.finditer(text)])
     for _, what, indent, name in events:
         if what == "class":
             facts.classes.append((name, []))
@@ -418,8 +425,8 @@ def _read_lines(text: str, language: str) -> CodeFacts:
 
 def read_code(text: str, path: str = "") -> CodeFacts:
     suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
-    language = "Python" if suffix == "py" else suffix or "code"
-    # Python that parses is read whole; anything else line by line, as Python is written
+    language = _LANGUAGES.get(suffix, suffix) or "code"
+    # Python that parses is read whole; anything else line by line
     return (language == "Python" and _read_python(text)) or _read_lines(text, language)
 
 
