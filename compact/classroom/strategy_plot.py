@@ -56,10 +56,9 @@ def _same_as(reports: list, index: int) -> str:
 
 
 def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain",
-                    scale: str = "log", at_summaries: bool = False) -> Axes:
+                    scale: str = "log") -> Axes:
     """Cumulative cost per user turn, one line per strategy, "plain" or "cache-aware" (``measure``),
-    on a "log" or "linear" axis (``scale``: linear ticks in millions). Markers every 10 turns, or
-    with ``at_summaries`` only at the turns a strategy's summary calls were made."""
+    on a "log" or "linear" axis (``scale``: linear ticks in millions); markers every 10 turns."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {sorted(MEASURES)}, got {measure!r}")
     with panel(ax, 6) as ax:
@@ -68,9 +67,7 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
             colour, style, marker = _style(report.strategy, index)
             turns = range(1, len(values) + 1)
             ax.plot(turns, values, color=colour, linestyle=style, linewidth=THIN.get(report.strategy, 2.5),
-                    marker=marker, markersize=7, alpha=0.95,
-                    markevery=sorted({turn - 1 for turn in report.summary_turns}) if at_summaries
-                    else (index * 2 % 10, 10),
+                    marker=marker, markersize=7, markevery=(index * 2 % 10, 10), alpha=0.95,
                     zorder=3 if report.strategy in THIN else 2,
                     label=say("study.plot.total", strategy=_same_as(reports, index),
                               millions=values[-1] / 1e6) if values else report.strategy,
@@ -85,15 +82,14 @@ def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain
     return ax
 
 
-def plot_costs(reports: list, cost_scale: str = "log", at_summaries: bool = False) -> Figure:
+def plot_costs(reports: list, cost_scale: str = "log") -> Figure:
     """Plain and cache-aware cost side by side; ``cost_scale="linear"``: the cache-aware panel on a
-    linear axis of its own (the plain one stays logarithmic); ``at_summaries``: markers only at the
-    summary calls' turns."""
+    linear axis of its own (the plain one stays logarithmic)."""
     with matplotlib.rc_context(RC):
         figure = Figure(figsize=(16, 6.5), layout="constrained")
         plain, cached = figure.subplots(1, 2, sharey=cost_scale == "log")
-        plot_strategies(reports, plain, "plain", at_summaries=at_summaries)
-        plot_strategies(reports, cached, "cache-aware", cost_scale, at_summaries)
+        plot_strategies(reports, plain, "plain")
+        plot_strategies(reports, cached, "cache-aware", cost_scale)
         cached.yaxis.set_tick_params(labelleft=True)
         base = next((r for r in reports if r.strategy == "none"), None)
         if base is not None:
