@@ -39,17 +39,14 @@ def asks(*calls: tuple[str, str]) -> dict:
         {"type": "tool_use", "id": i, "name": "read_file", "input": {"path": p}} for i, p in calls]}
 
 
-def answers(*ids: str, before: list | None = None, after: list | None = None) -> dict:
+def answers(*ids: str, after: list | None = None) -> dict:
     results = [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
-    return {"role": "user", "content": [*(before or []), *results, *(after or [])]}
+    return {"role": "user", "content": [*results, *(after or [])]}
 
 
 NOTE = {"type": "text", "text": "here are the results"}
 
 CASES = {
-    "tool_result not first": (
-        [user("x"), asks(("t1", "a")), answers("t1", before=[NOTE])],
-        UNANSWERED.format(i=1, ids="t1")),
     "one result of two not first": (
         [user("x"), asks(("t1", "a"), ("t2", "b")),
          {"role": "user", "content": [*answers("t1")["content"], NOTE, *answers("t2")["content"]]}],
@@ -70,10 +67,6 @@ CASES = {
     "empty user content": (
         [user("")], "messages.0: all messages must have non-empty content except for the "
         "optional final assistant message"),
-    "empty content list": (
-        [user("x"), {"role": "assistant", "content": []}, user("y")],
-        "messages.1: all messages must have non-empty content except for the optional final "
-        "assistant message"),
     "duplicate tool_use ids": (
         [user("x"), asks(("t1", "a")), answers("t1"), asks(("t1", "b")), answers("t1")],
         "messages.3.content.0: `tool_use` ids must be unique"),
@@ -115,7 +108,6 @@ def test_a_valid_request_with_a_final_assistant_message_is_answered(client):
 
 @pytest.mark.parametrize(("max_tokens", "wording"), [
     (0, "max_tokens: Input should be greater than or equal to 1"),
-    (-5, "max_tokens: Input should be greater than or equal to 1"),
     (MAX_OUTPUT_TOKENS + 1, f"max_tokens: {MAX_OUTPUT_TOKENS + 1} > {MAX_OUTPUT_TOKENS}, which is "
      "the maximum allowed number of output tokens for offline-compact-1"),
 ])
