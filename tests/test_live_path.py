@@ -275,4 +275,5 @@ def test_the_lesson_style_client_runs_all_three_prompts_in_one_session(server, t
         assert any(name in summary for name in defined)                        # prompt 3's code
     assert max(report["summary_inputs"]) <= 80_000 + 60
     assert ("from the summary's notes" if lang == "en" else "根据摘要中的笔记") in report["answers"][2]
+    assert ".transcripts" not in report["answers"][2]                    # the transcript is not cited
     assert all(name in report["answers"][2] for name in defined[:3])

@@ -120,22 +120,6 @@ def test_a_long_request_is_referred_to_not_copied():
     assert len(summary) < len(request)
 
 
-def test_the_newer_lessons_compacted_message_is_understood():
-    summary = ("(offline extractive summary)\nGoal: compare\nFindings:\n"
-               "Note [a/code.py]: Python; docstring \"A\"; 1 class: Compactor\n"
-               "Note [b/code.py]: Python; docstring \"B\"; 1 class: MemoryStore\n"
-               "Note [glob */*.md]: files: a/README.md, b/README.md\n"
-               "Note [a/README.md]: H1 \"A\"\nNote [b/README.md]: H1 \"B\"")
-    compacted = ("[Compacted]\n\nCurrent user request:\nCompare a/code.py and b/code.py.\n\n"
-                 f"Conversation summary (reference only):\n{json.dumps(summary)}\n\n"
-                 "Full transcript: .transcripts/transcript_5d41402abc4b2a76.jsonl")
-    reply = send({"tools": TOOLS, "messages": [{"role": "user", "content": compacted}]})
-    answer = text_of(reply)
-    assert not calls_of(reply) and "from the summary's notes" in answer
-    assert "Compactor" in answer and "MemoryStore" in answer
-    assert ".transcripts" not in answer and "transcript_5d41402abc4b2a76.json" not in answer
-
-
 def test_tool_names_and_arguments_come_from_the_request():
     tools = [{"name": "read_file", "input_schema": {"type": "object", "properties": {
                  "file_path": {"type": "string"}}, "required": ["file_path"]}},
