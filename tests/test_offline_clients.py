@@ -83,9 +83,7 @@ LANGCHAIN_XML = (  # SummarizationMiddleware's history, as get_buffer_string(for
 SUMMARY_REQUESTS = {
     "ours": lambda: {"system": SUMMARY_SYSTEM, "messages": user(
         f"Summarise this conversation.\n\n<conversation>\n{render_history(history())}\n</conversation>")},
-    "the newer lesson's, JSON of SDK blocks": lambda: {
-        "system": V8_SYSTEM, "messages": user(v8_json(history()))},
-    "capped around an omitted middle": lambda: {
+    "the newer lesson's JSON of SDK blocks, capped around an omitted middle": lambda: {
         "system": V8_SYSTEM, "messages": user(capped(v8_json(padded())))},
     "in other words, with tools offered": lambda: {
         "tools": TOOLS, "system": "你是一个助手。",
