@@ -117,8 +117,6 @@ def test_streamed_context_management_arrives_in_the_final_message_delta(client):
     assert final.context_management == deltas[-1].context_management
 
 
-# ---- the property test ---------------------------------------------------------------------
-
 NAMES = ("read_file", "bash", "glob")
 
 
@@ -175,8 +173,6 @@ def test_clear_tool_uses_keeps_the_newest_and_the_excluded_and_counts_what_it_re
         assert report["cleared_input_tokens"] >= edit["clear_at_least"]["value"]
         assert report["cleared_tool_uses"] == len(changed) > 0
 
-
-# ---- server compaction -----------------------------------------------------------------------
 
 def compacting(**settings) -> dict:
     return {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 50_000},
@@ -249,8 +245,6 @@ def test_the_tool_runner_compacts_before_the_next_turn_over_http(tmp_path):
     assert block.signature and 'H1 "Agent Loop"' in block.content
     assert replies[-1].content[-1].text.endswith(TITLE)
 
-
-# ---- threads ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("threaded", [True, False])
 def test_the_tool_runner_runs_threaded_and_not(tmp_path, threaded):
