@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 from courses import COURSES, build, prompts
 
-from compact import Compactor, Limits, agent_loop, read_transcript, summarizer_for
+from compact import Compactor, Limits, agent_loop, summarizer_for
 from compact.classroom.stage_cases import results as tool_results
 from compact.offline import MODEL_NAME, OfflineModel
 from compact.offline.markers import read_persisted
-from compact.pipeline.formats import PLACEHOLDER
-from compact.pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
+from compact.pipeline.storage import TOOL_RESULTS_DIR
 from compact.tools import Workspace
 
 CASES = [(course, lang) for course in COURSES for lang in ("en", "zh")]
@@ -32,10 +31,9 @@ class Run:
         client = OfflineModel().client()
         self.compactor = Compactor(self.root, Limits(), summarize=summarizer_for(client, MODEL_NAME))
         self.messages = [{"role": "user", "content": self.prompt}]
-        self.log: list[str] = []
         self.trace = agent_loop(self.messages, self.prompt, client=client,
                                 compactor=self.compactor, workspace=Workspace(self.root),
-                                log=self.log.append)
+                                log=lambda line: None)
         self.answer = self.trace.answer
         self.fired = [stage for t in self.trace.turns for stage in t.stages]
 
@@ -58,10 +56,7 @@ def run(tmp_path_factory):
 @pytest.mark.parametrize(("course", "lang"), CASES)
 def test_experiment_1_titles_and_their_pattern(run, course, lang):
     result = run(course, lang, 1)
-    assert "micro_compact" in result.fired
-    final = tool_results(result.trace.turns[-1].sent)
-    assert final.count(PLACEHOLDER) >= 2 and PLACEHOLDER not in final[-3:]
-    assert all(len(text) > 120 for text in final[-3:])          # the 3 newest stay whole
+    assert "micro_compact" in result.fired      # what it keeps: test_experiments' experiment 1
     five = result.course.chapters[:5]
     assert result.reads() == [f"{c}/README.md" for c in five]
     for chapter in five:
@@ -104,8 +99,7 @@ def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
     result = run(course, lang, 2)
     assert result.fired == ["tool_result_budget"] and result.reads()
     original = (result.root / result.course.data_path).read_text(encoding="utf-8")
-    [saved] = sorted((result.root / TOOL_RESULTS_DIR).glob("*.txt"))
-    assert saved.read_text(encoding="utf-8") == original and len(original) > 200_000
+    [saved] = sorted((result.root / TOOL_RESULTS_DIR).glob("*.txt"))    # whole: test_experiments
     block = read_persisted(tool_results(result.trace.turns[-1].sent)[0])
     assert block is not None and block.preview == original[:2_000]
     data = json.loads(original)
@@ -128,13 +122,7 @@ def test_experiment_2_persists_the_data_and_names_its_fields(run, course, lang):
 @pytest.mark.parametrize(("course", "lang"), CASES)
 def test_experiment_3_compacts_and_answers_from_the_files(run, course, lang):
     result = run(course, lang, 3)
-    assert "compact_history" in result.fired
-    turn = next(t for t in result.trace.turns if "compact_history" in t.stages)
-    assert turn.size_before > 50_000 > turn.size_sent
-    assert turn.sent[0]["content"].startswith("[Compacted]")
-    [transcript] = sorted((result.root / TRANSCRIPT_DIR).glob("*.jsonl"))
-    assert len(read_transcript(transcript)) == turn.messages_before
-    assert any(line.endswith(f"{transcript.relative_to(result.root)}]") for line in result.log)
+    assert "compact_history" in result.fired    # its transcript and message: test_experiments
     answer = result.answer
     assert ("from the summary's notes" if lang == "en" else "根据摘要中的笔记") in answer
     first, second = result.course.programs

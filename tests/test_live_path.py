@@ -88,11 +88,11 @@ def server():
 
 def test_serve_command_answers_any_client_over_loopback(server):
     client = anthropic.Anthropic(api_key="anything", base_url=server, max_retries=0)
-    reply = client.messages.create(model="any", max_tokens=50,
-                                   messages=[{"role": "user", "content": "Say hello"}])
-    assert reply.model == "offline-compact-1" and reply.content[0].text.startswith("(offline model)")
-    count = client.messages.count_tokens(model="any", messages=[{"role": "user", "content": "hi"}])
-    assert count.input_tokens > 0
+    hello = [{"role": "user", "content": "Say hello"}]
+    reply = client.messages.create(model="any", max_tokens=50, messages=hello)
+    assert isinstance(reply, anthropic.types.Message) and reply.model == "offline-compact-1"
+    assert reply.content[0].text.startswith("(offline model)")
+    assert reply.usage.input_tokens == client.messages.count_tokens(model="any", messages=hello).input_tokens
 
 
 CLIENT = r'''
@@ -275,4 +275,5 @@ def test_the_lesson_style_client_runs_all_three_prompts_in_one_session(server, t
         assert any(name in summary for name in defined)                        # prompt 3's code
     assert max(report["summary_inputs"]) <= 80_000 + 60
     assert ("from the summary's notes" if lang == "en" else "根据摘要中的笔记") in report["answers"][2]
+    assert ".transcripts" not in report["answers"][2]                    # the transcript is not cited
     assert all(name in report["answers"][2] for name in defined[:3])

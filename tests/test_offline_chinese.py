@@ -17,7 +17,7 @@ from compact.demo import expected_titles
 from compact.offline import OfflineModel
 from compact.offline.phrases import CATALOGS, LANGUAGES, forms, phrase
 from compact.offline.summarizer import Entry, offline_summary
-from compact.offline.view import notes_in, read_view
+from compact.offline.view import read_view
 from compact.pipeline.formats import COMPACTED, compacted_message, parse_compacted
 from compact.pipeline.summary import SUMMARY_SYSTEM, render_history
 from compact.texts import language
@@ -89,11 +89,11 @@ def test_no_english_sentence_in_what_the_model_writes_in_chinese(runs, n):
     assert english_sentences("\n".join(model_texts(runs["en", n])))     # the rule can fail
 
 
-def test_experiment_1_names_the_same_titles_and_pattern(runs):
-    english, chinese = runs["en", 1].answer, runs["zh", 1].answer
+def test_experiment_1_names_the_titles_and_pattern_in_chinese(runs):
+    chinese = runs["zh", 1].answer          # English: test_experiments' test_experiment_1
     for title in expected_titles().values():
-        assert title in english and f"“{title}”" in chinese
-    assert "`sNN: <Name> — <phrase>`" in english and "`sNN: <名称> — <短语>`" in chinese
+        assert f"“{title}”" in chinese
+    assert "`sNN: <名称> — <短语>`" in chinese
     assert "命名规律：每个标题都是" in chinese
 
 
@@ -121,15 +121,6 @@ def test_experiment_3_compares_with_the_same_facts(runs):
     # s09's code.py reached the summariser as an excerpt: its line count is of what was seen
     assert "Python, 209 lines seen (an excerpt" in english and "Python，所见 209 行（节选" in chinese
     assert "（根据摘要中的笔记）" in chinese and "(from the summary's notes)" in english
-
-
-def test_the_summary_of_a_chinese_run_is_chinese_and_read_back(runs):
-    summary = str(parse_compacted(runs["zh", 3].messages[0]["content"])[1])
-    assert summary.startswith(phrase("summary_label", "zh"))
-    for label in ("目标：", "发现：", "剩余工作：", "用户约束："):
-        assert label in summary
-    keys = [k for k, _ in notes_in(summary)]
-    assert "s08_context_compact/code.py" in keys and "s09_memory/code.py" in keys
 
 
 def _conversation(lang: str) -> list[Entry]:
@@ -185,7 +176,8 @@ def test_summaries_asked_every_way_of_a_chinese_conversation_are_chinese():
         summary = "".join(b.get("text") or b.get("content") or "" for b in reply["content"])
         assert summary.startswith(phrase("summary_label", "zh")), summary
         assert re.search(r"笔记 \[s08/code\.py\]：Python，\d 行（完整解析）", summary)
-        assert "用户约束：不要修改文件。" in summary and not english_sentences(summary)
+        assert "剩余工作：" in summary and "用户约束：不要修改文件。" in summary
+        assert not english_sentences(summary)
 
 
 @pytest.mark.parametrize("request_text", ["写入 notes.md，内容为 'hello world'，然后压缩对话。",

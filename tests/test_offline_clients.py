@@ -83,9 +83,7 @@ LANGCHAIN_XML = (  # SummarizationMiddleware's history, as get_buffer_string(for
 SUMMARY_REQUESTS = {
     "ours": lambda: {"system": SUMMARY_SYSTEM, "messages": user(
         f"Summarise this conversation.\n\n<conversation>\n{render_history(history())}\n</conversation>")},
-    "the newer lesson's, JSON of SDK blocks": lambda: {
-        "system": V8_SYSTEM, "messages": user(v8_json(history()))},
-    "capped around an omitted middle": lambda: {
+    "the newer lesson's JSON of SDK blocks, capped around an omitted middle": lambda: {
         "system": V8_SYSTEM, "messages": user(capped(v8_json(padded())))},
     "in other words, with tools offered": lambda: {
         "tools": TOOLS, "system": "你是一个助手。",
@@ -118,22 +116,6 @@ def test_a_long_request_is_referred_to_not_copied():
     goal = summary.split("Goal: ", 1)[1].split("\n", 1)[0]
     assert len(goal) <= 240 and goal.startswith("Compare a/code.py") and f"{len(request):,} chars" in goal
     assert len(summary) < len(request)
-
-
-def test_the_newer_lessons_compacted_message_is_understood():
-    summary = ("(offline extractive summary)\nGoal: compare\nFindings:\n"
-               "Note [a/code.py]: Python; docstring \"A\"; 1 class: Compactor\n"
-               "Note [b/code.py]: Python; docstring \"B\"; 1 class: MemoryStore\n"
-               "Note [glob */*.md]: files: a/README.md, b/README.md\n"
-               "Note [a/README.md]: H1 \"A\"\nNote [b/README.md]: H1 \"B\"")
-    compacted = ("[Compacted]\n\nCurrent user request:\nCompare a/code.py and b/code.py.\n\n"
-                 f"Conversation summary (reference only):\n{json.dumps(summary)}\n\n"
-                 "Full transcript: .transcripts/transcript_5d41402abc4b2a76.jsonl")
-    reply = send({"tools": TOOLS, "messages": [{"role": "user", "content": compacted}]})
-    answer = text_of(reply)
-    assert not calls_of(reply) and "from the summary's notes" in answer
-    assert "Compactor" in answer and "MemoryStore" in answer
-    assert ".transcripts" not in answer and "transcript_5d41402abc4b2a76.json" not in answer
 
 
 def test_tool_names_and_arguments_come_from_the_request():

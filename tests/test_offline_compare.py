@@ -112,5 +112,10 @@ def test_names_shared_beyond_what_the_notes_list_are_not_denied(tmp_path):
     assert "Names in both notes: none. The notes list only some of the names of a/one.py, " \
            "b/two.py: the files themselves may share more." in answer      # both define main
     small = _run(tmp_path / "small", {"a/cache_server.py": CACHE, "b/queue.py": QUEUE},
-                 "Compare a/cache_server.py and b/queue.py").answer
-    assert "Names in both notes: none." in small and "may share more" not in small
+                 "Compare a/cache_server.py and b/queue.py")
+    assert "Names in both notes: none." in small.answer and "may share more" not in small.answer
+    # no README beside either program: the glob that matched nothing lists no files
+    assert [c for t in small.turns for c in t.tool_calls if c[0] == "glob"], "it looks for READMEs"
+    notes = [t.text for t in small.turns if "Note [glob" in t.text]
+    assert notes and all("files: (no matches)" in n and "(no," not in n for n in notes)
+    assert "no README beside it" in small.answer

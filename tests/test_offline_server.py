@@ -56,26 +56,19 @@ MALFORMED = {
                              "messages.0: Input should be a valid dictionary"),
     "messages not a list": (post(request(messages="hi")), 400, "messages: Input should be a valid list"),
     "deep nesting": (post(b"[" * 200_000 + b"]" * 200_000), 400, "nested too deeply"),
-    "deep nesting in a message": (post(request(messages=[{"role": "user", "content": "x"}],
-                                               metadata=[[[[[[]]]]]]).replace(
-        b"[[[[[[]]]]]]", b"[" * 100_000 + b"]" * 100_000)), 400, "nested too deeply"),
     "deep nesting in a tool input": (post(request(messages=[
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {"a": 0}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]
     ).replace(b'{"a": 0}', b'{"a": ' + b"[" * 150 + b"]" * 150 + b"}")), 400, "nested too deeply"),
-    "invalid UTF-8": (post(request(messages=[{"role": "user", "content": "aXb"}])
-                           .replace(b"X", b"\xff")), 400, "not valid JSON"),
     "a huge Content-Length": (post(b"{}", length=str(10 ** 15)), 413, "maximum size"),
     "a negative Content-Length": (post(b"{}", length="-5"), 400, "not a non-negative integer"),
-    "a Content-Length that is no number": (post(b"{}", length="lots"), 400, "non-negative"),
     "a non-ASCII Content-Length": (post(b"{}", length="X").replace(b": X", b": \xb2"), 400, "non-negative"),
     "a 5,000-digit Content-Length": (post(b"{}", length="9" * 5_000), 400, "at most 18 digits"),
     "a chunked body": (b"POST /v1/messages HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\n"
                        b"2\r\n{}\r\n0\r\n\r\n", 411, "Content-Length"),
     "an empty body": (post(b""), 400, "model: Field required"),
     "an unknown route": (post(b"{}").replace(b"/v1/messages", b"/v1/other"), 404, "not served"),
-    "another method": (post(b"{}").replace(b"POST", b"PUT"), 404, "not served"),
 }
 
 

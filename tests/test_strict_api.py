@@ -12,7 +12,7 @@ from anthropic.types import message_create_params
 from anthropic.types.beta import message_count_tokens_params
 from anthropic.types.beta import message_create_params as beta_params
 from histories import user
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from served import answered, calls_of, respond
 
@@ -39,17 +39,14 @@ def asks(*calls: tuple[str, str]) -> dict:
         {"type": "tool_use", "id": i, "name": "read_file", "input": {"path": p}} for i, p in calls]}
 
 
-def answers(*ids: str, before: list | None = None, after: list | None = None) -> dict:
+def answers(*ids: str, after: list | None = None) -> dict:
     results = [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
-    return {"role": "user", "content": [*(before or []), *results, *(after or [])]}
+    return {"role": "user", "content": [*results, *(after or [])]}
 
 
 NOTE = {"type": "text", "text": "here are the results"}
 
 CASES = {
-    "tool_result not first": (
-        [user("x"), asks(("t1", "a")), answers("t1", before=[NOTE])],
-        UNANSWERED.format(i=1, ids="t1")),
     "one result of two not first": (
         [user("x"), asks(("t1", "a"), ("t2", "b")),
          {"role": "user", "content": [*answers("t1")["content"], NOTE, *answers("t2")["content"]]}],
@@ -70,10 +67,6 @@ CASES = {
     "empty user content": (
         [user("")], "messages.0: all messages must have non-empty content except for the "
         "optional final assistant message"),
-    "empty content list": (
-        [user("x"), {"role": "assistant", "content": []}, user("y")],
-        "messages.1: all messages must have non-empty content except for the optional final "
-        "assistant message"),
     "duplicate tool_use ids": (
         [user("x"), asks(("t1", "a")), answers("t1"), asks(("t1", "b")), answers("t1")],
         "messages.3.content.0: `tool_use` ids must be unique"),
@@ -115,7 +108,6 @@ def test_a_valid_request_with_a_final_assistant_message_is_answered(client):
 
 @pytest.mark.parametrize(("max_tokens", "wording"), [
     (0, "max_tokens: Input should be greater than or equal to 1"),
-    (-5, "max_tokens: Input should be greater than or equal to 1"),
     (MAX_OUTPUT_TOKENS + 1, f"max_tokens: {MAX_OUTPUT_TOKENS + 1} > {MAX_OUTPUT_TOKENS}, which is "
      "the maximum allowed number of output tokens for offline-compact-1"),
 ])
@@ -249,12 +241,6 @@ def test_a_lone_surrogate_is_reported_where_it_is_deep_in_a_long_request():
     assert request_problem(payload, max_output_tokens=MAX_OUTPUT_TOKENS, model=MODEL_NAME) == (
         "messages.397.content.0.content.1.text: the text holds a lone surrogate, which is not "
         "valid Unicode; the request body must be valid UTF-8 JSON")
-    deep["content"] = "ok"
-    assert lone_surrogate(payload) is None
-    messages[396]["content"][0]["input"] = {"pa\ud800th": "x.py"}
-    assert lone_surrogate(payload) == "messages.396.content.0.input.pa\ud800th"
-    assert lone_surrogate({"\udfff": 1, "model": "m"}) == "key"
-    assert lone_surrogate("\ud800") == "body"
 
 
 _TEXT = st.text(st.one_of(st.characters(max_codepoint=0x7F),
@@ -269,6 +255,9 @@ _VALUES = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(_VALUES)
+@example({"\udfff": 1, "model": "m"}).via("a key")
+@example({"a": [{"b": "ok"}, {"pa\ud800th": "x.py", "c": "\ud800"}]}).via("a key after a value")
+@example("\ud800").via("the body")
 def test_the_surrogate_check_reports_what_a_full_walk_reports(value):
     assert lone_surrogate(value) == surrogate_reference(value)
 
