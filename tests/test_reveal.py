@@ -100,9 +100,9 @@ def test_every_reveal_names_a_key_passes_exactly_its_fields_and_is_shown(path):
         assert "found" in given
 
 
-def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
-    """test_texts_zh.py checks every key of the table; here, that the notebooks' keys are all
-    there, with no key left that no notebook uses."""
+def test_every_explanation_is_used():
+    """Its fields in both languages: tests/test_texts_zh.py checks every key of the table; here, that
+    the notebooks' keys are all there, with no key left that no notebook uses."""
     used, hints = set(), set()
     for path in BOTH:
         for call in reveal_calls(path):
@@ -115,9 +115,6 @@ def test_every_explanation_is_used_and_has_the_same_fields_in_both_languages():
     differs = {key for key in registered if key.endswith(".differs")}     # a check line's pitfall
     assert differs == hints
     assert used == registered - otherwise - differs
-    for key in registered:
-        entry = text_table.texts()[key]
-        assert fields(entry["en"]) == fields(entry["zh"]), key
 
 
 def test_every_claim_belongs_to_a_reveal_of_notebooks_00_to_05():
