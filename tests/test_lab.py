@@ -135,21 +135,6 @@ def test_a_click_during_a_run_is_ignored_and_says_so(lab):
     assert "1 click(s) during the run were ignored" in lab.state.value
 
 
-def test_two_labs_on_one_folder_never_share_a_run_folder(tmp_path):
-    a, b = Lab(root=tmp_path), Lab(root=tmp_path)
-    runs = [a.run(2), b.run(2), a.run(2)]
-    assert len({r.workdir for r in runs}) == 3
-
-
-def test_clear_old_runs_keeps_the_shown_run_and_other_folders(lab):
-    press(lab, "Experiment 1")
-    press(lab, "Experiment 2")
-    (lab.root / "my-notes").mkdir()
-    assert lab.clear_old_runs() == 1
-    assert run_folders(lab.root) == [lab.result.workdir]
-    assert (lab.root / "my-notes").is_dir() and "1 run folder(s) kept" in lab.runs_kept.value
-
-
 def test_a_fresh_lab_says_offline_and_without_a_kernel_shows_a_sentence_not_a_repr(lab):
     assert "[offline] model offline-compact-1" in lab.status.value
     bundle = lab._repr_mimebundle_()
