@@ -159,7 +159,8 @@ def test_difference_names_the_first_place_two_histories_differ():
 
 
 def test_the_lessons_known_pitfalls_are_named_first():
-    """An unencoded summary, a cut between a tool pair, the wrong end kept, a changed input."""
+    """An unencoded summary, a cut between a tool pair, the wrong end kept (a changed input:
+    test_a_wrong_function_is_reported_failing_not_raised)."""
     def unpaired(messages, ctx):
         limits = ctx.limits
         if len(messages) <= limits.max_messages:
@@ -167,17 +168,11 @@ def test_the_lessons_known_pitfalls_are_named_first():
         return [*messages[:3], {"role": "user", "content": "[snipped 1 messages]"},
                 *messages[len(messages) - (limits.max_messages - 3):]]
 
-    def in_place(messages, ctx):
-        messages[:] = solutions.micro_compact(messages, ctx)
-        messages.append({"role": "user", "content": "extra"})
-        return messages
-
     for stage, fn, named in [("compact_history", planted("04"), "json.dumps(summary"),
                              ("snip_compact", unpaired, "separates a tool_use from its tool_result"),
-                             ("micro_compact", planted("03"), "keeps the oldest results whole"),
-                             ("micro_compact", in_place, "it changed the list it was given")]:
+                             ("micro_compact", planted("03"), "keeps the oldest results whole")]:
         report = str(check(stage, fn, strict=False))
-        assert "→ likely mistake: " in report or named.startswith("it changed"), (stage, report)
+        assert "→ likely mistake: " in report, (stage, report)
         assert named in report, (stage, report)
 
 
