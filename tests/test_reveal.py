@@ -9,11 +9,12 @@ a learner's stage (``stage=my_<stage>, found=...``) is no guess."""
 from __future__ import annotations
 
 import ast
-import string
 
 import nbformat
 import pytest
+from test_chinese_notebooks import calls
 from test_notebooks import BOTH, STAGE_NOTEBOOKS, WRITE_IT_YOURSELF, code_cells
+from test_texts_zh import fields
 
 from compact import texts as text_table
 from compact.classroom import reveal, solutions
@@ -23,23 +24,15 @@ LESSON_PARTS = [p for p in BOTH if p.name[:2] in {"00", "01", "02", "03", "04", 
 UNCLAIMED = {"why.02.length", "why.04.turns"}    # exercises whose answer follows the learner's numbers
 
 
-def fields(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-
 def key_fields(key: str) -> set[str]:
     entry = text_table.texts()[key]
-    return fields(entry["en"]) | fields(entry["zh"])
+    return {*fields(entry["en"]), *fields(entry["zh"])}
 
 
 def reveal_calls(path) -> list[ast.Call]:
     """Every ``reveal(...)`` in the notebook's code cells (IPython's ``%`` lines left out)."""
-    found = []
-    for cell in code_cells(nbformat.read(path, as_version=4)):
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%"))
-        found += [node for node in ast.walk(ast.parse(source))
-                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "reveal"]
-    return found
+    return [call for cell in code_cells(nbformat.read(path, as_version=4))
+            for name, call in calls(cell.source) if name == "reveal"]
 
 
 def keys_in(node: ast.AST) -> set[str]:
