@@ -7,7 +7,7 @@ import pytest
 from PIL import Image as PILImage
 
 from compact import TurnLimitError
-from compact.classroom.lab import CSS_WIDTH, PIXEL_RATIO, SLIDERS, STYLE, Lab, run_folders
+from compact.classroom.lab import CSS_WIDTH, PIXEL_RATIO, SLIDERS, Lab, run_folders
 
 DOCS_JSON_CHARS = 271_391          # experiment 2's single tool result
 
@@ -24,22 +24,12 @@ def press(lab, label_start):
     return lab.result
 
 
-def test_each_button_updates_plot_events_and_files(lab):
+def test_each_button_runs_its_experiment_shown_alone_in_a_folder_of_its_own(lab):
+    """Its plot, stage events and landed files redrawn: browser/test_lab_notebook.py
+    ::test_each_button_changes_the_plot_and_the_events."""
     assert not any(b.button_style for b in lab.buttons)       # nothing shown: none looks selected
-    seen_plots = set()
-    expected = {"Experiment 1": ("micro_compact", None),
-                "Experiment 2": ("tool_result_budget", ".task_outputs/tool-results/"),
-                "Experiment 3": ("compact_history", ".transcripts/transcript-0001.jsonl"),
-                "Baseline": ("refused", None)}
-    for label, (stage, landed) in expected.items():
+    for label in ("Experiment 1", "Experiment 2", "Experiment 3", "Baseline"):
         result = press(lab, label)
-        assert lab.plot.value not in seen_plots               # the picture changed
-        seen_plots.add(lab.plot.value)
-        assert f"data-stage='{stage}'" in lab.events.value
-        if landed:
-            assert f"<li class='landed-file'>{landed}" in lab.files.value
-        else:
-            assert "<li>none</li>" in lab.files.value
         assert lab.turn.max == len(result.trace.turns) and not lab.turn.disabled
         assert all(not b.disabled for b in lab.buttons) and lab.progress.description == "done"
         assert label.lower().replace(" ", "") in result.workdir.name
@@ -56,8 +46,7 @@ def test_the_plot_is_drawn_at_twice_its_css_size_and_the_turn_slider_inspects_ea
     width, height = png.size
     assert png.format == "PNG" and width == CSS_WIDTH * PIXEL_RATIO and height > width // 2
     corner = png.convert("RGB").getpixel((2, 2))
-    assert corner == (255, 255, 255)       # the page's CSS turns it dark in a dark theme
-    assert "data-jp-theme-light='false'" in STYLE and "invert(" in STYLE
+    assert corner == (255, 255, 255)       # dark in a dark theme: browser test_dark_theme_plot_is_not...
     lab.turn.value = 3
     assert "Turn 3: 1 messages" in lab.inspector.value and "[Compacted]" in lab.inspector.value
     lab.turn.value = 1
