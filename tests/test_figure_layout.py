@@ -99,8 +99,6 @@ def test_the_strategy_comparisons_figures_and_notebook_08s_four_api_strategies(t
     assert len({(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines}) == 4
 
 
-# --------------------------------------------------------------------- the check can fail
-
 def test_the_check_finds_a_cut_off_title_and_label_a_legend_over_the_data_and_overlapping_texts():
     fig = Figure(figsize=(4, 3))
     ax = fig.subplots()
