@@ -13,7 +13,7 @@ from test_texts_zh import english_in
 from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH
 from compact.texts import translated
-from tools.translation import LANGUAGE_CELL, compare, report
+from tools.translation import LANGUAGE_CELL, report
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}
@@ -28,7 +28,6 @@ def test_every_english_notebook_has_a_chinese_one_in_step():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_code_is_the_englishs_but_one_language_cell(path):
     english, translated = (nbformat.read(p, as_version=4) for p in (path, NOTEBOOK_DIR / "zh" / path.name))
-    assert compare(english, translated).ok
     differing = [zh.source for en, zh in zip(code_cells(english), code_cells(translated), strict=True)
                  if en.source != zh.source]
     assert len(differing) == 1 and LANGUAGE_CELL in differing[0]

@@ -8,12 +8,9 @@ import dataclasses
 import pytest
 from planted import keeps_two, planted
 
-from compact import agent_loop, summarizer_for
-from compact.classroom import Compactor, as_written, prompt, run_experiment, solutions
+from compact.classroom import as_written, run_experiment, solutions
 from compact.classroom.exercises import MISTAKES, check, difference
 from compact.classroom.stage_cases import CASES
-from compact.demo import make_workspace
-from compact.offline import OfflineModel
 from compact.offline.markers import PLACEHOLDER, V8_OMITTED
 from compact.pipeline.compactor import LESSON_STAGES
 from compact.pipeline.snip_compact import snip_compact
@@ -38,7 +35,8 @@ def test_every_stage_has_lesson_cases_and_a_signature():
         assert all(c.source in ("lesson", "fix") for c in stage_cases)
 
 
-def test_keeping_two_is_reported_failing_in_plain_words_and_changes_experiment_1(tmp_path):
+def test_keeping_two_is_reported_failing_in_plain_words():
+    """A wrong micro_compact's run parts from the package's: test_planted_notebooks.py[03]."""
     report = check("micro_compact", keeps_two)
     assert not report.passed
     assert report.failed[0] == ("all but the 3 newest results become the placeholder, if longer "
@@ -54,10 +52,6 @@ def test_keeping_two_is_reported_failing_in_plain_words_and_changes_experiment_1
     assert text.count("all but the 3 newest results become") == 1    # each case once
     assert "✓ [fix] results the model has not seen yet" in text
     assert "✗" in report._repr_html_() and "expected" in report._repr_html_()
-    mine = run_experiment(1, stages={"micro_compact": keeps_two}, workdir=tmp_path / "mine")
-    theirs = run_experiment(1, workdir=tmp_path / "theirs")
-    assert any(line.startswith("turn 4: yours sent") for line in mine.differences(theirs))
-    assert set(mine.fired) == set(theirs.fired) == {"micro_compact"}
 
 
 @pytest.mark.parametrize("stage, fn, fixes", [
@@ -162,7 +156,8 @@ def test_difference_names_the_first_place_two_histories_differ():
 
 
 def test_the_lessons_known_pitfalls_are_named_first():
-    """An unencoded summary, a cut between a tool pair, the wrong end kept, a changed input."""
+    """An unencoded summary, a cut between a tool pair, the wrong end kept (a changed input:
+    test_a_wrong_function_is_reported_failing_not_raised)."""
     def unpaired(messages, ctx):
         limits = ctx.limits
         if len(messages) <= limits.max_messages:
@@ -170,17 +165,11 @@ def test_the_lessons_known_pitfalls_are_named_first():
         return [*messages[:3], {"role": "user", "content": "[snipped 1 messages]"},
                 *messages[len(messages) - (limits.max_messages - 3):]]
 
-    def in_place(messages, ctx):
-        messages[:] = solutions.micro_compact(messages, ctx)
-        messages.append({"role": "user", "content": "extra"})
-        return messages
-
     for stage, fn, named in [("compact_history", planted("04"), "json.dumps(summary"),
                              ("snip_compact", unpaired, "separates a tool_use from its tool_result"),
-                             ("micro_compact", planted("03"), "keeps the oldest results whole"),
-                             ("micro_compact", in_place, "it changed the list it was given")]:
+                             ("micro_compact", planted("03"), "keeps the oldest results whole")]:
         report = str(check(stage, fn, strict=False))
-        assert "→ likely mistake: " in report or named.startswith("it changed"), (stage, report)
+        assert "→ likely mistake: " in report, (stage, report)
         assert named in report, (stage, report)
 
 
@@ -214,28 +203,8 @@ def test_a_request_taken_from_the_history_fails_only_the_two_cases_that_judge_th
     assert "the Authoritative request section holds" in text
 
 
-def session():
-    """Four long earlier questions and answers, then experiment 3's request (notebook 05's)."""
-    earlier = []
-    for k in range(1, 5):
-        question, answer = "这一章怎样管理上下文窗口？" * 80, "上下文窗口有限，工具结果占据最多空间。" * 80
-        earlier += [{"role": "user", "content": f"问题 {k}：{question}"},
-                    {"role": "assistant", "content": f"回答 {k}：{answer}"}]
-    return earlier + [{"role": "user", "content": prompt(3)}]
-
-
-def rescued(root, functions=None):
-    model = OfflineModel().client()
-    compactor = Compactor(make_workspace(root), summarize=summarizer_for(model), functions=functions)
-    return agent_loop(session(), prompt(3), client=model, workspace=root, compactor=compactor,
-                      log=lambda line: None)
-
-
-def test_a_reactive_tail_one_short_is_named_and_sends_other_messages(tmp_path):
+def test_a_reactive_tail_one_short_is_named():
+    """Its run sends other messages: tests/test_planted_notebooks.py, notebook 05's check line."""
     report, text = failing("reactive_compact", planted("05"))
     assert report.failed[0].startswith("keeps the last 5 messages")
     assert "expected" in text
-    mine = rescued(tmp_path / "mine", {"reactive_compact": planted("05")})
-    theirs = rescued(tmp_path / "theirs")
-    assert any(t.refused for t in theirs.turns) and any(t.refused for t in mine.turns)
-    assert [t.sent for t in mine.turns] != [t.sent for t in theirs.turns]

@@ -99,9 +99,7 @@ def test_the_strategy_comparisons_figures_and_notebook_08s_four_api_strategies(t
     assert len({(line.get_color(), line.get_linestyle(), line.get_marker()) for line in lines}) == 4
 
 
-# --------------------------------------------------------------------- the check can fail
-
-def test_the_check_finds_a_cut_off_title_and_label():
+def test_the_check_finds_a_cut_off_title_and_label_a_legend_over_the_data_and_overlapping_texts():
     fig = Figure(figsize=(4, 3))
     ax = fig.subplots()
     ax.set_title("a title far too long for a figure only four inches wide, cut off", loc="left")
@@ -109,9 +107,6 @@ def test_the_check_finds_a_cut_off_title_and_label():
     problems = figure_problems(fig)
     assert any(p.startswith("'a title far too long") and "cut off" in p for p in problems), problems
     assert any(p.startswith("'a y label longer") and "cut off" in p for p in problems), problems
-
-
-def test_the_check_finds_a_legend_over_the_data_and_overlapping_texts():
     fig = Figure(figsize=(6, 4), layout="constrained")
     ax = fig.subplots()
     ax.plot([0, 1, 2], [10, 1, 1], marker="o", label="line")

@@ -66,7 +66,8 @@ def test_sync_copies_every_notebook_then_only_upstream_changes(folders):
     assert set(report) == committed - {"01_tool_result_budget.ipynb"} and set(report.values()) == {"new"}
     assert all((copy / name).read_bytes() == (source / name).read_bytes() for name in report)
     again = sync(source, copy)
-    assert (copy / MANIFEST).is_file() and again.pop("01_tool_result_budget.ipynb").startswith("skipped")
+    assert set(json.loads((copy / MANIFEST).read_text())) == set(report)     # zh/ ones too
+    assert again.pop("01_tool_result_budget.ipynb").startswith("skipped")
     assert set(again.values()) == {"unchanged"}
     edit(copy / "06_lab.ipynb", add_outputs)
     assert sync(source, copy)["06_lab.ipynb"] == "unchanged"       # nothing new upstream
@@ -81,38 +82,25 @@ def test_sync_copies_every_notebook_then_only_upstream_changes(folders):
         sync(copy.parent, copy.parent / "elsewhere")      # a folder without notebooks
 
 
+@pytest.mark.parametrize("name", ["03_micro_compact.ipynb", "zh/03_micro_compact.ipynb"])
 @pytest.mark.parametrize("change, said", [
     (lambda path: append_cell(path, "my own note"), "kept: you edited it"),
     (lambda path: path.write_text('{"cells": [{"cell_type": "code", "sou', encoding="utf-8"),   # cut off
      "skipped: not valid notebook JSON"),
 ], ids=["edited", "not-json"])
-def test_a_learners_copy_is_kept_until_they_delete_it_and_the_rest_goes_on(synced, change, said):
+def test_a_learners_copy_is_kept_until_they_delete_it_and_the_rest_goes_on(synced, change, said, name):
+    """The Chinese copies (zh/) are kept like the English ones."""
     source, copy = synced
-    change(copy / "03_micro_compact.ipynb")
-    mine = (copy / "03_micro_compact.ipynb").read_bytes()
-    append_cell(source / "03_micro_compact.ipynb")
+    change(copy / name)
+    mine = (copy / name).read_bytes()
+    append_cell(source / name)
     append_cell(source / "05_reactive_and_compact_tool.ipynb")
     report = sync(source, copy)
-    assert report["03_micro_compact.ipynb"].startswith(said)
-    assert (copy / "03_micro_compact.ipynb").read_bytes() == mine
+    assert report[name].startswith(said)
+    assert (copy / name).read_bytes() == mine
     assert report["05_reactive_and_compact_tool.ipynb"] == "updated"
-    (copy / "03_micro_compact.ipynb").unlink()                     # what the message says to do
-    assert sync(source, copy)["03_micro_compact.ipynb"] == "new"
-
-
-def test_the_chinese_notebooks_are_copied_into_zh_and_kept_like_the_english(folders):
-    source, copy = folders
-    write_chinese(source, "03_micro_compact.ipynb")
-    chinese = "zh/03_micro_compact.ipynb"
-    assert sync(source, copy)[chinese] == "new"
-    assert (copy / chinese).read_bytes() == (source / chinese).read_bytes()
-    mine = append_cell(copy / chinese, "我的笔记")
-    append_cell(source / chinese, "上游更新")
-    append_cell(source / "03_micro_compact.ipynb")
-    report = sync(source, copy)
-    assert report[chinese].startswith("kept: you edited it") and (copy / chinese).read_bytes() == mine
-    assert report["03_micro_compact.ipynb"] == "updated"               # the English copy was not edited
-    assert chinese in json.loads((copy / MANIFEST).read_text())
+    (copy / name).unlink()                                         # what the message says to do
+    assert sync(source, copy)[name] == "new"
 
 
 @pytest.mark.parametrize("damage", ["", '{"00_context_window.ipynb": "3f2a', "[1, 2]", "\udcff"])
@@ -178,14 +166,9 @@ def test_make_translation_reports_what_is_stale_and_missing(tmp_path):
 
 
 def test_the_commands_serve_the_copy_with_settings_that_ask_nothing(tmp_path, monkeypatch):
+    """The copy served, Notebook 7, Voilà without code, in Chinese: tests/browser/test_served_copy.py."""
     lab = lab_server.lab_command(tmp_path, ["--no-browser"])
-    assert f"--ServerApp.root_dir={tmp_path.resolve()}" in lab and lab[-1] == "--no-browser"
-    assert "--ContentsManager.allow_hidden=True" in lab      # the runs' .transcripts/ can show
-    notebook = lab_server.lab_command(tmp_path, ["--no-browser"], app="notebook")  # Notebook 7
-    assert notebook[1:3] == ["-m", "notebook"] and f"--ServerApp.root_dir={tmp_path.resolve()}" in notebook
-    present = lab_server.present_command(tmp_path, ["--port=1"])
-    assert str(tmp_path.resolve() / "06_lab.ipynb") in present and "--strip_sources=True" in present
-    assert str(tmp_path.resolve() / "zh" / "06_lab.ipynb") in lab_server.present_command(tmp_path, [], "zh")
+    assert "--ContentsManager.allow_hidden=True" in lab and lab[-1] == "--no-browser"   # .transcripts/
     monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
     folder = Path(server_env(tmp_path)["JUPYTERLAB_SETTINGS_DIR"])
     assert folder.is_relative_to(tmp_path.resolve())
@@ -223,7 +206,6 @@ def test_installing_the_package_prints_no_warning_box(tmp_path):
     assert "Editable installation" not in output and "*****" not in output, output[-3000:]
 
 
-@pytest.mark.parametrize("path", ["my-notebooks/06_lab.ipynb", "notebooks/runs/lab/x",
-                                  "my-notebooks/runs/lab/x", "build/book/index.html"])
-def test_the_copy_runs_and_book_are_git_ignored(path):
-    assert subprocess.run(["git", "check-ignore", "-q", path], cwd=REPO).returncode == 0
+def test_the_notebooks_runs_are_git_ignored():
+    """The copy and its runs: browser/test_served_copy.py; the book: test_book.py (git status clean)."""
+    assert subprocess.run(["git", "check-ignore", "-q", "notebooks/runs/lab/x"], cwd=REPO).returncode == 0

@@ -39,7 +39,7 @@ def drawn(ax, gid):
     return [a for a in [*ax.get_lines(), *ax.collections] if a.get_gid() == gid]
 
 
-@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 2, 3, "baseline"])
 def test_one_marker_per_fired_stage_the_limit_line_and_a_title_saying_what_happened(runs, n):
     result = runs[n]
     ax = plot_context(result)
@@ -53,7 +53,8 @@ def test_one_marker_per_fired_stage_the_limit_line_and_a_title_saying_what_happe
     labels = ax.get_legend_handles_labels()[1]
     assert "context_limit = 50,000 chars" in labels
     title = {1: "micro_compact: 3 old results are placeholders by turn 7",
-             2: "tool_result_budget persisted 1 result at turn 2", 3: "compact_history at turn 3: "}[n]
+             2: "tool_result_budget persisted 1 result at turn 2", 3: "compact_history at turn 3: ",
+             "baseline": "No compaction: refused at turn 3 — prompt is too long"}[n]
     assert headline(result).startswith(title) and ax.get_title(loc="left") == headline(result)
     assert n != 1 or headline(result) == title
 
@@ -68,13 +69,11 @@ def test_a_run_far_under_the_limit_can_be_drawn_at_its_own_scale(runs):
     largest = max(t.size_before for t in result.trace.turns)
     assert largest < ax.get_ylim()[1] < 1.2 * largest < 50_000
     assert drawn(ax, "cut")
-    assert len(drawn(plot_run(result).axes[0], "limit")) == 1
+    default = plot_run(result).axes                 # context and composition
+    assert len(default) >= 2 and len(drawn(default[0], "limit")) == 1
+    with pytest.raises(ValueError, match="choose from"):
+        plot_run(result, panels=("nonsense",))
     assert drawn(result.plot(limit=False).axes[0], "limit") == []       # the run's own plot, as in 03
-
-
-def test_the_baseline_title_says_it_was_refused(runs):
-    assert headline(runs["baseline"]).startswith("No compaction: refused at turn 3 — prompt is too long")
-    assert headline(runs["baseline"]).endswith(" tokens > 16,000 maximum")    # numbers with separators
 
 
 def test_composition_stacks_every_kind_and_writes_the_number_of_placeholders_above_a_bar(runs):
@@ -194,14 +193,6 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
     fired = sum("snip_compact" in t.stages for t in trace.turns)
     assert fired > 0 and stage_markers(ax) == {"snip_compact": fired}
     assert headline(trace, "tool_result_budget") == "tool_result_budget: did not fire in this run"
-
-
-def test_plot_run_stacks_the_panels_asked_for(runs):
-    assert len(plot_run(runs[3]).axes) >= 2                 # the default: context and composition
-    fig = plot_run(runs["baseline"], panels=("context", "tokens"))
-    assert len(fig.axes) >= 2 and fig.axes[1].get_title(loc="left").startswith("What the model measures")
-    with pytest.raises(ValueError, match="choose from"):
-        plot_run(runs[1], panels=("nonsense",))
 
 
 def test_an_empty_run_still_draws(recwarn):

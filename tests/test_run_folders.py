@@ -41,12 +41,15 @@ def other_lab(tmp_path):
 
 
 def test_a_lab_never_clears_a_run_another_live_lab_shows(tmp_path, other_lab):
+    """Nor shares a run folder with it."""
     root = tmp_path / "runs" / "lab"
     process, theirs = other_lab(root)
     mine = Lab(root=root)
-    mine.run(1)
+    assert mine.run(2).workdir != theirs               # the same experiment: a folder of its own
     mine.run(3)
+    (root / "my-notes").mkdir()                        # not a run folder: never touched
     assert mine.clear_old_runs() == 1                  # its own older run, not the other lab's
+    assert (root / "my-notes").is_dir() and "2 run folder(s) kept" in mine.runs_kept.value
     assert theirs.is_dir() and (theirs / ".task_outputs" / "tool-results").is_dir()
     assert set(run_folders(root)) == {theirs, mine.result.workdir}
     process.stdin.write("\n")

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from test_notebooks import ALL, NOTEBOOK_DIR
 
-from tools.repository import PYPROJECT, UNSET, links, repository_url, source_link
+from tools.repository import PYPROJECT, UNSET, links, repository_url
 from tools.setup_cell import CELL, MARKER, cell, cell_source, main, refresh, with_setup_cell
 
 REPO = NOTEBOOK_DIR.parent
@@ -69,10 +69,8 @@ def test_refresh_inserts_once_moves_a_stray_copy_and_rewrites_only_on_change(tmp
 
 
 def test_the_address_is_read_from_pyproject_and_the_links_built_from_it(tmp_path):
+    """Set, it makes the book's links to files: test_book.py::test_with_an_address_files_link_..."""
     pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n'
-                         'Repository = "https://github.com/acme/compact"\n')
-    assert repository_url(pyproject) == "https://github.com/acme/compact"
     pyproject.write_text('[project]\nname = "compact"\n[project.urls]\n# Repository = "..."\n')
     assert repository_url(pyproject) is None
     assert repository_url(tmp_path / "absent.toml") is None and PYPROJECT == REPO / "pyproject.toml"
@@ -80,8 +78,6 @@ def test_the_address_is_read_from_pyproject_and_the_links_built_from_it(tmp_path
     assert made["Binder"] == "https://mybinder.org/v2/gh/acme/compact/HEAD?urlpath=lab/tree/notebooks/06_lab.ipynb"
     assert made["Colab"] == "https://colab.research.google.com/github/acme/compact/blob/main/notebooks/06_lab.ipynb"
     assert "repo=https%3A%2F%2Fgithub.com%2Facme%2Fcompact.git&branch=main" in made["JupyterHub"]
-    assert source_link("https://github.com/acme/compact.git", "compact/loop.py") == \
-        "https://github.com/acme/compact/blob/main/compact/loop.py"
     with pytest.raises(ValueError, match="not a https://github.com/<owner>/<name> address"):
         links("git@example.invalid:acme/compact")
 

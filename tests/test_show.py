@@ -6,7 +6,6 @@ import pytest
 
 from compact import compacted_message
 from compact.classroom.experiments import Runs, run_experiment
-from compact.classroom.runs import new_run
 from compact.classroom.show import (
     Compacted,
     History,
@@ -81,7 +80,6 @@ def test_runs_and_fresh_demo_courses_land_in_numbered_folders_of_runs_dir(tmp_pa
     assert [p.name for p in (first.workdir, second.workdir, base.workdir)] == \
         ["experiment2-1", "experiment2-2", "baseline3-1"]
     assert first.tool_results[0].parent.parent.parent == first.workdir
-    assert new_run(tmp_path / "runs", "experiment2").name == "experiment2-3"
     runs = Runs(tmp_path / "runs")
     one, two = runs.course("loop"), runs.course("loop")
     assert [one.name, two.name] == ["loop-1", "loop-2"]

@@ -72,7 +72,7 @@ def test_each_block_is_a_box_coloured_by_kind_as_wide_as_its_characters_placehol
     assert "became a placeholder" in texts(fig)
 
 
-def test_tool_result_budget_names_the_file_its_result_went_to(stages):
+def test_tool_result_budget_names_the_files_its_results_went_to(stages, tmp_path):
     before, after, event = stages["tool_result_budget"]
     [path] = event.files_written
     assert path.startswith(".task_outputs/tool-results/")
@@ -85,6 +85,14 @@ def test_tool_result_budget_names_the_file_its_result_went_to(stages):
     assert big.get_x() <= arrow.xy[0] <= big.get_x() + big.get_width()    # it leaves the big result
     after_kinds = [k for m in after for k, _ in block_kinds(m)]
     assert "persisted previews" in after_kinds and "tool results" not in after_kinds
+    batch = [{"role": "user", "content": "read them"},             # an arrow from each one persisted
+             *tool_turn(*[(f"t{k}", f"f{k}.txt", "x" * 60_000) for k in range(5)])]
+    fig = plot_stage(*run_stage(Compactor(tmp_path), "tool_result_budget", batch))
+    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "disk"]
+    written = disk.get_text().splitlines()[1:]
+    assert written == [".task_outputs/tool-results/t0.txt", ".task_outputs/tool-results/t1.txt"]
+    assert len([t for t in fig.axes[0].texts if t.get_gid() == "to disk"]) == len(written)
+    assert fig.axes[0].get_title(loc="left").startswith("tool_result_budget: ")
 
 
 def test_snip_compact_draws_the_gap_as_its_marker_on_64_messages(stages):
@@ -193,15 +201,3 @@ def test_a_second_compaction_with_the_same_summary_is_still_drawn_as_one(tmp_pat
     before, after, event = run_stage(compactor, "compact_history", history, "go")
     assert after[0] == first[0] and event.fired                    # the same text as before
     assert [(b.how, b.b1 - b.b0) for b in bands(before, after, event)] == [("summarised", 4)]
-
-
-def test_a_batch_of_large_results_has_an_arrow_from_each_one_it_persisted(tmp_path):
-    batch = [{"role": "user", "content": "read them"},
-             *tool_turn(*[(f"t{k}", f"f{k}.txt", "x" * 60_000) for k in range(5)])]
-    fig = plot_stage(*run_stage(Compactor(tmp_path), "tool_result_budget", batch))
-    event = fig.axes[0].get_title(loc="left")
-    [disk] = [t for t in fig.axes[0].texts if t.get_gid() == "disk"]
-    written = disk.get_text().splitlines()[1:]
-    assert written == [".task_outputs/tool-results/t0.txt", ".task_outputs/tool-results/t1.txt"]
-    assert len([t for t in fig.axes[0].texts if t.get_gid() == "to disk"]) == len(written)
-    assert event.startswith("tool_result_budget: ")
