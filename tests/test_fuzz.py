@@ -9,10 +9,9 @@ import copy
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, examples, histories, session, tool_turn, user
+from histories import SMALL, examples, histories, scratch, session, tool_turn, user
 from hypothesis import given
 from hypothesis import strategies as st
-from scratch import scratch
 
 from compact import CompactError, Compactor, HistoryError, Limits, StorageError
 from compact.extensions import ArchivingCompactor
