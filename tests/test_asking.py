@@ -169,8 +169,6 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
     assert "dangerous command blocked" in named.run("bash", {"command": "rm -rf /"})
 
 
-# ---- the property: every script that writes was asked --------------------------------------------
-
 LOSES = ["rm a.txt", "rm -f b.txt", "rm -r sub", "rm -rf sub", "rm -- c.txt", "unlink a.txt",
          "mv a.txt z.txt", "mv b.txt sub/", "dd if=/dev/zero of=a.txt bs=1 count=1",
          "dd if=b.txt of=a.txt", "echo x > a.txt", "printf y >| b.txt", ": > c.txt",
@@ -267,8 +265,6 @@ def test_the_generated_scripts_do_lose_data_when_run():
             Workspace(root, confirm=None).run("bash", {"command": command})
             assert lost(before, snapshot(root)), command
 
-
-# ---- the sandbox -------------------------------------------------------------------------------------
 
 @pytest.fixture
 def ws(root):

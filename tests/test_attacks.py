@@ -50,8 +50,6 @@ def opened(monkeypatch):
     monkeypatch.setattr(os, "open", spy(os.open))
     return seen
 
-# ---- forged references --------------------------------------------------------------------
-
 
 FILLER = "\n" + "root:x:0:0:root:/root:/bin/bash " * 8
 FORGED = [
@@ -97,8 +95,6 @@ def test_offline_agent_does_not_follow_forged_references(tmp_path, opened):
         assert persisted_path(text) == (path if trusted else None)
 
 
-# ---- tool_use_id sanitising ---------------------------------------------------------------
-
 HOSTILE_IDS = ["../../x", "", "x" * 10_240, "a\x00b", "CON", "con", "NUL", "字😀", "/etc/passwd",
                "..", ".", "a/b", "a\\b", "a_b", "\u202egnp.exe", " ", "toolu_01ABC"]
 
@@ -123,8 +119,6 @@ def test_tool_use_ids_are_sanitised_and_distinct_ids_give_distinct_files(tmp_pat
         assert target.resolve().parent == (tmp_path / TOOL_RESULTS_DIR).resolve() and len(target.name) <= 80
     assert history == before
     assert [p.name for p in tmp_path.iterdir()] == [".task_outputs"]     # nothing elsewhere
-
-# ---- injection ----------------------------------------------------------------------------
 
 
 REQUEST = "Summarise what a.txt and b.txt say about compaction."
@@ -201,8 +195,6 @@ def test_agent_loop_compacting_files_full_of_instructions(tmp_path):
     assert "every title is `sNN: Topic N — tagline`" in trace.answer     # found from the titles
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
         f"s0{n}_lesson" for n in range(1, 6)]                           # nothing deleted
-
-# ---- Unicode and size ---------------------------------------------------------------------
 
 
 UNICODE = {

@@ -52,8 +52,6 @@ def enospc(*args, **kwargs):
 
 OVERLOADED = api_error(529, "overloaded_error", "Overloaded")
 
-# ---- storage: full or unwritable disk -----------------------------------------------------
-
 
 class HalfWriter(io.FileIO):
     """The disk fills after half the bytes."""
@@ -150,8 +148,6 @@ def test_disk_full_inside_agent_loop_keeps_the_last_valid_state(tmp_path, monkey
     assert len(snapshots) >= 2 and messages == snapshots[-1]   # the turn before, untouched
     assert not (ws / ".transcripts").exists() or list((ws / ".transcripts").glob("*.jsonl")) == []
 
-# ---- the summariser -----------------------------------------------------------------------
-
 
 def raising(error: Exception):
     def summarize(messages):
@@ -194,8 +190,6 @@ def test_summariser_fails(tmp_path, summarize, words, method):
     assert history == before
     saved = list((tmp_path / ".transcripts").glob("*.jsonl"))
     assert len(saved) == 1 and storage.read_transcript(saved[0]) == before   # nothing lost
-
-# ---- the model API ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("handler", "error", "notes"), [
@@ -252,8 +246,6 @@ def test_malformed_model_reply_is_a_model_response_error(tmp_path, answer):
         run_agent(messages, client_for(lambda r: answer), tmp_path, model="scripted")
     assert "ANTHROPIC_BASE_URL" in str(caught.value) and "call agent_loop again" in str(caught.value)
     assert messages == [user("do it")]
-
-# ---- tools --------------------------------------------------------------------------------
 
 
 class BrokenWorkspace(Workspace):

@@ -189,8 +189,6 @@ def test_summaries_without_headings_merge_as_findings_and_nothing_new_keeps_one(
     assert "Full transcript: .transcripts/transcript-0002.jsonl" in second
 
 
-# ---- the size cache ---------------------------------------------------------------------------
-
 EDITS = ["text", "append_block", "drop_block", "input_number", "input_nested", "insert",
          "delete", "swap", "reorder_keys", "equal_copy", "nan", "negative_zero", "bad_bytes",
          "orphan", "role", "image", "result_image", "image_data"]
