@@ -108,9 +108,7 @@ def test_document_and_search_result_blocks_go_through_every_stage(tmp_path):
     compacts an old one by its size, stage 4 summarises them."""
     messages = [user("read the documents")]
     for k in range(5):
-        turn = tool_turn(["x"], f"t{k}")
-        turn[1]["content"][0]["content"] = [DOCUMENT if k % 2 else SEARCH]
-        messages += turn + [assistant(f"read {k}")]
+        messages += [*tool_turn([[DOCUMENT if k % 2 else SEARCH]], f"t{k}"), assistant(f"read {k}")]
     validate_history(messages)                      # no HistoryError
     compactor = Compactor(tmp_path, Limits().with_(tool_result_budget=10_000, context_limit=30_000),
                           summarize=lambda m: f"Goal: read. Findings: {len(m)} messages.")
@@ -192,13 +190,9 @@ def test_what_the_summariser_is_sent_and_a_summary_cut_off_by_max_tokens():
 SCREENSHOT = base64.b64encode(bytes(range(256)) * 4_000).decode()       # a 1.4 MB base64 "PNG"
 
 
-def image_result(call_id: str, caption: str = "the screen") -> list[dict]:
-    turn = tool_turn(["x"], call_id, name="screenshot")
-    turn[1]["content"][0]["content"] = [
-        {"type": "text", "text": caption},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                     "data": SCREENSHOT}}]
-    return turn
+def image_result(call_id: str) -> list[dict]:
+    return tool_turn([[{"type": "text", "text": "the screen"}, {"type": "image", "source": {
+        "type": "base64", "media_type": "image/png", "data": SCREENSHOT}}]], call_id, name="screenshot")
 
 
 def screenshots(count: int) -> list[dict]:
@@ -223,7 +217,7 @@ def test_an_image_result_is_sized_as_an_image_and_compacted_and_archived_like_a_
     assert history == before and estimate_size(out) < estimate_size(history)
     out = ArchivingCompactor(tmp_path, summarize=fake_summary).micro_compact(history)
     kept = out[2]["content"][0]["content"]              # the archiving variant keeps it on disk
-    path = kept.split("Full output: ")[1].rstrip("]")
+    path = persisted_path(kept)                        # a placeholder of its own: trusted
     assert json.loads((tmp_path / path).read_text())[1]["source"]["data"] == SCREENSHOT
 
 
