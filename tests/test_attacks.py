@@ -234,8 +234,11 @@ def test_unicode_results_are_counted_persisted_and_previewed_whole(tmp_path, nam
 
 def test_transcripts_keep_every_character_and_invalid_utf8_is_replaced_then_kept(tmp_path):
     history = [user("请读取文件 😀"), *tool_turn(list(UNICODE.values()), "u"), assistant("é\u0301")]
-    Compactor(tmp_path, summarize=fake_summary).compact_history(history, "task")
-    assert read_transcript(tmp_path / ".transcripts" / "transcript-0001.jsonl") == history
+    compactor = Compactor(tmp_path, summarize=fake_summary)
+    compactor.compact_history(history, "task")
+    path = tmp_path / compactor.events[-1].files_written[0]
+    assert path == tmp_path / ".transcripts" / "transcript-0001.jsonl" and read_transcript(path) == history
+    assert len(path.read_bytes().splitlines()) == len(history)                    # a message a line
     ws = Workspace(tmp_path)
     assert ws.run("bash", {"command": r"printf '\377\376 ok'"}) == "\ufffd\ufffd ok"
     (tmp_path / "bin.txt").write_bytes(b"\xff\xfeok\xc3")
