@@ -357,7 +357,6 @@ FORK = multiprocessing.get_context("fork")
 @pytest.mark.parametrize(("worker", "answers"), [(threading.Thread, queue.Queue),
                                                  (FORK.Process, FORK.Queue)], ids=["threads", "processes"])
 def test_two_agents_editing_one_file_lose_no_edit(tmp_path, worker, answers):
-    """Two agents each edit every other line of one file."""
     root, answers = tmp_path, answers()
     (root / "tasks.md").write_text("".join(f"item {k:03d}: todo\n" for k in range(160)))
     agents = [worker(target=_edit_every_other, args=(root, n, answers)) for n in (0, 1)]
