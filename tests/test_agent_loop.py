@@ -65,12 +65,9 @@ def test_compact_tool_closes_the_batch_first_and_the_write_is_not_repeated(ws):
 def test_auto_compact_over_fifty_thousand_chars(ws):
     (ws / "one.py").write_text('"""Module one keeps state in memory."""\n' + "x = 1\n" * 5_000)
     (ws / "two.py").write_text('"""Module two writes notes to disk."""\n' + "y = 2\n" * 5_000)
-    trace, messages, log = run(ws, "Compare one.py and two.py")
+    trace, _, _ = run(ws, "Compare one.py and two.py")      # (what it logs: test_interrupt's REPL run)
     fired = [t for t in trace.turns if "compact_history" in t.stages]
     assert len(fired) == 1 and fired[0].size_before > 50_000 and fired[0].size_sent < 5_000
-    assert "[auto compact]" in log
-    assert any(line.startswith("[transcript saved: .transcripts/transcript-0001.jsonl]")
-               for line in log)
     assert "Module one keeps state in memory" in trace.answer
     assert "Module two writes notes to disk" in trace.answer
 
