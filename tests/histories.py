@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
@@ -66,3 +69,12 @@ def examples(count: int) -> settings:
     """The properties' hypothesis settings: ``count`` examples, the same ones every run, no deadline."""
     return settings(max_examples=count, deadline=None, derandomize=True, suppress_health_check=[
         HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+
+
+# Where the generated-history tests let the pipeline write: a fresh folder per example, in memory
+# when /dev/shm is writable (the 10,000-example runs create and delete 10,000 folders).
+RAM = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+
+def scratch() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(dir=RAM, prefix="compact-example-")

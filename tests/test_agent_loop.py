@@ -65,12 +65,9 @@ def test_compact_tool_closes_the_batch_first_and_the_write_is_not_repeated(ws):
 def test_auto_compact_over_fifty_thousand_chars(ws):
     (ws / "one.py").write_text('"""Module one keeps state in memory."""\n' + "x = 1\n" * 5_000)
     (ws / "two.py").write_text('"""Module two writes notes to disk."""\n' + "y = 2\n" * 5_000)
-    trace, messages, log = run(ws, "Compare one.py and two.py")
+    trace, _, _ = run(ws, "Compare one.py and two.py")      # (what it logs: test_interrupt's REPL run)
     fired = [t for t in trace.turns if "compact_history" in t.stages]
     assert len(fired) == 1 and fired[0].size_before > 50_000 and fired[0].size_sent < 5_000
-    assert "[auto compact]" in log
-    assert any(line.startswith("[transcript saved: .transcripts/transcript-0001.jsonl]")
-               for line in log)
     assert "Module one keeps state in memory" in trace.answer
     assert "Module two writes notes to disk" in trace.answer
 
@@ -80,26 +77,13 @@ def long_chat(pairs: int, chars: int) -> list:
             for m in (user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars))]
 
 
-def test_reactive_compact_after_one_prompt_too_long(ws):
-    history = long_chat(10, 2_100) + [user("Say hello")]
-    original = copy.deepcopy(history)
-    model = OfflineModel(window_tokens=10_000)
-    trace, messages, log = run(ws, "Say hello", model=model, history=history,
-                               caps=SummaryInput(input_chars=20_000))  # + 2,000 output fits
-    assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]
-    assert any(line.startswith("[reactive compact] prompt is too long") for line in log)
-    assert messages[0]["content"].startswith("[Reactive compact]\n\nAuthoritative request:\nSay hello")
-    assert messages[1:-1] == original[-5:]
-    assert trace.answer.startswith("(offline model)")
-    transcript = next((ws / ".transcripts").glob("*.jsonl"))
-    assert read_transcript(transcript) == original
-
-
 def test_reactive_keep_zero_summarises_everything_and_the_loop_answers(ws):
     history = long_chat(6, 2_000) + [user("Say hello")]
-    trace, _, _ = run(ws, "Say hello", model=OfflineModel(window_tokens=4_000), history=history,
-                      limits=Limits(reactive_keep_messages=0), caps=SummaryInput(input_chars=4_000))
-    assert trace.turns[0].stages == ["reactive_compact"] and history[0]["content"].startswith(
+    trace, _, log = run(ws, "Say hello", model=OfflineModel(window_tokens=4_000), history=history,
+                        limits=Limits(reactive_keep_messages=0), caps=SummaryInput(input_chars=4_000))
+    assert any(line.startswith("[reactive compact] prompt is too long") for line in log)
+    assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]
+    assert history[0]["content"].startswith(
         "[Reactive compact]\n\nAuthoritative request:\nSay hello")
     assert trace.answer.startswith("(offline model)") and messages_problem(history) is None
 

@@ -65,19 +65,12 @@ def prompts(monkeypatch, request) -> list[str]:
 # Each of these deletes or overwrites a.txt when run: ordinary shell around a deletion, what
 # cannot be told (a variable command, an unreadable script, PATH=, sh reading its input).
 ORDINARY_SHELL = [
-    'for f in *.txt; do rm "$f"; done', "if true; then rm a.txt; fi", "{ rm a.txt; }", "! rm a.txt",
-    "timeout 5 rm a.txt", "bash -lc 'rm a.txt'", "xargs -a list rm", "x=rm; $x a.txt",
-    "nice -n 5 rm a.txt", "env FOO=1 rm a.txt", "nohup rm a.txt", "command rm a.txt",
-    "exec rm a.txt", "sh -c 'rm a.txt'", "echo $(rm a.txt)", "echo `rm a.txt`",
-    "cat list | while read f; do rm \"$f\"; done", "f() { rm a.txt; }; f", "(rm a.txt)",
-    "true && rm a.txt", "eval 'rm a.txt'", "env -S 'rm a.txt'", "timeout -k 1 5 rm a.txt",
-    "find . -name a.txt -exec rm {} \\;", "find . -name a.txt -delete", "sed -Ei s/a/b/ a.txt",
-    "echo gone > a.txt", "bash <<EOF\nrm a.txt\nEOF", "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''",
-    "$CMD a.txt", "$(echo rm) a.txt", "echo $((1 + 2)) > a.txt", "case x in x) rm a.txt;; esac",
-    "echo 'unbalanced", "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh",
-    "source ./cleanup.sh", "echo ${x:-$(rm a.txt)}", "sort -o a.txt b.txt", "sort --out=a.txt b.txt",
-    "cat b.txt | tee a.txt", "cp b.txt a.txt", "git checkout -- a.txt", "python3 -c 'open(\"a.txt\", \"w\")'",
-    "printf -v PATH .; ls", "echo $'\\x41' > a.txt",
+    'for f in *.txt; do rm "$f"; done', "if true; then rm a.txt; fi", "timeout 5 rm a.txt", "x=rm; $x a.txt",
+    "echo $(rm a.txt)", "f() { rm a.txt; }; f", "(rm a.txt)", "env -S 'rm a.txt'", "echo gone > a.txt",
+    "find . -name a.txt -exec rm {} \\;", "bash <<EOF\nrm a.txt\nEOF", "$CMD a.txt", "$(echo rm) a.txt",
+    "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''", "case x in x) rm a.txt;; esac", "echo 'unbalanced",
+    "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh", "echo ${x:-$(rm a.txt)}",
+    "sort --out=a.txt b.txt", "printf -v PATH .; ls", "echo $'\\x41' > a.txt",
 ]
 # Misses of the judgement this replaced: each ran unasked (in the sandbox).
 KNOWN_MISSES = [
@@ -176,8 +169,6 @@ def test_the_offline_model_runs_unasked_only_what_the_request_names(root, monkey
     assert "dangerous command blocked" in named.run("bash", {"command": "rm -rf /"})
 
 
-# ---- the property: every script that writes was asked --------------------------------------------
-
 LOSES = ["rm a.txt", "rm -f b.txt", "rm -r sub", "rm -rf sub", "rm -- c.txt", "unlink a.txt",
          "mv a.txt z.txt", "mv b.txt sub/", "dd if=/dev/zero of=a.txt bs=1 count=1",
          "dd if=b.txt of=a.txt", "echo x > a.txt", "printf y >| b.txt", ": > c.txt",
@@ -274,8 +265,6 @@ def test_the_generated_scripts_do_lose_data_when_run():
             Workspace(root, confirm=None).run("bash", {"command": command})
             assert lost(before, snapshot(root)), command
 
-
-# ---- the sandbox -------------------------------------------------------------------------------------
 
 @pytest.fixture
 def ws(root):

@@ -9,10 +9,9 @@ import copy
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, assistant, examples, histories, session, tool_turn, user
+from histories import SMALL, examples, histories, scratch, session, tool_turn, user
 from hypothesis import given
 from hypothesis import strategies as st
-from scratch import scratch
 
 from compact import CompactError, Compactor, HistoryError, Limits, StorageError
 from compact.extensions import ArchivingCompactor
@@ -108,11 +107,8 @@ def check(history: object, limits: Limits, summarize, method: str, archive: bool
     assert repr(history) == repr(before)
 
 
-def with_result(content, prefix: str = "b") -> list:
-    """A request, then a tool turn whose result holds ``content``."""
-    turn = tool_turn(["x"], prefix)
-    turn[1]["content"][0]["content"] = content
-    return [user(), *turn]
+def with_result(content) -> list:
+    return [user(), *tool_turn([content], "b")]
 
 
 @pytest.mark.parametrize(("history", "words"), [
@@ -136,12 +132,6 @@ def test_malformed_history_is_refused_unchanged(compactor, history, words, metho
     with pytest.raises(HistoryError, match=words):
         call(compactor, method, history)
     assert history == before
-
-
-def test_a_list_of_text_blocks_is_valid_tool_result_content(compactor):
-    turns = [with_result([{"type": "text", "text": "y" * 500}], f"k{k}_")[1:] for k in range(5)]
-    out = compactor.micro_compact([user(), *[m for turn in turns for m in turn], assistant()])
-    assert out[2]["content"][0]["content"].startswith("[Earlier tool result compacted")
 
 
 def test_unwritable_workdir_is_a_storage_error_and_loses_nothing(tmp_path):

@@ -2,10 +2,9 @@
 
 import pytest
 from conftest import fake_summary
-from histories import SMALL, examples, histories
+from histories import SMALL, examples, histories, scratch
 from hypothesis import given
 from hypothesis import strategies as st
-from scratch import scratch
 
 from compact import Compactor, Limits, estimate_size
 from compact.pipeline.messages import pairing_problems, validate_history

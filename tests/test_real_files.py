@@ -40,8 +40,6 @@ def bytes_read() -> int:
     raise AssertionError("no rchar in /proc/self/io")
 
 
-# ---- edit_file: only the bytes asked for change -------------------------------------------------
-
 def test_editing_a_large_file_changes_only_the_replaced_bytes(root):
     lines = [f"line {k}: {'data ' * 12}\r\n" for k in range(24_000)]
     lines[12_000] = "line 12000: the MARKER is here\r\n"
@@ -77,8 +75,6 @@ def test_an_edit_that_cannot_be_made_leaves_the_file_byte_identical(root):
     assert (root / "run.sh").read_text() == "echo two\n" and not (root / "new.txt").exists()
 
 
-# ---- read_file: only what is shown ---------------------------------------------------------------
-
 def test_reading_a_sparse_three_gigabyte_file_reads_only_what_it_shows_and_a_pipe_nothing(root):
     with open(root / "huge.bin", "wb") as handle:
         handle.truncate(3 * 1024 ** 3)                # sparse: no disk used
@@ -105,8 +101,6 @@ def test_reading_a_sparse_three_gigabyte_file_reads_only_what_it_shows_and_a_pip
         assert ws.run("read_file", {"path": name}) == f"Error: '{name}' is not a regular file"
 
 
-# ---- every result is valid text ------------------------------------------------------------------
-
 def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(root):
     (root / "ok.txt").write_text("fine")
     with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "w") as handle:
@@ -123,8 +117,6 @@ def test_a_file_name_that_is_not_utf8_never_puts_a_lone_surrogate_in_a_result(ro
     assert "caf\\xe9.txt" in messages[2]["content"][0]["content"]
     assert "caf\ufffd.txt" in messages[4]["content"][0]["content"]  # bash: replaced
 
-
-# ---- glob: one walk, and a time limit -------------------------------------------------------------
 
 def test_eight_double_stars_walk_the_tree_once(root, monkeypatch):
     make_files(root, {f"a{a}/b{b}/c{c}/x.txt": "x"                 # 1,110 folders, a file at each leaf
@@ -152,8 +144,6 @@ def test_glob_keeps_pathlib_semantics(root, pattern, expected):
     make_files(root, {"sub/deep.txt": "d", "top.txt": "t", ".hidden.txt": "h"})
     assert Workspace(root).run("glob", {"pattern": pattern}) == expected
 
-
-# ---- glob cannot hang: its matcher does not backtrack, the deadline is checked per name ----------
 
 HANG = """
 import sys, time
@@ -212,8 +202,6 @@ def test_the_matcher_keeps_the_glob_rules(pattern, path, matches):
         is matches
 
 
-# ---- processes (bash itself: test_asking.py) -----------------------------------------------------
-
 def running(marker: str, settle: float = 2.0) -> list[str]:
     """Processes whose command line holds ``marker`` (read from /proc, nothing is killed),
     after giving a process just sent SIGKILL up to ``settle`` seconds to be gone."""
@@ -231,8 +219,6 @@ def command_line(path: Path) -> str:
     except OSError:                                # the process ended meanwhile
         return ""
 
-
-# ---- a symlink swapped in after the path check ---------------------------------------------------
 
 @pytest.fixture
 def swap(root, tmp_path):
@@ -280,8 +266,6 @@ def test_links_inside_the_workspace_still_work(root):
     assert (root / "real" / "f.txt").read_text() == "edited" and (root / "f-link.txt").is_symlink()
 
 
-# ---- paths out of the workspace ----------------------------------------------------------------
-
 ESCAPES = ["../outside/secret.txt", "/etc/passwd", "link/secret.txt", "secret-link.txt",
            "inside/../../outside/secret.txt"]
 CALLS = {
@@ -320,8 +304,6 @@ def test_glob_refuses_escapes_inside_paths_work_and_bad_calls_are_tool_errors(es
     assert ws.run("nope", {}).startswith("Error: unknown tool")
     assert ws.run("read_file", {"nope": 1}).startswith("Error: bad arguments")
 
-
-# ---- writes lose nothing ------------------------------------------------------------------------
 
 def full_after_some(fd, data, real_write=os.write):
     real_write(fd, bytes(data[:1000]))
@@ -375,7 +357,6 @@ FORK = multiprocessing.get_context("fork")
 @pytest.mark.parametrize(("worker", "answers"), [(threading.Thread, queue.Queue),
                                                  (FORK.Process, FORK.Queue)], ids=["threads", "processes"])
 def test_two_agents_editing_one_file_lose_no_edit(tmp_path, worker, answers):
-    """Two agents each edit every other line of one file."""
     root, answers = tmp_path, answers()
     (root / "tasks.md").write_text("".join(f"item {k:03d}: todo\n" for k in range(160)))
     agents = [worker(target=_edit_every_other, args=(root, n, answers)) for n in (0, 1)]

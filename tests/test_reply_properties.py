@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 
 from conftest import fake_summary
-from histories import user
-from hypothesis import HealthCheck, given, settings
+from histories import examples, user
+from hypothesis import given
 from hypothesis import strategies as st
 from replies import Script, call, reply, text
 from test_strict_api import reference_problem
@@ -52,8 +52,7 @@ def build(spec: tuple, ids: itertools.count) -> dict:
     return reply(*blocks, stop=stop)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@examples(60)
 @given(SESSIONS)
 def test_every_request_sent_is_valid_whatever_the_replies(session):
     ids = itertools.count(1)

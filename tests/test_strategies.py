@@ -261,8 +261,6 @@ def test_sessions_in_worker_processes_give_the_same_reports_and_failures(tmp_pat
     with pytest.raises(ValueError, match="unknown stage"):
         compare(tmp_path / "three", session_turns()[:2], [STRATEGIES[0], broken], workers=2)
 
-# ---- the prompt-caching ledger: what a request reads from cache, writes, and pays -------------
-
 
 SYSTEM, TOOLS = "You are a test agent.", [{"name": "read_file", "input_schema": {"type": "object"}}]
 
@@ -327,9 +325,6 @@ def test_the_recording_client_passes_calls_through_and_counts_them():
     assert reply.usage.output_tokens == client.ledger.output_tokens("agent") > 0   # what it wrote back
     assert client.ledger.output_tokens("summary") == 0
     assert default_model(client) == "offline-compact-1"      # still a client: it can be asked
-
-# ---- remembered sessions: loaded only while the package's code is the code that replayed them,
-# equal to a replay in every number, and never at the cost of a failure ---------------------------
 
 
 @pytest.fixture
