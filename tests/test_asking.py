@@ -65,12 +65,19 @@ def prompts(monkeypatch, request) -> list[str]:
 # Each of these deletes or overwrites a.txt when run: ordinary shell around a deletion, what
 # cannot be told (a variable command, an unreadable script, PATH=, sh reading its input).
 ORDINARY_SHELL = [
-    'for f in *.txt; do rm "$f"; done', "if true; then rm a.txt; fi", "timeout 5 rm a.txt", "x=rm; $x a.txt",
-    "echo $(rm a.txt)", "f() { rm a.txt; }; f", "(rm a.txt)", "env -S 'rm a.txt'", "echo gone > a.txt",
-    "find . -name a.txt -exec rm {} \\;", "bash <<EOF\nrm a.txt\nEOF", "$CMD a.txt", "$(echo rm) a.txt",
-    "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''", "case x in x) rm a.txt;; esac", "echo 'unbalanced",
-    "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh", "echo ${x:-$(rm a.txt)}",
-    "sort --out=a.txt b.txt", "printf -v PATH .; ls", "echo $'\\x41' > a.txt",
+    'for f in *.txt; do rm "$f"; done', "if true; then rm a.txt; fi", "{ rm a.txt; }", "! rm a.txt",
+    "timeout 5 rm a.txt", "bash -lc 'rm a.txt'", "xargs -a list rm", "x=rm; $x a.txt",
+    "nice -n 5 rm a.txt", "env FOO=1 rm a.txt", "nohup rm a.txt", "command rm a.txt",
+    "exec rm a.txt", "sh -c 'rm a.txt'", "echo $(rm a.txt)", "echo `rm a.txt`",
+    "cat list | while read f; do rm \"$f\"; done", "f() { rm a.txt; }; f", "(rm a.txt)",
+    "true && rm a.txt", "eval 'rm a.txt'", "env -S 'rm a.txt'", "timeout -k 1 5 rm a.txt",
+    "find . -name a.txt -exec rm {} \\;", "find . -name a.txt -delete", "sed -Ei s/a/b/ a.txt",
+    "echo gone > a.txt", "bash <<EOF\nrm a.txt\nEOF", "bash -c 'bash -c '\"'\"'rm a.txt'\"'\"''",
+    "$CMD a.txt", "$(echo rm) a.txt", "echo $((1 + 2)) > a.txt", "case x in x) rm a.txt;; esac",
+    "echo 'unbalanced", "PATH=/tmp/x ls", "bash script.sh", "echo rm a.txt | sh",
+    "source ./cleanup.sh", "echo ${x:-$(rm a.txt)}", "sort -o a.txt b.txt", "sort --out=a.txt b.txt",
+    "cat b.txt | tee a.txt", "cp b.txt a.txt", "git checkout -- a.txt", "python3 -c 'open(\"a.txt\", \"w\")'",
+    "printf -v PATH .; ls", "echo $'\\x41' > a.txt",
 ]
 # Misses of the judgement this replaced: each ran unasked (in the sandbox).
 KNOWN_MISSES = [
