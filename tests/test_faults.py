@@ -278,7 +278,7 @@ HANGS = f"exec >&-; (sleep {SLEEP}; touch late.txt) & sleep {SLEEP + 1}"   # clo
     (HANGS, 0.3, 2, f"Error: command timed out after 0.3 s and was stopped: '{HANGS}'; "
      "run a shorter step, or raise Workspace.bash_timeout"),
     ("yes", 10, 5, "[... output truncated at 1000 chars; the command was stopped there]"),
-])
+], ids=["hangs", "floods"])     # ids: SLEEP differs in each xdist worker, and workers must collect alike
 def test_a_command_is_stopped_in_time(tmp_path, command, timeout, within, ending):
     started = time.monotonic()
     out = Workspace(tmp_path, bash_timeout=timeout, max_output_chars=1_000).run("bash", {"command": command})
