@@ -1,5 +1,6 @@
-"""Wrong stages a learner writes, one per notebook 01–05, as source text (the planted-notebook test
-puts one in place of its notebook's worked-solution import) and, through ``planted``, as functions."""
+"""Wrong stages a learner writes, one or two per notebook 01–05 (keyed by its number), as source text
+(the planted-notebook test puts one in place of its notebook's worked-solution import) and, through
+``planted``, as functions."""
 
 from dataclasses import replace
 
@@ -18,6 +19,10 @@ def my_snip_compact(messages, ctx):            # planted: the tail one message s
     tail = limits.max_messages - limits.keep_head - 1
     return [*messages[:3], {"role": "user", "content": f"[snipped {len(messages) - 3 - tail} messages]"},
             *messages[len(messages) - tail:]]
+'''),
+    "02-stop": ("snip_compact", '''
+def my_snip_compact(messages, ctx):            # planted: keeps the oldest, parts a tool pair: the run stops
+    return list(messages) if len(messages) <= ctx.limits.max_messages else messages[:ctx.limits.max_messages]
 '''),
     "03": ("micro_compact", '''
 def my_micro_compact(messages, ctx):           # planted: keeps the 3 oldest, not the 3 newest

@@ -144,7 +144,8 @@ class Runs:
 class Settings:
     """How experiment ``n`` runs: ``stages``, your own stage functions by name (what stops a run with
     them is its ``error``, never raised); ``compaction=False``, the baseline; ``client``, a Messages-API
-    client or an ``OfflineModel``; ``workdir``, a folder, ``Runs("runs")`` or a temporary one."""
+    client or an ``OfflineModel``; ``workdir``, a folder, ``Runs("runs")`` or a temporary one;
+    ``before``, the messages of a session that came before the request."""
 
     n: int
     stages: dict[str, Callable] | None = None
@@ -153,6 +154,7 @@ class Settings:
     client: Any = None
     workdir: str | Path | Runs | None = None
     on_turn: Callable[[Turn], None] | None = None
+    before: list = field(default_factory=list)
 
     def workspace(self) -> Workspace:
         if isinstance(self.workdir, Runs):
@@ -180,7 +182,7 @@ def run_experiment(n: int, **options: Any) -> ExperimentResult:
     workspace, client, limits = settings.workspace(), settings.model(), settings.limits
     compactor = Compactor(workspace.root, limits, summarize=summarizer_for(client),
                           stages=STAGES if settings.compaction else (), functions=settings.stages)
-    messages = [{"role": "user", "content": request}]
+    messages = [*settings.before, {"role": "user", "content": request}]
     log: list[str] = []
     turns: list[Turn] = []
 

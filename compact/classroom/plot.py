@@ -89,7 +89,8 @@ def headline(run: Any, stage: str | None = None) -> str:
     trace, _, result = _parts(run)
     if stage is None and result is not None and getattr(result, "error", None):
         error = re.sub(r"\b\d{4,}\b", lambda number: f"{int(number[0]):,}", result.error)  # 19165 → 19,165
-        return say("plot.headline.refused", turn=len(trace.turns) + 1, error=error)
+        return say("plot.headline.refused" if getattr(result, "refused_size", None) is not None
+                   else "plot.headline.stopped", turn=len(trace.turns) + 1, error=error)
     fired = [(t.turn, e) for t in trace.turns for e in t.events if e.fired]
     for name in ((stage,) if stage else ("compact_history", "reactive_compact",
                                           "tool_result_budget", "micro_compact", "snip_compact")):
