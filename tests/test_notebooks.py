@@ -188,21 +188,22 @@ def test_the_readme_says_where_each_part_of_the_lesson_is_taught():
             assert headings(path) & set(names), f"{part}: {path.name} has no section {names}"
 
 
-def test_exercise_1_of_00_runs_the_copied_repl_cell_on_experiment_1(tmp_path, monkeypatch):
-    """00's exercise 1 says: copy the REPL cell, change prompt(3) to prompt(1), one argument. That
-    session has no transcript line to start the answer after; the copy must still run and show the
-    answer, and the session prints no stage-4 line (the answer says so)."""
+def test_exercise_1_of_00_runs_the_repl_on_experiment_1_as_written(tmp_path, monkeypatch, capsys):
+    """00's exercise 1 gives three lines: the REPL on prompt(1) under new names, then its session and
+    answer printed. They run as written; that session has no transcript line to start the answer
+    after, the answer still shows, and the session prints no stage-4 line (the answer says so)."""
     nb = nbformat.read(NOTEBOOK_DIR / "00_context_window.ipynb", as_version=4)
     imports = next(c.source for c in nb.cells if "RUNS = Runs(" in c.source).replace("%matplotlib inline", "")
-    cell = next(c.source for c in nb.cells if "kit.run_repl(" in c.source)
-    assert "prompt(1)" in "\n".join(c.source for c in nb.cells if "Copy the REPL cell" in c.source)
-    assert cell.count("prompt(3)") == 1
+    [text] = [c.source for c in nb.cells if "kit.run_repl(prompt(1)" in c.source]
+    given = [code for code in re.findall(r"`([^`]+)`", text) if code.startswith(("one = ", "print("))]
+    assert len(given) == 3, given
     monkeypatch.chdir(tmp_path)
     names: dict = {}
-    exec(imports + "\n" + cell.replace("prompt(3)", "prompt(1)"), names)
-    repl = names["repl"]
-    assert repl.returncode == 0 and "(offline model) The 5 H1 titles" in repl.answer, repl.answer
-    assert not any("[auto compact]" in line or "[transcript saved:" in line for line in repl.session)
+    exec(imports + "\n" + "\n".join(given), names)
+    one = names["one"]
+    assert one.returncode == 0 and "(offline model) The 5 H1 titles" in one.answer, one.answer
+    assert not any("[auto compact]" in line or "[transcript saved:" in line for line in one.session)
+    assert one.answer in capsys.readouterr().out
 
 
 def test_the_lessons_snippet_pasted_into_01s_skeleton_passes_the_checker():
