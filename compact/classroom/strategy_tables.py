@@ -20,9 +20,7 @@ COST_COLUMNS = ["strategy", "input tokens", "saved", "cache-aware cost", "saved 
 # What a projector shows first: the two costs, the summary calls and where the probes went.
 BRIEF_COLUMNS = [COST_COLUMNS.index(c) for c in ("strategy", "input tokens", "cache-aware cost",
                                                  "summary calls", "probes")]
-# "summaries": the summary calls (a server compaction is one); context editing clears, never summarises.
-API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "summaries", "largest seen (chars)",
-               "probes"]
+API_COLUMNS = ["strategy", "input tokens", "cache-aware cost", "summary calls", "peak chars", "probes"]
 
 
 def description(strategy: Any) -> str:
