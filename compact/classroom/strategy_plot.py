@@ -34,8 +34,7 @@ STYLES = {
 }
 # A line that can lie on another's is drawn thin and on top, so the wider line shows around it.
 THIN = {"both": 1.2}
-# Any other strategy (a notebook's own variant, e.g. the pipeline at other numbers): styles no
-# strategy of notebook 08 uses, the first black and dashed.
+# Any other strategy (a notebook's own variant): styles notebook 08's four do not use, first black dashed.
 FALLBACK = [("#000000", "--", "v"), ("#999999", ":", "v")]
 PLACE_COLOURS = {"context": "#009E73", "archive": "#56B4E9", "workspace": "#E69F00",
                  "lost": "#D55E00"}
@@ -52,7 +51,8 @@ def _same_as(reports: list, index: int) -> str:
     report = reports[index]
     twin = next((r.strategy for r in reports[:index] if r.cumulative_tokens == report.cumulative_tokens
                  and r.cumulative_cost == report.cumulative_cost), None)
-    return report.strategy if twin is None else say("study.plot.same", strategy=report.strategy, twin=twin)
+    name, twin = (translated(s, "study.name.") if s else s for s in (report.strategy, twin))   # 08: catalogs
+    return name if twin is None else say("study.plot.same", strategy=name, twin=twin)
 
 
 def plot_strategies(reports: list, ax: Axes | None = None, measure: str = "plain",

@@ -63,8 +63,8 @@ def cost_table(reports: list, pricing: Pricing = PRICES) -> Table:
 def api_table(reports: dict, pricing: Pricing = PRICES) -> Table:
     """Notebook 08's runs by name: what each sent and paid, its summaries, the most the model
     was shown in one request, and where the probes went."""
-    rows = [[name, f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}", f"{r.summary_calls:,}",
-             f"{r.peak_size:,}", _places(r)] for name, r in reports.items()]
+    rows = [[translated(name, "study.name."), f"{r.input_tokens:,}", f"{r.cost(pricing):,.0f}",
+             f"{r.summary_calls:,}", f"{r.peak_size:,}", _places(r)] for name, r in reports.items()]
     return Table(headers(API_COLUMNS), rows, title=_priced("title", pricing), numeric=range(1, 5))
 
 
