@@ -143,7 +143,7 @@ def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(englis
     text_table.language("zh")
     assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
                                 "第 3 轮本要同时发送两个文件，共 254,886 个字符，模型算作 63,722 个 token，"
-                                "超出了它 16,000 token 的窗口")
+                                "超出了它 16,000 token 的窗口。")
     assert "第 3 轮" in shown._repr_html_()
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
     assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
