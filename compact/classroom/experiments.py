@@ -118,16 +118,13 @@ class ExperimentResult:
             found.append(say("own.error", error=self.error))
         return found
 
-    def snip_parting(self, other: Trace) -> dict[str, object]:
-        """Notebook 02's check: the turn where this run's requests part from ``other``'s (0 if nowhere,
-        a stopped run where it stopped) and the why.02 key that says why: reveal's found and step."""
+    def snip_parting(self, other: Trace) -> tuple[int, bool]:
+        """Notebook 02: the turn this run's requests part from ``other``'s (0: nowhere), step A only?"""
         mine = self.trace.turns
         found = next((a.turn for a, b in zip(mine, other.turns, strict=False) if a.sent != b.sent),
-                     len(mine) + 1 if self.error else 0)
+                     len(mine) + 1 if self.error else 0)     # a stopped run parts where it stopped
         markers = [turns[5].sent[3]["content"] for turns in (mine, other.turns)] if found == 6 else []
-        step_a = markers == ["[snipped 3 messages]", "[snipped 5 messages]"]    # step B not written
-        return {"found": found, "step": "why.02.stopped" if self.error
-                else "why.02.step_a_only" if step_a else "why.02.cut_elsewhere"}
+        return found, markers == ["[snipped 3 messages]", "[snipped 5 messages]"]
 
     @property
     def refused_tokens(self) -> tuple[int, int] | None:
