@@ -56,9 +56,8 @@ REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # th
 
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
-    if isinstance(run, Trace):
-        return run, Limits(), None
-    return run.trace, getattr(run, "limits", Limits()), run
+    return (run, Limits(), None) if isinstance(run, Trace) else (run.trace, getattr(run, "limits", Limits()),
+                                                                 run)
 
 
 def placeholders(messages: list) -> int:
@@ -110,8 +109,7 @@ def _turn_axis(ax: Axes, last_turn: int) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlim(0.5, last_turn + 0.5)
     ax.autoscale(axis="y")
-    low, high = ax.get_ylim()
-    top = max(high, 1.0)
+    top = max(high := ax.get_ylim()[1], 1.0)
     ax.set_ylim(-HEADROOM * top, max(high, 0) + HEADROOM * top)
     thousands(ax.yaxis)
 
@@ -204,14 +202,10 @@ def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], la
                gid="refused")
 
 
-def _refused_label(ax: Axes, result: Any) -> str:
-    """What refused the request; the window drawn where the chars ÷ 4 axis reads it."""
+def _refused_label(result: Any) -> str:
+    """What refused the request (the window, if the refusal names it)."""
     refused = getattr(result, "refused_tokens", None)
-    if not refused:
-        return say("plot.refused")
-    ax.axhline(refused[1] * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
-               label=say("plot.window_chars", window=refused[1]), gid="window")
-    return say("plot.refused_window", tokens=refused[0])
+    return say("plot.refused_window", tokens=refused[0]) if refused else say("plot.refused")
 
 
 def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
@@ -221,9 +215,10 @@ def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
 
 
 def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
-                 limit: bool = True) -> Axes:
+                 limit: bool = True, window: int | None = None) -> Axes:
     """Context chars per turn against ``context_limit``, a marker per stage that fired;
-    ``limit=False``: scaled to the run, the limit only in the legend."""
+    ``limit=False``: scaled to the run, the limit only in the legend; the model's ``window`` (tokens,
+    or the one a refusal names) dashed where the chars ÷ 4 axis reads it."""
     trace, limits, result = _parts(run)
     with panel(ax, 6) as ax:
         turns = [t.turn for t in trace.turns]
@@ -237,11 +232,14 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                     gid="limit_off")
             ax.set_ylim(0, max([*sizes[0], *sizes[1], 1]) * 1.12)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
+        if window := window or (getattr(result, "refused_tokens", None) or (0, 0))[1]:
+            ax.axhline(window * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
+                       label=say("plot.window_chars", window=window), gid="window")
         last_turn = max(turns, default=0)
         if result is not None and getattr(result, "refused_size", None):
             last_turn += 1
             last = (trace.turns[-1].turn, trace.turns[-1].size_sent) if trace.turns else None
-            _refusal(ax, last, (last_turn, result.refused_size), _refused_label(ax, result))
+            _refusal(ax, last, (last_turn, result.refused_size), _refused_label(result))
         ax.set_ylabel(say("plot.context_axis"))
         tokens = ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                         lambda t: t * CHARS_PER_TOKEN))
@@ -356,10 +354,11 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
         title = rescued and say("plot.headline.rescued", turn=rescued[0][0], tokens=rescued[0][1],
                                 limit=limits.context_limit)
         options = {"tokens": {"window_tokens": window, "rescued": rescued},
-                   "context": {"title": title or None, "limit": limit or bool(rescued)}}
+                   "context": {"title": title or None, "limit": limit or bool(rescued),
+                               "window": None if "tokens" in panels else window}}
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax, **options.get(name, {}))
-        if window and "context" in panels:     # the counted tokens are drawn: chars ÷ 4 is only the estimate
+        if window and {"context", "tokens"} <= set(panels):   # tokens counted: chars ÷ 4 is only the estimate
             for right in axes[panels.index("context")].child_axes:
                 right.set_ylabel(say("plot.tokens_axis_estimate"))
     return fig
