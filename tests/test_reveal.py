@@ -146,7 +146,7 @@ def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(englis
                                 "超出了它 16,000 token 的窗口。")
     assert "第 3 轮" in shown._repr_html_()
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
-    assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了")
+    assert finished.lines()[1].endswith("第四步就会触发；这次运行完成了。")
     assert reveal(1, 2, why="as written").lines()[1] == "原因：as written"
 
 
