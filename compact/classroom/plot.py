@@ -56,8 +56,9 @@ REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # th
 
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
-    return (run, Limits(), None) if isinstance(run, Trace) else (run.trace, getattr(run, "limits", Limits()),
-                                                                 run)
+    if isinstance(run, Trace):
+        return run, Limits(), None
+    return run.trace, getattr(run, "limits", Limits()), run
 
 
 def placeholders(messages: list) -> int:
@@ -109,7 +110,8 @@ def _turn_axis(ax: Axes, last_turn: int) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlim(0.5, last_turn + 0.5)
     ax.autoscale(axis="y")
-    top = max(high := ax.get_ylim()[1], 1.0)
+    high = ax.get_ylim()[1]
+    top = max(high, 1.0)
     ax.set_ylim(-HEADROOM * top, max(high, 0) + HEADROOM * top)
     thousands(ax.yaxis)
 
