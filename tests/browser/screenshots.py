@@ -5,17 +5,22 @@ A fresh server on a temporary copy of the notebooks (the tab reads ``06_lab.ipyn
 1280×720 window with the file browser closed, Run All, then experiment 3; the dashboard is
 scrolled so its banner and first button are at the top. The stage events the page lists go to
 ``docs/generated/screenshot.json``: a test compares them with what the code gives now, so a
-picture that no longer shows today's numbers fails (tests/test_docs.py).
+picture that no longer shows today's numbers fails (tests/test_docs.py). Notebook 06 holds the same
+picture as a cell attachment (for a page without a kernel), palette-reduced: it is replaced too.
 """
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+import nbformat
+from PIL import Image
 from playwright.sync_api import sync_playwright
 
 from .jupyterlab import launch_chromium, open_notebook, painted, run_all_cells, run_once, start_lab
@@ -57,8 +62,19 @@ def lab_screenshot(out: Path, shown: Path | None = None, lang: str = "en") -> Pa
     return out
 
 
+def attach(png: Path, notebook: Path) -> None:
+    """Replace notebook 06's attachment ``lab.png`` with ``png``, reduced to 128 colours."""
+    buffer = io.BytesIO()
+    Image.open(png).convert("RGB").quantize(colors=128).save(buffer, "PNG", optimize=True)
+    nb = nbformat.read(notebook, as_version=4)
+    cell = next(c for c in nb.cells if "lab.png" in c.get("attachments", {}))
+    cell.attachments["lab.png"]["image/png"] = base64.b64encode(buffer.getvalue()).decode()
+    nbformat.write(nb, notebook)
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
     for lang, suffix in (("en", ""), ("zh", ".zh")):
         shown = folder.parent / "generated" / f"screenshot{suffix}.json"
         print(lab_screenshot(folder / f"lab{suffix}.png", shown, lang))
+        attach(folder / f"lab{suffix}.png", REPO / LABELS[lang][0] / "06_lab.ipynb")
