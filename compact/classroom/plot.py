@@ -234,7 +234,9 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                     gid="limit_off")
             ax.set_ylim(0, max([*sizes[0], *sizes[1], 1]) * 1.12)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
-        if window := window or (getattr(result, "refused_tokens", None) or (0, 0))[1]:
+        refused = getattr(result, "refused_tokens", None)      # (tokens, window) a refusal names
+        window = window or (refused[1] if refused else None)
+        if window:
             ax.axhline(window * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
                        label=say("plot.window_chars", window=window), gid="window")
         last_turn = max(turns, default=0)
