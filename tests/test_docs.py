@@ -7,12 +7,15 @@ three prompts verbatim."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import tempfile
 from pathlib import Path
 
+import nbformat
 import pytest
+from browser.screenshots import LABELS, palette_png
 
 from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH, run_experiment
@@ -66,7 +69,10 @@ def test_the_screenshots_show_what_the_code_gives_now(tmp_path, monkeypatch, nam
     lines = [texts.say("lab.event", turn=t.turn, event=describe_event(e))
              for t in result.trace.turns for e in t.events if e.fired]
     assert shown["stage_events"] == lines, f"docs/img/{shown['image']} is stale: run `make screenshots`"
-    assert (REPO / "docs" / "img" / shown["image"]).is_file()
+    notebook = nbformat.read(REPO / LABELS[shown["language"]][0] / "06_lab.ipynb", as_version=4)
+    attached = next(c.attachments["lab.png"]["image/png"] for c in notebook.cells if c.get("attachments"))
+    assert base64.b64decode(attached) == palette_png(REPO / "docs" / "img" / shown["image"]), \
+        "notebook 06's screenshot is not docs/img's: run `make screenshots`"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())

@@ -141,6 +141,8 @@ def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(englis
     assert reveal(1, 1, why="because {it} is {so}").lines() == ["✓ You predicted 1: it is 1.",
                                                                  "Why: because {it} is {so}"]
     assert reveal(1, 1).lines() == ["✓ You predicted 1: it is 1."]
+    assert reveal(13_000, 13_997).lines() == ["✗ You predicted 13,000: it is 13,997."]   # as the text writes
+    assert reveal(True, True).lines() == ["✓ You predicted True: it is True."]
     text_table.language("zh")
     assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
                                 "第 3 轮本要带上两个文件，整个消息列表（按 JSON 计）共 254,886 个字符，"

@@ -62,13 +62,18 @@ def lab_screenshot(out: Path, shown: Path | None = None, lang: str = "en") -> Pa
     return out
 
 
-def attach(png: Path, notebook: Path) -> None:
-    """Replace notebook 06's attachment ``lab.png`` with ``png``, reduced to 128 colours."""
+def palette_png(png: Path) -> bytes:
+    """``png`` reduced to 128 colours: notebook 06's copy of it (a test compares the two)."""
     buffer = io.BytesIO()
     Image.open(png).convert("RGB").quantize(colors=128).save(buffer, "PNG", optimize=True)
+    return buffer.getvalue()
+
+
+def attach(png: Path, notebook: Path) -> None:
+    """Replace notebook 06's attachment ``lab.png`` with ``png``'s palette copy."""
     nb = nbformat.read(notebook, as_version=4)
     cell = next(c for c in nb.cells if "lab.png" in c.get("attachments", {}))
-    cell.attachments["lab.png"]["image/png"] = base64.b64encode(buffer.getvalue()).decode()
+    cell.attachments["lab.png"]["image/png"] = base64.b64encode(palette_png(png)).decode()
     nbformat.write(nb, notebook)
 
 
