@@ -118,13 +118,11 @@ class ExperimentResult:
             found.append(say("own.error", error=self.error))
         return found
 
-    def snip_parting(self, other: Trace) -> tuple[int, bool]:
-        """Notebook 02: the turn this run's requests part from ``other``'s (0: nowhere), step A only?"""
+    def parts_from(self, other: Trace) -> int:
+        """The first turn whose request differs from ``other``'s; 0: none; a stopped run: where it stopped."""
         mine = self.trace.turns
-        found = next((a.turn for a, b in zip(mine, other.turns, strict=False) if a.sent != b.sent),
-                     len(mine) + 1 if self.error else 0)     # a stopped run parts where it stopped
-        markers = [turns[5].sent[3]["content"] for turns in (mine, other.turns)] if found == 6 else []
-        return found, markers == ["[snipped 3 messages]", "[snipped 5 messages]"]
+        return next((a.turn for a, b in zip(mine, other.turns, strict=False) if a.sent != b.sent),
+                    len(mine) + 1 if self.error else 0)
 
     @property
     def refused_tokens(self) -> tuple[int, int] | None:
