@@ -13,7 +13,7 @@ from test_texts_zh import english_in
 from compact import texts
 from compact.classroom.experiments import PROMPTS_ZH
 from compact.texts import translated
-from tools.translation import LANGUAGE_CELL, report
+from tools.translation import LANGUAGE_CELL, code_of, compare, report, sha1, sync_code
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}
@@ -27,11 +27,25 @@ def test_every_english_notebook_has_a_chinese_one_in_step():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_code_is_the_englishs_but_one_language_cell(path):
+    """Token for token: only comments may be translated."""
     english, translated = (nbformat.read(p, as_version=4) for p in (path, NOTEBOOK_DIR / "zh" / path.name))
     differing = [zh.source for en, zh in zip(code_cells(english), code_cells(translated), strict=True)
-                 if en.source != zh.source]
+                 if code_of(en.source) != code_of(zh.source)]
     assert len(differing) == 1 and LANGUAGE_CELL in differing[0]
     assert imported_names(translated) - imported_names(english) <= {"language"}
+
+
+def test_a_cell_with_translated_comments_is_in_step_until_its_english_changes():
+    en = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1  # one")])
+    zh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1  # 一")])
+    assert compare(en, zh).untranslated == [0]            # which English do the comments translate?
+    zh.cells[0].metadata["translation"] = {"en_sha1": sha1(en.cells[0].source)}
+    assert compare(en, zh).ok and sync_code(en, zh) == 0
+    en.cells[0].source = "x = 1  # the one"
+    assert compare(en, zh).stale == [0]                   # its English comment changed
+    en.cells[0].source = "x = 2  # the one"
+    assert compare(en, zh).code == [0]                    # its code changed: --sync copies it over
+    assert sync_code(en, zh) == 1 and zh.cells[0].source == en.cells[0].source and compare(en, zh).ok
 
 
 @pytest.mark.parametrize("path", CHINESE, ids=lambda p: p.name)

@@ -2,16 +2,17 @@
 when the English it translates has changed.
 
 ``notebooks/zh/NN_x.ipynb`` has the cells of ``notebooks/NN_x.ipynb`` in the same order. Its code
-cells are the English ones, character for character, except one: the cell that chooses the
-language (it holds ``language("zh")``). Each Chinese markdown cell records, in its metadata, a
-hash of the English cell it translates (``translation.en_sha1``), so::
+cells are the English ones, token for token, except one: the cell that chooses the language (it
+holds ``language("zh")``); only their comments may be in Chinese (as in d2l's Chinese edition).
+Each Chinese markdown cell, and each code cell whose comments are translated, records in its
+metadata a hash of the English cell it translates (``translation.en_sha1``), so::
 
     python -m tools.translation notebooks notebooks/zh          # report what is stale
     python -m tools.translation notebooks notebooks/zh --sync   # copy the code over
 
-says which prose cells changed in English since the Chinese was last updated, and ``--sync``
-copies every English code cell into the Chinese notebook (the language cell kept), so code,
-outputs and checks cannot drift apart.
+says which cells changed in English since the Chinese was last updated, and ``--sync`` copies
+every English code cell whose code (comments aside) differs into the Chinese notebook (the
+language cell kept), so code, outputs and checks cannot drift apart.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import io
 import sys
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +41,8 @@ class Pairing:
 
     shape: list[str]             # cells whose kind or order differ (the pairing is broken)
     code: list[int]              # code cells that differ (beyond the one language cell)
-    stale: list[int]             # Chinese prose cells whose English changed since
-    untranslated: list[int]      # prose cells with no record of the English they translate
+    stale: list[int]             # Chinese cells whose English changed since
+    untranslated: list[int]      # Chinese cells with no record of the English they translate
 
     @property
     def ok(self) -> bool:
@@ -50,6 +53,19 @@ def _language_cell(source: str) -> bool:
     return LANGUAGE_CELL in source
 
 
+def code_of(source: str) -> list[tuple[int, str]]:
+    """A cell's tokens but its comments and blank or comment-only lines: what runs, whatever
+    language the comments are in (IPython's ``%`` lines tokenize too)."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
+
+
+def _stale(en: nbformat.NotebookNode, zh: nbformat.NotebookNode) -> bool | None:
+    """None: ``zh`` records no English; else whether the English changed since."""
+    recorded = zh.metadata.get("translation", {}).get("en_sha1")
+    return None if recorded is None else recorded != sha1(en.source)
+
+
 def compare(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) -> Pairing:
     """Cell by cell: the shapes, the code, and the prose's record of its English."""
     shape, code, stale, untranslated = [], [], [], []
@@ -58,25 +74,24 @@ def compare(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) -> P
     for k, (en, zh) in enumerate(zip(english.cells, chinese.cells, strict=False)):
         if en.cell_type != zh.cell_type:
             shape.append(f"cell {k}: {en.cell_type} in English, {zh.cell_type} in Chinese")
-        elif en.cell_type == "code" and en.source != zh.source and not _language_cell(zh.source):
+        elif en.cell_type == "code" and (en.source == zh.source or _language_cell(zh.source)):
+            pass
+        elif en.cell_type == "code" and code_of(en.source) != code_of(zh.source):
             code.append(k)
-        elif en.cell_type == "markdown":
-            recorded = zh.metadata.get("translation", {}).get("en_sha1")
-            if recorded is None:
-                untranslated.append(k)
-            elif recorded != sha1(en.source):
-                stale.append(k)
+        else:       # prose, or code with its comments translated: from which English?
+            {None: untranslated, True: stale, False: []}[_stale(en, zh)].append(k)
     return Pairing(shape, code, stale, untranslated)
 
 
 def sync_code(english: nbformat.NotebookNode, chinese: nbformat.NotebookNode) -> int:
-    """Copy every English code cell into the Chinese notebook, the language cell aside; return
-    how many changed."""
+    """Copy every English code cell whose code differs (comments aside) into the Chinese
+    notebook, the language cell aside; return how many changed."""
     changed = 0
     for en, zh in zip(english.cells, chinese.cells, strict=False):
-        if en.cell_type == zh.cell_type == "code" and en.source != zh.source \
-                and not _language_cell(zh.source):
+        if en.cell_type == zh.cell_type == "code" and not _language_cell(zh.source) \
+                and code_of(en.source) != code_of(zh.source):
             zh.source, changed = en.source, changed + 1
+            zh.metadata.pop("translation", None)
     return changed
 
 
