@@ -204,10 +204,14 @@ def _refusal(ax: Axes, last: tuple[int, float] | None, at: tuple[int, float], la
                gid="refused")
 
 
-def _refused_label(result: Any) -> str:
-    """What refused the request (the window, if the refusal names it)."""
-    refused = getattr(result, "refused_tokens", None)
-    return say("plot.refused_window", tokens=refused[0]) if refused else say("plot.refused")
+def _ended(ax: Axes, trace: Trace, height: Callable[[Turn], float],
+           refused: tuple[float, str] | None) -> int:
+    """The last turn on x; one more for the (size, label) ``refused`` that ended the run, its ✕ there."""
+    last_turn = max((t.turn for t in trace.turns), default=0)
+    if refused:
+        last = (trace.turns[-1].turn, height(trace.turns[-1])) if trace.turns else None
+        _refusal(ax, last, (last_turn + 1, refused[0]), refused[1])
+    return last_turn + bool(refused)
 
 
 def rescued_refusals(trace: Trace) -> list[tuple[int, int, int]]:
@@ -223,7 +227,6 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
     or the one a refusal names) dashed where the chars ÷ 4 axis reads it."""
     trace, limits, result = _parts(run)
     with panel(ax, 6) as ax:
-        turns = [t.turn for t in trace.turns]
         sizes = [t.size_before for t in trace.turns], [t.size_sent for t in trace.turns]
         _before_and_sent(ax, trace, sizes, say("plot.chars"), zoomed=not limit)
         if limit:
@@ -239,11 +242,9 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
         if window:
             ax.axhline(window * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
                        label=say("plot.window_chars", window=window), gid="window")
-        last_turn = max(turns, default=0)
-        if result is not None and getattr(result, "refused_size", None):
-            last_turn += 1
-            last = (trace.turns[-1].turn, trace.turns[-1].size_sent) if trace.turns else None
-            _refusal(ax, last, (last_turn, result.refused_size), _refused_label(result))
+        size = getattr(result, "refused_size", None)          # the window in its label, if named
+        label = say("plot.refused_window", tokens=refused[0]) if refused else say("plot.refused")
+        last_turn = _ended(ax, trace, lambda t: t.size_sent, size and (size, label))
         ax.set_ylabel(say("plot.context_axis"))
         tokens = ax.secondary_yaxis("right", functions=(lambda c: c / CHARS_PER_TOKEN,
                                                         lambda t: t * CHARS_PER_TOKEN))
@@ -269,11 +270,8 @@ def plot_tokens(run: Any, ax: Axes | None = None, title: str | None = None,
         ax.plot(turns, [t.input_tokens for t in trace.turns], drawstyle="steps-post",
                 color="#0072B2", linewidth=2, marker="o", markersize=7,
                 label=say("plot.tokens_sent"), gid="tokens_sent")
-        last_turn = max(turns, default=0)
-        if refused:
-            last_turn += 1
-            last = (trace.turns[-1].turn, trace.turns[-1].input_tokens) if trace.turns else None
-            _refusal(ax, last, (last_turn, refused[0]), say("plot.refused_tokens", tokens=refused[0]))
+        last_turn = _ended(ax, trace, lambda t: t.input_tokens,
+                           refused and (refused[0], say("plot.refused_tokens", tokens=refused[0])))
         for turn, tokens, _ in rescued or []:
             _refusal(ax, None, (turn, tokens), say("plot.refused_tokens", tokens=tokens))
         if window:
