@@ -179,14 +179,9 @@ def _statuses(runs: Path) -> dict[str, str]:
 
 def _remove_run(runs: Path, name: str) -> bool:
     """Remove a run folder that may vanish or gain a file meanwhile; True when it is gone."""
-    for _attempt in range(3):
-        try:
-            shutil.rmtree(runs / name)
-            break
-        except FileNotFoundError:
-            break
-        except OSError:                     # "Directory not empty": a writer was still there
-            continue
+    for _attempt in range(3):               # "Directory not empty": a writer was still there
+        if (runs / name).exists():
+            shutil.rmtree(runs / name, ignore_errors=True)
     if (runs / name).exists():
         return False
     for token_dir in (runs / OWNERS).glob("*/"):
