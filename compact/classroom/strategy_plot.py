@@ -92,14 +92,11 @@ def plot_costs(reports: list, cost_scale: str = "log") -> Figure:
         plot_strategies(reports, cached, "cache-aware", cost_scale)
         cached.yaxis.set_tick_params(labelleft=True)
         base = next((r for r in reports if r.strategy == "none"), None)
-        if base is not None:
-            best = min(reports, key=lambda r: r.cost())
-            figure.suptitle(say("study.plot.cheapest", strategy=best.strategy,
-                                saving=1 - best.cost() / base.cost()),
-                            fontsize=17, x=0.01, ha="left", wrap=True)
-        elif reports:
-            figure.suptitle(say("study.plot.costs", turns=len(reports[0].cumulative_tokens)),
-                            fontsize=17, x=0.01, ha="left")
+        best = min(reports, key=lambda r: r.cost(), default=None)
+        if best is not None:           # what the cheapest saves against "none", if it ran (wrapped)
+            title = say("study.plot.costs", turns=len(reports[0].cumulative_tokens)) if base is None \
+                else say("study.plot.cheapest", strategy=best.strategy, saving=1 - best.cost() / base.cost())
+            figure.suptitle(title, fontsize=17, x=0.01, ha="left", wrap=base is not None)
     return figure
 
 
