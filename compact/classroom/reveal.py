@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from ..texts import known, say
+from .show import number
 from .solutions import MODULE as SOLUTIONS
 
 CHECK_CLAIMS = "COMPACT_CHECK_CLAIMS"     # set by the test suite: a wrong claim fails the run
@@ -39,11 +40,6 @@ def chosen(why: str, actual: object, expected: object) -> tuple[str, str]:
     return ("otherwise", otherwise) if known(otherwise) else ("unexpected", "reveal.unexpected")
 
 
-def _number(value: object) -> object:
-    """An int with thousands separators (13,997, as the text writes it); anything else as it is."""
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else value
-
-
 class Reveal:
     def __init__(self, guess: object, actual: object, why: str,
                  fields: dict[str, object] | None = None, expected: object = Ellipsis) -> None:
@@ -56,7 +52,7 @@ class Reveal:
         words = isinstance(guess, str) and isinstance(actual, str)      # a word: any case, any spaces
         right = guess.strip().lower() == actual.strip().lower() if words else guess == actual
         key = "reveal.none" if guess in (Ellipsis, None) else "reveal.right" if right else "reveal.wrong"
-        shown = [say(key, guess=_number(guess), actual=_number(actual))]
+        shown = [say(key, guess=number(guess), actual=number(actual))]
         if self.why:
             shown.append(say("reveal.why", why=explanation(self.why, self.fields)))
         if self.check:

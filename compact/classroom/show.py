@@ -45,6 +45,11 @@ def calls_text(tool_calls: Iterable[tuple[str, dict]]) -> str:
     return ", ".join(call_text(name, tool_input) for name, tool_input in tool_calls) or "—"
 
 
+def number(value: Any) -> str:
+    """An int with thousands separators (13,997, as the texts write it); anything else as it is."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
 @dataclass(eq=False, repr=False)
 class Table:
     """Headers and rows; HTML in a notebook, aligned text in a terminal."""
@@ -72,10 +77,6 @@ class Table:
         return (_CELL + (";font-family:monospace" if column in self.monospace else "")
                 + (";text-align:right;font-variant-numeric:tabular-nums" if column in self.numeric else ""))
 
-    @staticmethod
-    def _cell(value: Any) -> str:
-        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-
     def _repr_html_(self) -> str:
         if self.brief:                       # a projector-wide table first, every column a click away
             full = Table(self.headers, self.rows, "", self.monospace, self.numeric)._repr_html_()
@@ -83,7 +84,7 @@ class Table:
                            say("show.all_columns", count=len(self.headers)), full)
         head = "".join(f"<th style='{self._style(k)}'>{html.escape(h)}</th>"
                        for k, h in enumerate(self.headers))
-        body = ["<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(self._cell(v))}</td>"
+        body = ["<tr>" + "".join(f"<td style='{self._style(k)}'>{html.escape(number(v))}</td>"
                                  for k, v in enumerate(row)) + "</tr>" for row in self.rows]
         caption = f"<caption style='text-align:left'><b>{html.escape(self.title)}</b></caption>" \
             if self.title else ""
@@ -96,7 +97,7 @@ class Table:
                        table(body[FOLD:], ""))
 
     def __str__(self) -> str:
-        cells = [self.headers] + [[self._cell(v) for v in row] for row in self.rows]
+        cells = [self.headers] + [[number(v) for v in row] for row in self.rows]
         widths = [max(_width(str(r[k])) for r in cells) for k in range(len(self.headers))]
         pad = [[" " * (w - _width(str(v))) for v, w in zip(r, widths, strict=True)] for r in cells]
         lines = ["  ".join(f + str(v) if k in self.numeric else str(v) + f
