@@ -23,6 +23,12 @@ def tool_turn(results: list[str], prefix: str = "t", name: str = "read_file") ->
     return tool_round(*[(f"{prefix}{k}", f"{prefix}{k}.txt", r) for k, r in enumerate(results)], name=name)
 
 
+def long_chat(pairs: int, chars: int) -> list[dict]:
+    """``pairs`` questions and answers of about ``chars`` characters each, no tool calls."""
+    return [m for k in range(pairs)
+            for m in (user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars))]
+
+
 def session(results_per_turn: list[list[str]], request: str = "do the task") -> list[dict]:
     """A request, then one tool turn a list of results (ids t0_0, t0_1, ..., t1_0, ...)."""
     return stage_session(*results_per_turn, request=request)

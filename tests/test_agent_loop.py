@@ -5,7 +5,7 @@ import copy
 import anthropic
 import pytest
 from conftest import make_files
-from histories import assistant, user
+from histories import long_chat, user
 
 from compact import Compactor, Limits, agent_loop, read_transcript
 from compact.offline import OfflineModel
@@ -70,11 +70,6 @@ def test_auto_compact_over_fifty_thousand_chars(ws):
     assert len(fired) == 1 and fired[0].size_before > 50_000 and fired[0].size_sent < 5_000
     assert "Module one keeps state in memory" in trace.answer
     assert "Module two writes notes to disk" in trace.answer
-
-
-def long_chat(pairs: int, chars: int) -> list:
-    return [m for k in range(pairs)
-            for m in (user(f"question {k}: " + "q" * chars), assistant(f"answer {k}: " + "a" * chars))]
 
 
 def test_reactive_keep_zero_summarises_everything_and_the_loop_answers(ws):

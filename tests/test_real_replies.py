@@ -7,7 +7,7 @@ import io
 
 import pytest
 from conftest import fake_summary
-from histories import assistant, user
+from histories import long_chat, user
 from replies import Script, api_error, call, reply, text
 
 from compact import Compactor, LoopOptions, Workspace, agent_loop
@@ -125,13 +125,6 @@ def test_an_empty_end_turn_reply_adds_no_empty_message(ws):
     assert_valid(script, messages)
 
 
-def long_history() -> list:
-    chat = []
-    for k in range(6):
-        chat += [user(f"question {k} " + "q" * 2_000), assistant(f"answer {k} " + "a" * 2_000)]
-    return [*chat, user("do it")]
-
-
 @pytest.mark.parametrize("refusal", [
     api_error(400, "invalid_request_error", "input length and `max_tokens` exceed context limit: "
               "197000 + 8000 > 200000, decrease input length or `max_tokens` and try again"),
@@ -139,7 +132,7 @@ def long_history() -> list:
 ], ids=["input plus max_tokens", "413 request_too_large"])
 def test_too_large_in_all_but_name_takes_the_reactive_path(ws, refusal):
     script = Script(refusal, reply(text("answered after compaction")))
-    history = long_history()
+    history = [*long_chat(6, 2_000), user("do it")]
     original = copy.deepcopy(history)
     trace, messages, log = run(ws, script, history=history)
     assert trace.turns[0].refused == 1 and trace.turns[0].stages == ["reactive_compact"]

@@ -308,11 +308,7 @@ def test_a_header_planted_where_a_result_or_the_history_is_clipped_stays_data(tm
 @pytest.mark.parametrize("body", ["x" * 20_000 + "\n", "y" * 20_000, "z\n" * 10_000 + "\n\n"])
 def test_the_summariser_reads_each_result_as_rendered_its_final_line_breaks_included(body):
     """An excerpt's counts are the file's: "8,000 of 33,311", not one short for its last line break."""
-    history = [{"role": "user", "content": "Read it."},
-               {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
-                                                  "input": {"path": "f"}}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": body}]},
-               {"role": "user", "content": "And this."}]
+    history = [user("Read it."), *tool_turn([body]), user("And this.")]
     entries = rendered_entries(f"<conversation>\n{render_history(history)}\n</conversation>")
     [result] = [e for e in entries if e.kind == "tool_result"]
     assert result.text == clip(body, SummaryInput().unseen_chars)
