@@ -9,6 +9,7 @@ import re
 
 import pytest
 from conftest import run_agent
+from histories import tool_round, user
 from served import answered
 
 from compact.classroom.experiments import PROMPTS, PROMPTS_ZH, run_experiment
@@ -159,11 +160,8 @@ def test_every_phrase_has_both_languages_with_the_same_values():
 
 def _chinese_history() -> list[dict]:
     code = '"""压缩：让历史保持短小。"""\n\nLIMIT = 50_000\n\ndef write_transcript(messages):\n    pass\n'
-    return [{"role": "user", "content": "请读取 s08/code.py，并说明它怎样保存记录。不要修改文件。"},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file",
-                                               "input": {"path": "s08/code.py"}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
-                                          "content": code}]}]
+    return [user("请读取 s08/code.py，并说明它怎样保存记录。不要修改文件。"),
+            *tool_round(("t1", "s08/code.py", code))]
 
 
 def test_summaries_asked_every_way_of_a_chinese_conversation_are_chinese():

@@ -434,11 +434,8 @@ def test_a_field_of_the_wrong_json_type_is_a_400_not_a_crash(payload, wording):
 def test_a_call_in_the_history_with_any_json_input_is_answered(tool_input):
     """The API takes any object as a tool_use input; the model reads what it can (three were a 500)."""
     name = "str_replace_based_edit_tool" if "command" in tool_input else "read_file"
-    history = [{"role": "user", "content": "read a.txt"},
-               {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": name,
-                                                  "input": tool_input}]},
-               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
-                                             "content": "x"}]}]
+    history = [user("read a.txt"), asks(("toolu_1", "a.txt")), answers("toolu_1")]
+    history[1]["content"][0].update(name=name, input=tool_input)
     tools = [*TOOLS, {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}]
     status, reply = send({"messages": history, "tools": tools})
     assert status == 200 and reply["content"], reply
