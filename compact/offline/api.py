@@ -413,7 +413,7 @@ def _number(value: Any, low: float, high: float = math.inf) -> bool:
     return type(value) in (int, float) and low <= value <= high
 
 
-def _strings(value: Any) -> bool:
+def all_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(s, str) for s in value)
 
 
@@ -446,7 +446,7 @@ VALUE_RULES = (
     ("service_tier", lambda v: v in ("auto", "standard_only"),
      literal("service_tier", ("auto", "standard_only"))),
     ("stream", lambda v: v in (True, False), "stream: Input should be a valid boolean"),
-    ("stop_sequences", _strings, "stop_sequences: Input should be a valid list of strings"),
+    ("stop_sequences", all_strings, "stop_sequences: Input should be a valid list of strings"),
     ("stop_sequences", lambda v: all(s.strip() for s in v),
      "stop_sequences: each stop sequence must contain non-whitespace characters"),
 )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline.messages import block_type, blocks_of, to_plain
-from .api import edits_of, literal, rules_problem
+from .api import all_strings, edits_of, literal, rules_problem
 from .markers import CLEARED
 from .summarizer import entries_of_messages, offline_summary
 
@@ -182,10 +182,6 @@ def _threshold(name: str, kinds: tuple[str, ...], low: int, also=lambda v: False
              f"{{where}}.{name}.value: Input should be an integer >= {low}"))
 
 
-def _names(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(n, str) for n in value)
-
-
 def _text(name: str) -> tuple:
     return name, lambda v: isinstance(v, str), f"{{where}}.{name}: Input should be a valid string"
 
@@ -194,8 +190,8 @@ RULES = {   # edit type → its rules (``api.rules_problem``)
     "clear_tool_uses_20250919": (
         *_threshold("trigger", ("input_tokens", "tool_uses"), 1), *_threshold("keep", ("tool_uses",), 0),
         *_threshold("clear_at_least", ("input_tokens",), 0),
-        ("exclude_tools", _names, "{where}.exclude_tools: Input should be a valid list of tool names"),
-        ("clear_tool_inputs", lambda v: isinstance(v, bool) or _names(v),
+        ("exclude_tools", all_strings, "{where}.exclude_tools: Input should be a valid list of tool names"),
+        ("clear_tool_inputs", lambda v: isinstance(v, bool) or all_strings(v),
          "{where}.clear_tool_inputs: Input should be a boolean or a list of tool names")),
     "clear_thinking_20251015": _threshold("keep", ("thinking_turns",), 1, also=_keeps_all),
     EDIT: (("trigger", lambda v: isinstance(v, dict) and v.get("type") == "input_tokens",
@@ -212,17 +208,16 @@ def _edits_problem(management: Any) -> str | None:
         return None
     if not isinstance(management, dict) or not isinstance(management.get("edits", []), list):
         return "context_management.edits: Input should be a valid list"
-    seen = []
-    for k, edit in enumerate(management.get("edits", [])):
+    edits = management.get("edits", [])
+    for k, edit in enumerate(edits):
         where = f"context_management.edits.{k}"
         if not isinstance(edit, dict) or str(edit.get("type")) not in RULES:
             return (f"{where}: Input tag found using 'type' does not match any of the expected "
                     "tags: " + ", ".join(f"'{t}'" for t in RULES))
-        if edit["type"] in seen:
+        if edit["type"] in [e["type"] for e in edits[:k]]:
             return f"{where}: each edit type may appear once; {edit['type']!r} is repeated"
         if edit["type"] == "clear_thinking_20251015" and k != 0:
             return f"{where}: clear_thinking_20251015 must be the first edit in the list"
-        seen.append(edit["type"])
         if problem := rules_problem(edit, RULES[edit["type"]], where):
             return problem
     return None
