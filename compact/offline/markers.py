@@ -23,9 +23,9 @@ V8_REQUEST = "Current user request:"
 V8_SUMMARY_HEADERS = ("Conversation summary (reference only):", "Conversation summary:")
 V8_OMITTED = "[Earlier tool result omitted.]"
 
-_ANY_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nOutput too large \((\d+) chars\)\. "
-                            r"Full output saved to: ([^\n]+)\nPreview \(first \d+ chars\):\n")
-_V8_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nFull output: ([^\n]+)\nPreview:\n")
+_ANY_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nOutput too large \((?P<total>\d+) chars\)\. "
+                            r"Full output saved to: (?P<path>[^\n]+)\nPreview \(first \d+ chars\):\n")
+_V8_PERSISTED = re.compile(re.escape(PERSISTED_OPEN) + r"\nFull output: (?P<path>[^\n]+)\nPreview:\n")
 _ANY_KEPT_PATH = re.compile(re.escape(PLACEHOLDER_PREFIX) + r" Full output: ([^\n]+)\]")
 _V8_SAVED = re.compile(r"\[Earlier tool result saved at ([^\n]+)\]")
 _ANY_SNIP = re.compile(r"\[snipped (\d+) messages(?: from conversation middle)?(?:; archived at ([^\n]+))?\]")
@@ -83,16 +83,12 @@ class PersistedText:
 
 def read_persisted(text: str) -> PersistedText | None:
     """A ``<persisted-output>`` block in our shape or v8's (``Full output:`` / ``Preview:``)."""
-    match = _ANY_PERSISTED.match(text)
-    if match:
-        path, total = match.group(2), int(match.group(1))
-    else:
-        match = _V8_PERSISTED.match(text)
-        if not match:
-            return None
-        path, total = match.group(1), None
+    match = _ANY_PERSISTED.match(text) or _V8_PERSISTED.match(text)
+    if not match:
+        return None
+    total = match.groupdict().get("total")             # v8 does not say
     preview = text[match.end():].removesuffix(PERSISTED_CLOSE).removesuffix("\n")
-    return PersistedText(path, is_ours(path), total, preview)
+    return PersistedText(match["path"], is_ours(match["path"]), int(total) if total else None, preview)
 
 
 @dataclass(frozen=True)
@@ -104,10 +100,8 @@ class PlaceholderText:
 
 def read_placeholder(text: str) -> PlaceholderText | None:
     """Any version's placeholder for an earlier tool result, or None."""
-    if text == PLACEHOLDER:
-        return PlaceholderText("compacted", None, False)
-    if text == V8_OMITTED:
-        return PlaceholderText("omitted", None, False)
+    if text in (PLACEHOLDER, V8_OMITTED):
+        return PlaceholderText("compacted" if text == PLACEHOLDER else "omitted", None, False)
     for pattern, kind in ((_ANY_KEPT_PATH, "compacted"), (_V8_SAVED, "saved")):
         match = pattern.fullmatch(text)
         if match:
