@@ -51,7 +51,7 @@ def serving(model: OfflineModel | None = None, **options) -> Iterator[Served]:
 def respond(payload: dict, headers: dict | None = None, path: str = "/v1/messages") -> tuple[int, dict]:
     """``payload`` (max_tokens 2,000 unless given) posted in-process to a fresh served-size model."""
     body = json.dumps({"model": MODEL_NAME, "max_tokens": 2_000, **payload}).encode()
-    return OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).respond("POST", path, body, headers)
+    return OfflineModel(window_tokens=SERVE_WINDOW_TOKENS).answer("POST", path, body, headers)[:2]
 
 
 def answered(payload: dict, headers: dict | None = None) -> dict:

@@ -12,7 +12,7 @@ from compact.tools import TOOLS
 
 
 def send(model: OfflineModel, messages: list, tools: list = TOOLS) -> dict:
-    status, reply = model.respond("POST", "/v1/messages", json.dumps(
+    status, reply, _ = model.answer("POST", "/v1/messages", json.dumps(
         {"model": MODEL_NAME, "max_tokens": 100, "messages": messages, "tools": tools}).encode())
     assert status == 200, reply
     return reply

@@ -268,7 +268,7 @@ def test_the_surrogate_check_reports_what_a_full_walk_reports(value):
 def test_a_lone_surrogate_in_the_body_bytes_is_refused(text, refused):
     """A pair of escapes and an escaped backslash pass; lone escapes and raw bytes are refused."""
     body = b'{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"' + text + b'"}]}'
-    status, reply = OfflineModel().respond("POST", "/v1/messages", body)
+    status, reply, _ = OfflineModel().answer("POST", "/v1/messages", body)
     assert (status == 400 and "lone surrogate" in reply["error"]["message"]) == refused
 
 

@@ -72,12 +72,9 @@ class OfflineModel:
     usage: list = field(default_factory=list)   # (kind, input tokens) per answered call
     threads: Threads = field(default_factory=Threads)
 
-    def respond(self, method: str, path: str, body: bytes, headers: Any = None) -> tuple[int, dict]:
-        """(status, JSON body) of a Messages API request; a streamed reply as its whole message."""
-        return self._respond(method, path, body, headers)[:2]
-
     def answer(self, method: str, path: str, body: bytes, headers: Any = None) -> Answer:
-        """``respond`` plus the models list; a failure of the model itself is a 500 ``api_error``."""
+        """The answer to a Messages API or models list request (a streamed reply as its whole
+        message, ``stream`` set); a failure of the model itself is a 500 ``api_error``."""
         listed = models_answer(method, path, self.max_output_tokens, self.window_tokens)
         if listed:
             return Answer(*listed)
