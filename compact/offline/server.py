@@ -112,9 +112,7 @@ class Handler(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         self.close_connection = True     # one request per connection, then close
         problem = guard_problem(self.headers, self.allowed_origins)
-        body = None
-        if problem is None:
-            body, problem = self._body()
+        body, problem = self._body() if problem is None else (None, problem)
         self.deadline.cancel()
         if problem:
             answer = Answer(*problem)
