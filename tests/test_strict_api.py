@@ -419,10 +419,13 @@ def test_a_defined_tool_under_another_name_or_a_server_tool_is_refused():
 @pytest.mark.parametrize("payload,wording", [
     ({"tools": [{"name": "x", "type": {"a": 1}}]}, "tools.0.type: Input should be a valid string"),
     ({"tools": [{"name": "x", "input_schema": {"type": "object", "required": 3}}]},
-     "tools.0.custom.input_schema: JSON schema is invalid: 'required' must be an array"),
+     "tools.0.custom.input_schema: JSON schema is invalid: 'required' must be an array of strings"),
+    ({"tools": [{"name": "x", "input_schema": {"type": "object", "required": [{"a": 1}]}}],
+      "tool_choice": {"type": "any"}},
+     "tools.0.custom.input_schema: JSON schema is invalid: 'required' must be an array of strings"),
     ({"context_management": {"edits": [{"type": ["clear_tool_uses_20250919"]}]}},
      "context_management.edits.0: Input tag found using 'type' does not match"),
-], ids=["tool type", "required", "edit type"])
+], ids=["tool type", "required", "required names", "edit type"])
 def test_a_field_of_the_wrong_json_type_is_a_400_not_a_crash(payload, wording):
     """Found by sending generated requests: each of these was a 500 (unhashable, not iterable)."""
     status, body = send(payload, {"anthropic-beta": "context-management-2025-06-27"})

@@ -349,8 +349,10 @@ def _tool_problem(index: int, spec: Any) -> str | None:
         schema = spec.get("input_schema")
         if not isinstance(schema, dict):
             return f"{where}.custom.input_schema: Field required"
-        if not isinstance(schema.get("required", []), list):
-            return f"{where}.custom.input_schema: JSON schema is invalid: 'required' must be an array"
+        required = schema.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            return (f"{where}.custom.input_schema: JSON schema is invalid: 'required' must be an "
+                    "array of strings")
         return None if schema.get("type") == "object" else \
             f"{where}.custom.input_schema.type: Input should be 'object'"
     if kind in DEFINED:
