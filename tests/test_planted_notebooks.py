@@ -1,6 +1,7 @@
 """Each write-it-yourself notebook run with a wrong stage (tests/planted.py) for the worked solution:
 every cell still runs, no reveal explains a result the run did not give, and the check line on the
-learner's own run says it differs from the package's (and nothing says it matched)."""
+learner's own run says it differs from the package's (and nothing says it matched); a stage that
+raises (the stub, not yet written) stops its run with a line that says so."""
 
 import re
 
@@ -47,4 +48,8 @@ def test_a_wrong_stage_runs_to_the_end_and_every_reveal_follows_its_result(case,
     assert errors(nb.cells) == [], errors(nb.cells)
     shown = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "unexpected" not in OUTCOME.findall(shown), "a reveal does not explain what the wrong stage did"
-    assert CHECKED.findall(shown) == ["differs"], "the check line on the learner's run should say it differs"
+    if case.endswith("-stub"):          # a stage that raises: a stopped run, said in words
+        streams = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+        assert CHECKED.findall(shown) == [] and "[stopped] NotImplementedError" in streams
+    else:
+        assert CHECKED.findall(shown) == ["differs"], "the check line on your run should say it differs"
