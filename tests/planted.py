@@ -43,6 +43,10 @@ def my_reactive_compact(messages, ctx):        # planted: keeps one message too 
     fewer = ctx.limits.with_(reactive_keep_messages=ctx.limits.reactive_keep_messages - 1)
     return reactive_compact(messages, replace(ctx, limits=fewer))
 '''),
+    "04-stub": ("compact_history", '''
+def my_compact_history(messages, ctx):         # planted: the stub as given, not yet written
+    raise NotImplementedError("write compact_history, then delete the line marked ← below")
+'''),
     "05-stub": ("reactive_compact", '''
 def my_reactive_compact(messages, ctx):        # planted: the stub as given, not yet written
     raise NotImplementedError("write reactive_compact, then delete the line marked ← below")
