@@ -6,6 +6,15 @@ from dataclasses import replace
 
 from compact.classroom import solutions
 
+
+def stub(stage: str) -> tuple[str, str]:
+    """A notebook's stub as given, not yet written: what runs once its solution line is deleted."""
+    return stage, f'''
+def my_{stage}(messages, ctx):
+    raise NotImplementedError("write {stage}, then delete the line marked ← below")
+'''
+
+
 PLANTED = {
     "01": ("tool_result_budget", '''
 def my_tool_result_budget(messages, ctx):      # planted: persists nothing
@@ -43,14 +52,8 @@ def my_reactive_compact(messages, ctx):        # planted: keeps one message too 
     fewer = ctx.limits.with_(reactive_keep_messages=ctx.limits.reactive_keep_messages - 1)
     return reactive_compact(messages, replace(ctx, limits=fewer))
 '''),
-    "04-stub": ("compact_history", '''
-def my_compact_history(messages, ctx):         # planted: the stub as given, not yet written
-    raise NotImplementedError("write compact_history, then delete the line marked ← below")
-'''),
-    "05-stub": ("reactive_compact", '''
-def my_reactive_compact(messages, ctx):        # planted: the stub as given, not yet written
-    raise NotImplementedError("write reactive_compact, then delete the line marked ← below")
-'''),
+    "04-stub": stub("compact_history"),
+    "05-stub": stub("reactive_compact"),
 }
 
 
