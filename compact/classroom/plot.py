@@ -44,6 +44,7 @@ STYLE = {   # stage → (colour, marker); the legend label is say(f"plot.stage.{
     "reactive_compact": ("#CC79A7", "X"), "compact_tool": ("#0072B2", "P")}
 KIND_COLOURS = dict(zip(KINDS, ["#0072B2", "#56B4E9", "#999999", "#E69F00", "#F0E442",
                                 "#009E73", "#D55E00", "#CC79A7"], strict=True))
+STACK = ("summaries", *(k for k in KINDS if k != "summaries"))   # bottom up: a summary is message 0
 RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fontsize": 11,
       "xtick.labelsize": 12, "ytick.labelsize": 12, "axes.spines.top": False}
 CHARS_PER_TOKEN = 4
@@ -224,7 +225,7 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
                  limit: bool = True, window: int | None = None) -> Axes:
     """Context chars per turn against ``context_limit``, a marker per stage that fired;
     ``limit=False``: scaled to the run, the limit only in the legend; the model's ``window`` (tokens,
-    or the one a refusal names) dashed where the chars ÷ 4 axis reads it."""
+    or the one a refusal names) dashed where the chars ÷ 4 axis reads it; ``window=0``: no line."""
     trace, limits, result = _parts(run)
     with panel(ax, 6) as ax:
         sizes = [t.size_before for t in trace.turns], [t.size_sent for t in trace.turns]
@@ -238,7 +239,8 @@ def plot_context(run: Any, ax: Axes | None = None, title: str | None = None, *,
             ax.set_ylim(0, max([*sizes[0], *sizes[1], 1]) * 1.12)
         _stage_markers(ax, trace, STYLE, lambda t: t.size_sent)
         refused = getattr(result, "refused_tokens", None)      # (tokens, window) a refusal names
-        window = window or (refused[1] if refused else None)
+        if window is None and refused:
+            window = refused[1]
         if window:
             ax.axhline(window * CHARS_PER_TOKEN, color="black", linestyle="--", linewidth=1.5,
                        label=say("plot.window_chars", window=window), gid="window")
@@ -315,7 +317,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
         turns = [t.turn for t in trace.turns]
         counts = [placeholders(t.sent) for t in trace.turns]
         bottom = [0] * len(turns)
-        for kind in KINDS:
+        for kind in STACK:
             values = [t.composition.get(kind, 0) for t in trace.turns]
             if any(values):
                 label = say("plot.kind.placeholders_counted" if kind == "placeholders" and any(counts)
@@ -357,7 +359,7 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
                                 limit=limits.context_limit)
         options = {"tokens": {"window_tokens": window, "rescued": rescued},
                    "context": {"title": title or None, "limit": limit or bool(rescued),
-                               "window": None if "tokens" in panels else window}}
+                               "window": 0 if "tokens" in panels else window}}   # its line: "tokens"
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax, **options.get(name, {}))
         if window and {"context", "tokens"} <= set(panels):   # tokens counted: chars ÷ 4 is only the estimate
