@@ -86,6 +86,8 @@ def test_composition_stacks_every_kind_and_writes_the_number_of_placeholders_abo
         heights[x] = heights.get(x, 0) + patch.get_height()
     assert heights[2] == sum(runs[2].trace.turns[1].composition.values())
     assert not [t for t in ax.texts if t.get_gid() == "placeholder_count"]
+    summaries = [p for p in plot_composition(runs[3]).patches if p.get_gid() == "kind:summaries"]
+    assert summaries and all(p.get_y() == 0 for p in summaries)      # message 0: the bottom of its bar
     ax = plot_composition(runs[1])
     numbers = {round(t.xy[0]): int(t.get_text()) for t in ax.texts if t.get_gid() == "placeholder_count"}
     assert numbers == {t.turn: n for t in runs[1].trace.turns if (n := sum(
@@ -147,6 +149,8 @@ def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     labels = ax.get_legend_handles_labels()[1]
     assert f"refused: {sent:,} tokens > the model's window (not the char limit)" in labels
     assert f"the model's window = {window:,} tokens (right axis)" in labels
+    top, tokens = plot_run(baseline, ("context", "tokens")).axes[:2]     # with a tokens panel: once, there
+    assert not drawn(top, "window") and drawn(tokens, "window")
 
 
 def session(folder, n: int, earlier: list[str], **model) -> Trace:
