@@ -151,6 +151,8 @@ def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     assert f"the model's window = {window:,} tokens (right axis)" in labels
     top, tokens = plot_run(baseline, ("context", "tokens")).axes[:2]     # with a tokens panel: once, there
     assert not drawn(top, "window") and drawn(tokens, "window")
+    top, bars = plot_run(baseline).axes[:2]           # one turn axis: the refused turn 3 under both panels
+    assert top.get_xlim() == bars.get_xlim() == (0.5, len(baseline.trace.turns) + 1.5)
 
 
 def session(folder, n: int, earlier: list[str], **model) -> Trace:

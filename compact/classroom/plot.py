@@ -101,15 +101,20 @@ def headline(run: Any, stage: str | None = None) -> str:
     return say("plot.headline.not_fired", stage=stage) if stage else say("plot.headline.quiet")
 
 
-def _turn_axis(ax: Axes, last_turn: int) -> None:
-    """Turns 1..last on x; y from 0 with HEADROOM below and above, so no marker is cut."""
-    last_turn = max(last_turn, 1)          # an empty run still gets a readable axis
+def _turns_x(ax: Axes, last_turn: int) -> None:
+    """Turns 1..last on x (an empty run still gets a readable axis)."""
+    last_turn = max(last_turn, 1)
     ax.set_xlabel(say("plot.turn"))
     if last_turn <= 20:
         ax.set_xticks(range(1, last_turn + 1))
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlim(0.5, last_turn + 0.5)
+
+
+def _turn_axis(ax: Axes, last_turn: int) -> None:
+    """Turns 1..last on x; y from 0 with HEADROOM below and above, so no marker is cut."""
+    _turns_x(ax, last_turn)
     ax.autoscale(axis="y")
     high = ax.get_ylim()[1]
     top = max(high, 1.0)
@@ -362,6 +367,9 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
                                "window": 0 if "tokens" in panels else window}}   # its line: "tokens"
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax, **options.get(name, {}))
+        last = round(max(ax.get_xlim()[1] for ax in axes) - 0.5)     # one turn axis: a refused turn's too
+        for ax in axes:
+            _turns_x(ax, last)
         if window and {"context", "tokens"} <= set(panels):   # tokens counted: chars ÷ 4 is only the estimate
             for right in axes[panels.index("context")].child_axes:
                 right.set_ylabel(say("plot.tokens_axis_estimate"))
