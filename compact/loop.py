@@ -74,7 +74,7 @@ def agent_loop(messages: list, active_request: str, *, client: Any = None,
     compactor = compactor or size_cached(Compactor(workspace.root,
                                                    summarize=summarizer_for(client, request["model"])))
     say = settings.log or (lambda line: print(line, file=sys.stderr))
-    trace, start = Trace(model=request["model"]), None
+    trace, start = Trace(model=request["model"], limits=compactor.limits), None
     while len(trace.turns) < settings.max_turns:
         start = start or TurnStart(len(trace.turns) + 1, list(messages), len(compactor.events))
         messages[:] = compactor.prepare(messages, active_request)

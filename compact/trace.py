@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pipeline import Compactor, StageEvent
+from .pipeline import Compactor, Limits, StageEvent
 from .pipeline.formats import PERSISTED_OPEN, PLACEHOLDER_PREFIX, parse_compacted, snipped_count
 from .pipeline.messages import block_type, blocks_of, plain_text, result_size, result_text, to_plain
 from .reply import Reply
@@ -101,6 +101,7 @@ class Trace:
     answer: str = ""
     model: str = ""
     stop_reason: str = ""             # why the final reply ended (end_turn, refusal, max_tokens)
+    limits: Limits = field(default_factory=Limits)    # the compactor's: what its plot draws against
 
     @property
     def refusal(self) -> bool:

@@ -4,7 +4,7 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from compact import Compactor, Trace, agent_loop, summarizer_for
+from compact import Compactor, Limits, Trace, agent_loop, summarizer_for
 from compact.classroom.experiments import PROMPTS, run_experiment
 from compact.classroom.plot import (
     RC,
@@ -154,6 +154,13 @@ def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     top, bars = plot_run(baseline).axes[:2]           # one turn axis: the refused turn 3 under both panels
     assert top.get_xlim() == bars.get_xlim() == (0.5, len(baseline.trace.turns) + 1.5)
 
+
+
+def test_a_trace_keeps_its_compactors_limits_and_its_plot_draws_those(runs):
+    assert runs[3].trace.limits == runs[3].limits              # agent_loop records the compactor's
+    trace = Trace(turns=runs[3].trace.turns, limits=Limits(context_limit=30_000))   # a bare trace
+    [line] = drawn(plot_context(trace), "limit")
+    assert list(line.get_ydata()) == [30_000, 30_000]
 
 def session(folder, n: int, earlier: list[str], **model) -> Trace:
     """Experiment ``n``'s request after ``earlier`` texts (user and assistant in turn), offline."""

@@ -58,8 +58,8 @@ REFUSAL = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")   # th
 
 def _parts(run: Any) -> tuple[Trace, Limits, Any]:
     if isinstance(run, Trace):
-        return run, Limits(), None
-    return run.trace, getattr(run, "limits", Limits()), run
+        return run, run.limits, None
+    return run.trace, getattr(run, "limits", run.trace.limits), run
 
 
 def placeholders(messages: list) -> int:
