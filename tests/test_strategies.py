@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import pytest
-from histories import tool_turn, user
+from histories import session, tool_turn, user
 
 from compact import Compactor
 from compact.classroom.strategy_plot import (
@@ -161,6 +161,13 @@ def test_the_cache_friendly_strategy_costs_least_and_its_summary_does_not_grow(r
     lesson = pipeline.summaries                             # re-summarised, it grows until the
     assert len(lesson[-1]) > len(lesson[0]) and max(map(len, lesson)) > cap   # max_tokens cut
 
+
+
+def test_the_cache_friendly_row_lists_the_stages_its_large_step_runs(tmp_path):
+    friendly = next(s for s in STRATEGIES if s.name == "cache-friendly")
+    compactor = friendly.build(tmp_path, OfflineModel().client())
+    compactor.prepare(session([[str(k) * 3_000] for k in range(30)]), "do the task")   # 90,000 chars
+    assert {e.stage for e in compactor.events} == set(friendly.stages) - {"reactive_compact"}
 
 def test_the_summary_plot_puts_each_summary_at_its_user_turn(reports):
     chosen = [reports["pipeline"], reports["cache-friendly"]]

@@ -69,8 +69,9 @@ STRATEGIES = [
     Strategy("summary only", "compact_20260112 analogue: summarise above 150k tokens",
              Limits(context_limit=600_000), ("compact_history", "reactive_compact")),
     Strategy("archiving", "the pipeline, archiving whatever it removes", kind=ArchivingCompactor),
-    Strategy("cache-friendly", "archiving, in large steps at 50k chars, merged summary ≤ 6k",
-             kind=ArchivingCacheFriendly, options=CACHE_FRIENDLY),
+    Strategy("cache-friendly", "archiving, in large steps at 50k chars, merged summary ≤ 6k",   # no snip
+             stages=tuple(s for s in STAGES if s != "snip_compact"), kind=ArchivingCacheFriendly,
+             options=CACHE_FRIENDLY),
 ]
 
 
