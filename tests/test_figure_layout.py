@@ -59,6 +59,7 @@ def test_the_readme_plot_every_panel_and_the_labs_figure_of_each_run(runs, name)
     assert figure_problems(plot_run(runs[name], panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
     fig = lab.lab_figure(runs[name])
     assert tuple(fig.get_size_inches()) == lab.FIGSIZE
+    assert fig.axes[0].get_xlim() == fig.axes[1].get_xlim()          # one turn axis, as plot_run's
     assert figure_problems(fig, dpi=LAB_DPI) == []
     title = " ".join(fig.axes[0].get_title(loc="left").split())
     assert title == headline(runs[name])                 # every word is there, wrapped

@@ -22,7 +22,7 @@ from ..pipeline.storage import TOOL_RESULTS_DIR, TRANSCRIPT_DIR
 from ..texts import language, say
 from ..trace import Trace, Turn
 from .experiments import ExperimentResult, prompt, run_experiment, run_label
-from .plot import headline, plot_composition, plot_context
+from .plot import headline, plot_composition, plot_context, share_turns
 from .runs import new_run, prune, remove, run_names, surplus, usage
 from .show import History, Text, describe_event
 
@@ -60,6 +60,7 @@ def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     top, bottom = fig.subplots(2, 1, height_ratios=[3, 2])
     plot_context(result, ax=top, title=title or headline(result))
     plot_composition(result, ax=bottom)
+    share_turns([top, bottom])
     top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panels hold them
     bottom.set_ylabel(say("lab.composition_axis"))
     [tokens] = top.child_axes

@@ -112,6 +112,13 @@ def _turns_x(ax: Axes, last_turn: int) -> None:
     ax.set_xlim(0.5, last_turn + 0.5)
 
 
+def share_turns(axes: Any) -> None:
+    """One turn axis for stacked panels, a refused turn (drawn on some panels only) included."""
+    last = round(max(ax.get_xlim()[1] for ax in axes) - 0.5)
+    for ax in axes:
+        _turns_x(ax, last)
+
+
 def _turn_axis(ax: Axes, last_turn: int) -> None:
     """Turns 1..last on x; y from 0 with HEADROOM below and above, so no marker is cut."""
     _turns_x(ax, last_turn)
@@ -367,9 +374,7 @@ def plot_run(run: Any, panels: tuple[str, ...] = ("context", "composition"), *,
                                "window": 0 if "tokens" in panels else window}}   # its line: "tokens"
         for name, ax in zip(panels, axes, strict=True):
             PANELS[name](run, ax=ax, **options.get(name, {}))
-        last = round(max(ax.get_xlim()[1] for ax in axes) - 0.5)     # one turn axis: a refused turn's too
-        for ax in axes:
-            _turns_x(ax, last)
+        share_turns(axes)
         if window and {"context", "tokens"} <= set(panels):   # tokens counted: chars ÷ 4 is only the estimate
             for right in axes[panels.index("context")].child_axes:
                 right.set_ylabel(say("plot.tokens_axis_estimate"))
