@@ -11,7 +11,7 @@ def stub(stage: str) -> tuple[str, str]:
     """A notebook's stub as given, not yet written: what runs once its solution line is deleted."""
     return stage, f'''
 def my_{stage}(messages, ctx):
-    raise NotImplementedError("write {stage}, then delete the line marked ← below")
+    raise NotImplementedError  # write {stage}, then delete the line marked ← below
 '''
 
 

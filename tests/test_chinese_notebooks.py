@@ -3,7 +3,9 @@ language cell, the lesson's section names and prompts verbatim, and no English o
 (what both languages share, and their execution: tests/test_notebooks.py)."""
 
 import ast
+import io
 import re
+import tokenize
 
 import nbformat
 import pytest
@@ -17,6 +19,7 @@ from tools.translation import LANGUAGE_CELL, code_of, compare, report, sha1, syn
 
 STEPS = {"01": "第一步：tool_result_budget", "02": "第二步：snip_compact",
          "03": "第三步：micro_compact", "04": "第四步：compact_history"}
+QUOTED = re.compile(r"python -m compact|\[N messages|Earlier tool result|micro only|context editing")
 PROMPT_IN = {"01": 2, "03": 1, "04": 3}          # the notebook that runs each experiment
 
 
@@ -104,6 +107,20 @@ def test_the_code_prints_no_english_of_its_own(path):
     cells = [c for c in code_cells(nbformat.read(path, 4)) if not c.source.startswith("#@title Set-up")]
     found = [text for cell in cells for text in own_english(cell.source)]
     assert found == [], f"{path.name}: wrap these in translated(...) and add them to compact/locale/: {found}"
+
+
+@pytest.mark.parametrize("path", CHINESE, ids=lambda p: p.name)
+def test_the_code_explains_itself_in_chinese(path):
+    """A docstring is code (the token-for-token rule keeps it English), so the notebooks explain a
+    function in comments, and every comment the learner reads is Chinese: the stubs' raise and the
+    marker on the worked-solution line too."""
+    cells = [c.source for c in code_cells(nbformat.read(path, 4)) if not c.source.startswith("#@title")]
+    sources = ["\n".join("" if line.startswith("%") else line for line in s.splitlines()) for s in cells]
+    defined = [n for s in sources for n in ast.walk(ast.parse(s)) if isinstance(n, ast.FunctionDef)]
+    assert [f.name for f in defined if ast.get_docstring(f)] == []
+    comments = [t.string for s in sources for t in tokenize.generate_tokens(io.StringIO(s).readline)
+                if t.type == tokenize.COMMENT]
+    assert [c for c in comments if english_in(c) and not QUOTED.search(c)] == []
 
 
 def test_every_text_the_code_translates_is_shown_in_chinese(monkeypatch):

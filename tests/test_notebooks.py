@@ -63,7 +63,7 @@ def test_notebook_is_committed_clean_and_follows_the_conventions(path):
         assert cell.execution_count is None, f"{path.name}: code cell {index} has an execution count"
         if "checks" in cell.metadata.get("tags", []):
             assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, cell.id
-            assert cell.source.startswith(CHECKS_HEAD + "\n"), cell.id
+            assert cell.source.startswith(CHECKS_HEAD[path.parent.name] + "\n"), cell.id
             tree = ast.parse(cell.source)
             assert only_checks(tree.body) and any(isinstance(n, ast.Assert) for n in ast.walk(tree)), cell.id
     first = nb.cells[0]
@@ -144,7 +144,8 @@ def assigned_names(source: str) -> set[str]:
     return {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-CHECKS_HEAD = "# Checks: the claims above, as the tests run them"
+CHECKS_HEAD = {"notebooks": "# Checks: the claims above, as the tests run them",   # by the notebook's folder
+               "zh": "# 检查：上文的说法，按测试的方式逐一核对"}
 
 
 def only_checks(statements) -> bool:
@@ -277,7 +278,7 @@ PACKAGE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+compact\b.*$", re.M)
 ONE_LINE = "from compact.classroom import "
 # the exercise's switch: the worked solution, until the learner deletes this line
 SOLUTION = re.compile(r"from compact\.classroom\.solutions import (\w+) as my_\1"
-                      r"  # ← delete this line to check yours")
+                      r"  # ← (delete this line to check yours|删掉这一行，就会检查你写的函数)")
 LANGUAGE = "from compact.classroom import language"      # the Chinese notebooks' language cell
 
 

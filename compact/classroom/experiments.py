@@ -223,7 +223,7 @@ def stopped(result: ExperimentResult, error: Exception, trace: Trace) -> None:
         result.log.append(f"[refused] {result.error}")
         return
     detail = api_message(error) if isinstance(error, anthropic.APIError) else str(error)
-    result.error = f"{type(error).__name__}: {detail}"
+    result.error = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
     result.log.append(f"[stopped] {result.error}")
 
 
