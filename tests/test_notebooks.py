@@ -5,7 +5,9 @@ rest reached through three namespaces that only import and re-export."""
 
 import ast
 import html
+import inspect
 import re
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -207,12 +209,24 @@ def test_exercise_1_of_00_runs_the_repl_on_experiment_1_as_written(tmp_path, mon
     assert one.answer in capsys.readouterr().out
 
 
+def snippet_01(nb) -> str:
+    """The lesson's stage 1 snippet as 01 prints it."""
+    [snippet] = [m.group(1) for m in re.finditer(r"```python\n(.*?)```", markdown(nb), re.S)
+                 if "persist_large_output(" in m.group(1)]
+    return snippet
+
+
+def test_the_snippet_01_runs_on_the_image_batch_is_the_one_it_prints():
+    """01's image demo runs ``kit.lesson_tool_result_budget`` as "the lesson's snippet": it is."""
+    snippet = snippet_01(nbformat.read(NOTEBOOK_DIR / "01_tool_result_budget.ipynb", as_version=4))
+    assert textwrap.indent(snippet.strip(), "    ") in inspect.getsource(kit.lesson_tool_result_budget)
+
+
 def test_the_lessons_snippet_pasted_into_01s_skeleton_passes_the_checker():
     """01 says: replace the raise line with the lesson's snippet, pasted as it is and indented, and it
     runs (the skeleton defines the snippet's names); the checker's cases all pass."""
     nb = nbformat.read(NOTEBOOK_DIR / "01_tool_result_budget.ipynb", as_version=4)
-    [snippet] = [m.group(1) for m in re.finditer(r"```python\n(.*?)```", markdown(nb), re.S)
-                 if "persist_large_output(" in m.group(1)]
+    snippet = snippet_01(nb)
     [stub] = [c.source for c in code_cells(nb) if "def my_tool_result_budget(" in c.source]
     raise_line = next(line for line in stub.splitlines() if "raise NotImplementedError" in line)
     names: dict = {"kit": kit}
@@ -225,8 +239,7 @@ def test_01s_solution_to_exercise_3_passes_its_check(tmp_path, monkeypatch, caps
     """01's folded solution to exercise 3: the skeleton with the snippet, renamed my_once_budget, its
     threshold test changed as the fold shows; the exercise's cell then says done."""
     nb = nbformat.read(NOTEBOOK_DIR / "01_tool_result_budget.ipynb", as_version=4)
-    [snippet] = [m.group(1) for m in re.finditer(r"```python\n(.*?)```", markdown(nb), re.S)
-                 if "persist_large_output(" in m.group(1)]
+    snippet = snippet_01(nb)
     [fold] = re.findall(r"<pre>(.*?)</pre>", markdown(nb), re.S)
     changed = html.unescape(fold).splitlines()[0]
     assert snippet.count("if len(content) <= PERSIST_THRESHOLD:") == 1

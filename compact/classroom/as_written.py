@@ -8,6 +8,10 @@ lists; the package's own stages fix them. Nothing in the package calls this modu
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+from ..pipeline.storage import persist_tool_result
+from ..pipeline.tool_result_budget import persisted_text
 
 KEEP_RECENT = 3
 PLACEHOLDER = "[Earlier tool result compacted. Re-run if needed.]"
@@ -33,6 +37,39 @@ def _message_has_tool_use(message: dict) -> bool:
 def _is_tool_result_message(message: dict) -> bool:
     return message.get("role") == "user" and isinstance(message.get("content"), list) \
         and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in message["content"])
+
+
+def tool_result_budget(messages: list, workdir: Path, max_bytes: int = 200_000) -> list:
+    """Lesson: the newest batch's largest results to disk until it fits; its snippet line for line.
+
+    Edits the last message in place, as written, and ranks by ``len(str(content))``: a result holding
+    an image counts its base64 repr and is persisted as text, the picture lost (notebook 01).
+    """
+    last, PERSIST_THRESHOLD = messages[-1], 30_000
+
+    def persist_large_output(tool_use_id, content):      # not printed in the lesson: the package's
+        return persisted_text(persist_tool_result(workdir, tool_use_id, content), content, 2_000)
+
+    blocks = [(i, block) for i, block in enumerate(last["content"])
+              if isinstance(block, dict)
+              and block.get("type") == "tool_result"]
+    total = sum(len(str(block.get("content", ""))) for _, block in blocks)
+
+    ranked = sorted(
+        blocks,
+        key=lambda item: len(str(item[1].get("content", ""))),
+        reverse=True,
+    )
+    for _, block in ranked:
+        if total <= max_bytes:
+            break
+        content = str(block.get("content", ""))
+        if len(content) <= PERSIST_THRESHOLD:
+            continue
+        block["content"] = persist_large_output(
+            block.get("tool_use_id", "unknown"), content)
+        total = sum(len(str(item.get("content", ""))) for _, item in blocks)
+    return messages
 
 
 def snip_compact(messages: list, max_messages: int = 50) -> list:
