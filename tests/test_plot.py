@@ -1,5 +1,7 @@
 """The plots draw what they claim: one marker per stage that fired, the limit line, the refusal."""
 
+from dataclasses import replace
+
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -205,6 +207,10 @@ def test_the_messages_panel_is_about_snip_compact(tmp_path):
     assert list(limit.get_ydata()) == [50, 50]
     fired = sum("snip_compact" in t.stages for t in trace.turns)
     assert fired > 0 and stage_markers(ax) == {"snip_compact": fired}
+    [few] = drawn(ax, "stage:snip_compact")
+    forty = Trace(turns=[replace(trace.turns[-1], turn=k) for k in range(1, 41)])
+    [many] = drawn(plot_messages(forty), "stage:snip_compact")
+    assert many.get_sizes()[0] < few.get_sizes()[0] / 2       # a 40-turn run: markers that do not pile up
     assert headline(trace, "tool_result_budget") == "tool_result_budget: did not fire in this run"
 
 

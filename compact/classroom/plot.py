@@ -198,13 +198,14 @@ def panel(ax: Axes | None, height: float, width: float = 11) -> Iterator[Axes]:
 
 
 def _stage_markers(ax: Axes, trace: Trace, stages: Iterable[str], height: Callable[[Turn], float]) -> None:
-    """A marker at ``height`` of its turn each time one of ``stages`` fired."""
+    """A marker at ``height`` of its turn each time one of ``stages`` fired (smaller on a long run)."""
+    size = 220 * min(1, 15 / max(len(trace.turns), 1))
     for name in stages:
         points = [(t.turn, height(t)) for t in trace.turns for fired in t.stages if fired == name]
         if points:
             xs, ys = zip(*points, strict=True)
             colour, marker = STYLE[name]
-            ax.scatter(xs, ys, s=220, color=colour, marker=marker, edgecolor="black",
+            ax.scatter(xs, ys, s=size, color=colour, marker=marker, edgecolor="black",
                        zorder=5, label=say(f"plot.stage.{name}"), gid=f"stage:{name}")
 
 
