@@ -125,6 +125,9 @@ class Workspace:
         with opened(self.root, self.path(path), path) as (_, fd):
             size = os.fstat(fd).st_size
             text, more = read_text(fd, self.max_output_chars, limit)
+        if "\x00" in text:        # a binary file (or UTF-16): its "text" would fill the context with noise
+            raise ToolError(f"{path!r} looks binary ({size:,} bytes, NUL bytes in its start); read_file "
+                            "shows text only: look at it with bash (file, xxd | head; iconv for UTF-16)")
         if limit is not None and len(lines := text.splitlines(keepends=True)) > limit:
             return self._cap("".join(lines[:limit])) + (
                 f"... (more lines follow; the file has {size:,} bytes: raise limit to read on)")
