@@ -64,7 +64,7 @@ def lab_figure(result: ExperimentResult, title: str | None = None) -> Figure:
     top.set_ylabel(say("lab.context_axis"))        # on two lines: the lab's short panels hold them
     bottom.set_ylabel(say("lab.composition_axis"))
     [tokens] = top.child_axes
-    tokens.set_ylabel(say("lab.tokens_axis"), labelpad=10)   # clear of the tick labels
+    tokens.set_ylabel(say("plot.tokens_axis"), labelpad=10)   # clear of the tick labels
     return fig
 
 
