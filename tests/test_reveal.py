@@ -133,8 +133,8 @@ def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(englis
     assert shown.lines() == [
         "✗ You predicted 4: it is 3.",
         "Why: each turn reads one whole code file and keeps it: turn 3 would have sent both files: the "
-        "whole message list, as JSON, 254,886 chars, which the model counts as 63,722 tokens, "
-        "over its 16,000-token window"]
+        "whole message list, as JSON, 254,886 chars; the model counts the whole request (messages, system "
+        "prompt and tools) as 63,722 tokens, over its 16,000-token window"]
     assert refused.lines()[1].endswith("1–3; this run was refused: prompt is too long: 17,000 tokens "
                                        "> 16,000 maximum")
     assert finished.lines()[1].endswith("over 30,000 chars after stages 1–3; this run finished")
@@ -145,8 +145,8 @@ def test_a_key_and_a_field_that_is_a_key_are_shown_in_the_chosen_language(englis
     assert reveal(True, True).lines() == ["✓ You predicted True: it is True."]
     text_table.language("zh")
     assert shown.lines()[1] == ("原因：每一轮都读入一个完整的代码文件并把它留在上下文中，因此"
-                                "第 3 轮本要带上两个文件，整个消息列表（按 JSON 计）共 254,886 个字符，"
-                                "模型算作 63,722 个 token，"
+                                "第 3 轮本要带上两个文件，整个消息列表（按 JSON 计）共 254,886 个字符；"
+                                "整个请求（消息、system 提示词和工具）模型算作 63,722 个 token，"
                                 "超出了它 16,000 token 的窗口。")
     assert "第 3 轮" in shown._repr_html_()
     assert refused.lines()[1].endswith("这次运行被拒绝了：prompt is too long: 17,000 tokens > 16,000 maximum")
