@@ -26,7 +26,7 @@ from ..pipeline import Limits
 from ..pipeline.formats import conversation_length
 from ..pipeline.messages import iter_tool_results
 from ..texts import say
-from ..trace import KINDS, Trace, Turn
+from ..trace import KINDS, Trace, Turn, composition
 
 # Chinese glyphs from pip alone: the Noto Sans CJK font of ``noto-cjk-sans-otc`` (SIL Open Font
 # License) is the fallback behind DejaVu Sans, so CJK text never draws as boxes (Colab has none).
@@ -325,7 +325,7 @@ def plot_messages(run: Any, ax: Axes | None = None, title: str | None = None) ->
 
 def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
     """A stacked bar per turn, a colour per kind; the number of placeholders written above it."""
-    trace, _, _ = _parts(run)
+    trace, _, result = _parts(run)
     with panel(ax, 5) as ax:
         turns = [t.turn for t in trace.turns]
         counts = [placeholders(t.sent) for t in trace.turns]
@@ -338,6 +338,11 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind],
                        label=label, edgecolor="white", gid=f"kind:{kind}")
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        if getattr(result, "refused_size", None) is not None:     # the refused request: sent, never answered
+            size = sum(composition(result.messages).values())
+            ax.bar(len(turns) + 1, size, fill=False, hatch="//", edgecolor="black", gid="refused")
+            ax.text(len(turns) + 1, size / 2, say("plot.kind.refused"), ha="center", va="center", fontsize=11,
+                    bbox={"facecolor": "white", "edgecolor": "none"})
         for turn, count, top in zip(turns, counts, bottom, strict=True):
             if count:
                 ax.annotate(f"{count}", (turn, top), xytext=(0, 2), textcoords="offset points",
