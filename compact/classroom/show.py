@@ -20,6 +20,7 @@ from ..texts import known, language, say, translated
 from .solutions import MODULE as SOLUTIONS
 
 FOLD = 10            # rows or lines shown before the rest is folded away
+WHOLE_TABLE = 15     # a table this short is shown whole: a fold would hide the rows a text is about
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 
 
@@ -91,7 +92,7 @@ class Table:
 
         def table(part: list[str], top: str = caption) -> str:
             return f"<table class='compact-table'>{top}<tr>{head}</tr>{''.join(part)}</table>"
-        if len(body) <= FOLD + 2:
+        if len(body) <= WHOLE_TABLE:
             return table(body)
         return _folded(table(body[:FOLD]), say("show.more_rows", count=len(body) - FOLD),
                        table(body[FOLD:], ""))
