@@ -69,6 +69,16 @@ def test_the_readme_plot_every_panel_and_the_labs_figure_of_each_run(runs, name)
     assert figure_problems(failed, dpi=LAB_DPI) == []    # the title of a failed run fits too
 
 
+
+def test_a_long_refusal_title_wraps_clear_of_the_right_axis(tmp_path):
+    """The API's other refusal (input + max_tokens over the window) makes a long title: broken to
+    the Axes' width, not at the figure's edge over the chars ÷ 4 axis' tick labels."""
+    tiny = OfflineModel(window_tokens=5_000)
+    run = run_experiment(1, compaction=False, client=tiny, workdir=tmp_path)
+    assert "exceed context limit" in run.error and ", decrease" not in headline(run)
+    assert figure_problems(plot_run(run), dpi=NOTEBOOK_DPI) == []
+    assert figure_problems(plot_run(run, panels=tuple(PANELS)), dpi=NOTEBOOK_DPI) == []
+
 @pytest.mark.parametrize("stage", STAGES)
 def test_the_stage_picture_of_each_stage(stages, stage):
     before, after, event = stages[stage]

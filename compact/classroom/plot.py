@@ -50,6 +50,7 @@ RC = {"font.size": 14, "axes.titlesize": 16, "axes.labelsize": 14, "legend.fonts
 CHARS_PER_TOKEN = 4
 HEADROOM = 0.08        # of the y range, below 0 and above the top: no marker cut by the frame
 X_DECORATIONS = 39     # points an x axis' tick labels and label take under an Axes (RC's fonts)
+Y_DECORATIONS = 80     # points a y axis' tick labels and label take beside an Axes (RC's fonts)
 REACTIVE_OFFSET = 0.12  # turns: a reactive cut's bar stands just left of its turn's marker
 SNIP_CLEARANCE = 13    # points: a message count's cut stands right of the snip diamond (half-width 10.5)
 LEGEND_GAP = 6         # points between them and a legend under the Axes
@@ -89,7 +90,8 @@ def headline(run: Any, stage: str | None = None) -> str:
     """One sentence on what happened, for the plot's title (about ``stage``, if given)."""
     trace, _, result = _parts(run)
     if stage is None and result is not None and getattr(result, "error", None):
-        error = re.sub(r"\b\d{4,}\b", lambda number: f"{int(number[0]):,}", result.error)  # 19165 → 19,165
+        error = re.sub(r", decrease .*", "", result.error)     # the API's advice after the numbers
+        error = re.sub(r"\b\d{4,}\b", lambda number: f"{int(number[0]):,}", error)  # 19165 → 19,165
         return say("plot.headline.refused" if getattr(result, "refused_size", None) is not None
                    else "plot.headline.stopped", turn=len(trace.turns) + 1, error=error)
     fired = [(t.turn, e) for t in trace.turns for e in t.events if e.fired]
@@ -154,9 +156,23 @@ def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: An
                      bbox_transform=under, ncols=ncols, fontsize=fontsize, **kwargs)
 
 
+def wrapped(ax: Axes, title: str, size: float) -> str:
+    """``title`` broken at spaces to the Axes' width, its y labels (and a right axis') left out:
+    matplotlib's own wrap stops only at the figure's edge, over a right axis' tick labels."""
+    spec = ax.get_subplotspec()
+    room = ax.figure.figure.get_figwidth() * 72 / (spec.get_gridspec().ncols if spec else 1) \
+        - Y_DECORATIONS * (1 + bool(ax.child_axes))
+    lines = [""]
+    for word in title.split(" "):
+        line = f"{lines[-1]} {word}" if lines[-1] else word
+        lines[-1:] = [line] if text_width(line, size) <= room or not lines[-1] else [lines[-1], word]
+    return "\n".join(lines)
+
+
 def finish(ax: Axes, title: str, legend_title: str | None = None) -> None:
     """Classroom fonts (also outside ``RC``), y labels from the top, the legend under, the title wrapped."""
-    ax.set_title(title, loc="left", fontsize=RC["axes.titlesize"], wrap=True)
+    size = RC["axes.titlesize"]
+    ax.set_title(wrapped(ax, title, size), loc="left", fontsize=size, wrap=True)
     for axes in (ax, *ax.child_axes):
         axes.xaxis.label.set_fontsize(RC["axes.labelsize"])
         axes.yaxis.label.set(fontsize=RC["axes.labelsize"], y=1, horizontalalignment="right")
