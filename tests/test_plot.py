@@ -159,6 +159,7 @@ def test_the_baseline_shows_the_window_that_refused_it_not_the_char_limit(runs):
     [refused_bar] = [p for p in bars.patches if p.get_gid() == "refused"]     # drawn, not a gap at turn 3
     assert round(refused_bar.get_x() + refused_bar.get_width() / 2) == len(baseline.trace.turns) + 1
     assert refused_bar.get_height() > sum(baseline.trace.turns[-1].composition.values()) + 33_311  # + s09
+    assert plot_composition(baseline).get_xlim() == bars.get_xlim()                  # alone too: not cut off
     assert not [p for p in plot_composition(runs[3]).patches if p.get_gid() == "refused"]
 
 

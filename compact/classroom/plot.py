@@ -354,10 +354,11 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                 ax.bar(turns, values, bottom=bottom, color=KIND_COLOURS[kind],
                        label=label, edgecolor="white", gid=f"kind:{kind}")
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        last_turn = max(turns, default=0)
         if getattr(result, "refused_size", None) is not None:     # the refused request: sent, never answered
-            size = sum(composition(result.messages).values())
-            ax.bar(len(turns) + 1, size, fill=False, hatch="//", edgecolor="black", gid="refused")
-            ax.text(len(turns) + 1, size / 2, say("plot.kind.refused"), ha="center", va="center", fontsize=11,
+            last_turn, size = last_turn + 1, sum(composition(result.messages).values())
+            ax.bar(last_turn, size, fill=False, hatch="//", edgecolor="black", gid="refused")
+            ax.text(last_turn, size / 2, say("plot.kind.refused"), ha="center", va="center", fontsize=11,
                     bbox={"facecolor": "white", "edgecolor": "none"})
         for turn, count, top in zip(turns, counts, bottom, strict=True):
             if count:
@@ -365,7 +366,7 @@ def plot_composition(run: Any, ax: Axes | None = None) -> Axes:
                             ha="center", va="bottom", fontsize=13 if len(turns) <= 20 else 9,
                             color=KIND_COLOURS["placeholders"], gid="placeholder_count")
         ax.set_ylabel(say("plot.composition_axis"))
-        _turn_axis(ax, max(turns, default=0))
+        _turn_axis(ax, last_turn)
         if any(counts):               # room for the numbers, in the lab's short panel too
             ax.set_ylim(top=max(ax.get_ylim()[1], max(bottom) * (1 + 5 * HEADROOM)))
         finish(ax, say("plot.composition_title"))
