@@ -91,6 +91,9 @@ SUMMARY_REQUESTS = {
     "the conversation itself, then 'summarise the above'": lambda: {"tools": TOOLS, "messages": [
         *history(), {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]},
         *user("Summarize the conversation above.")]},
+    "the conversation itself, then 'what did we discuss?' in Chinese": lambda: {"tools": TOOLS, "messages": [
+        *history(), {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]},
+        *user("总结一下我们讨论了什么。")]},
     "LangChain's prompt and XML history": lambda: {
         "messages": user(LANGCHAIN_PROMPT.format(messages=LANGCHAIN_XML))},
 }

@@ -22,7 +22,8 @@ from .view import GOAL, Call, note_key, notes_in, planned_call, read_summary_mes
 _ASKS = re.compile(r"summar|condens|recap|compress|摘要|总结|總結|概括|归纳|要約|まとめ|"
                    r"extract the (?:highest quality|most (?:important|relevant)).{0,40}context", re.I)
 _ABOUT_CONVERSATION = re.compile(r"conversation|history|transcript|dialog|chat|session|above|"
-                                 r"messages|对话|對話|会话|會話|历史|上文|以上|会話", re.I)
+                                 r"messages|we (?:have )?(?:discussed|talked)|对话|對話|会话|會話|历史|"
+                                 r"上文|以上|会話|我[们們].{0,4}(?:讨论|討論|聊)", re.I)
 _RENDERED = re.compile(r"^\[(user|assistant|tool_use (\S+) id=(\S+)|tool_result id=(\S+))\] ",
                        re.MULTILINE)
 _JSON_START = re.compile(r'[\[{]\s*\{?\s*"role"\s*:\s*"(?:user|assistant)"')
