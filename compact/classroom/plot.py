@@ -142,12 +142,17 @@ def text_width(text: str, size: float) -> float:
     return TextToPath().get_text_width_height_descent(text, font, ismath=False)[0]
 
 
+def column_width(ax: Axes) -> float:
+    """The Axes' share of the figure's width, in points (its column of the grid)."""
+    spec = ax.get_subplotspec()
+    return ax.figure.figure.get_figwidth() * 72 / (spec.get_gridspec().ncols if spec else 1)
+
+
 def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: Any) -> Legend:
     """The legend under the Axes' x label, centred, in as many columns as the figure's width holds."""
     handles = kwargs.pop("handles", None) or ax.get_legend_handles_labels()[0]
     widths = [text_width(h.get_label(), fontsize) + 5 * fontsize for h in handles]  # + its handle
-    spec = ax.get_subplotspec()              # the Axes' share of the figure's width
-    room = ax.figure.figure.get_figwidth() * 72 / (spec.get_gridspec().ncols if spec else 1) - 2 * fontsize
+    room = column_width(ax) - 2 * fontsize
     ncols = next((n for n in range(len(widths), 1, -1)        # columns split as a legend does
                   if sum(max(column) for column in np.array_split(widths, n)) <= room), 1)
     drop = (X_DECORATIONS if ax.get_xlabel() else 0) + LEGEND_GAP
@@ -159,9 +164,7 @@ def legend_below(ax: Axes, fontsize: float = RC["legend.fontsize"], **kwargs: An
 def wrapped(ax: Axes, title: str, size: float) -> str:
     """``title`` broken at spaces to the Axes' width, its y labels (and a right axis') left out:
     matplotlib's own wrap stops only at the figure's edge, over a right axis' tick labels."""
-    spec = ax.get_subplotspec()
-    room = ax.figure.figure.get_figwidth() * 72 / (spec.get_gridspec().ncols if spec else 1) \
-        - Y_DECORATIONS * (1 + bool(ax.child_axes))
+    room = column_width(ax) - Y_DECORATIONS * (1 + bool(ax.child_axes))
     lines = [""]
     for word in title.split(" "):
         line = f"{lines[-1]} {word}" if lines[-1] else word
